@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: Apache-2.0
+// Each subcommand lives in its own file and registers itself on the top-level app. The callback runs the
+// command and stores its exit code in *exit_code.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace attnscope::cli {
+
+void add_simulate_command(CLI::App& app, int* exit_code);  // cmd_simulate.cpp
+void add_profile_command(CLI::App& app, int* exit_code);   // cmd_profile.cpp
+void add_report_command(CLI::App& app, int* exit_code);    // cmd_report.cpp
+void add_compare_command(CLI::App& app, int* exit_code);   // cmd_compare.cpp
+void add_sweep_command(CLI::App& app, int* exit_code);     // cmd_sweep.cpp
+void add_merge_command(CLI::App& app, int* exit_code);     // cmd_sweep.cpp
+void add_run_command(CLI::App& app, int* exit_code);       // cmd_run.cpp: the main job of the quick start
+
+}  // namespace attnscope::cli

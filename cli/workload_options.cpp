@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "workload_options.hpp"
+
+#include "attnscope/sim/error.hpp"
+
+namespace attnscope::cli {
+
+void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
+  auto presets = sim::preset_names();
+  std::string preset_help = "workload preset (";
+  for (std::size_t i = 0; i < presets.size(); ++i) preset_help += (i ? ", " : "") + presets[i];
+  preset_help += "); flags below override its fields";
+  cmd.add_option("--preset,-w", o.preset, preset_help)->capture_default_str();
+  cmd.add_option("--batch,-b", o.batch, "batch size");
+  cmd.add_option("--heads", o.heads, "attention heads");
+  cmd.add_option("--seq,-n", o.seq, "sequence length (queries and keys/values)");
+  cmd.add_option("--seq-q", o.seq_q, "query length");
+  cmd.add_option("--seq-kv", o.seq_kv, "key/value length");
+  cmd.add_option("--head-dim,-d", o.head_dim, "head dimension");
+  cmd.add_option("--dtype", o.dtype, "element type: fp16, bf16, fp32");
+  cmd.add_flag("--causal", o.causal, "causal mask");
+  cmd.add_flag("--no-causal", o.non_causal, "no mask");
+  cmd.add_option("--scale", o.scale, "softmax scale (default 1/sqrt(head_dim))");
+  cmd.add_option("--br", o.br, "tiled kernel: query rows per CTA (Br)");
+  cmd.add_option("--bc", o.bc, "tiled kernel: key/value rows per step (Bc)");
+  cmd.add_option("--warps", o.warps, "tiled kernel: warps per CTA");
+  cmd.add_option("--stages", o.stages, "tiled kernel: cp.async pipeline stages");
+  cmd.add_option("--order", o.order, "CTA launch order: q_tile_fastest, head_fastest");
+  cmd.add_option("--kernel,-k", o.kernel, "naive, tiled or both")
+      ->check(CLI::IsMember({"naive", "tiled", "both"}))
+      ->capture_default_str();
+  cmd.add_option("--gpu", o.gpu, "GPU spec: h200, h100, a100 or a JSON file")->capture_default_str();
+}
+
+sim::Workload WorkloadOptions::workload() const {
+  sim::Workload w = sim::preset(preset);
+  if (batch) w.batch = *batch;
+  if (heads) w.heads = *heads;
+  if (seq) w.seq_q = w.seq_kv = *seq;
+  if (seq_q) w.seq_q = *seq_q;
+  if (seq_kv) w.seq_kv = *seq_kv;
+  if (head_dim) w.head_dim = *head_dim;
+  if (dtype) {
+    auto t = sim::parse_dtype(*dtype);
+    if (!t) throw sim::InvalidInput("--dtype '" + *dtype + "' is not one of fp16, bf16, fp32");
+    w.dtype = *t;
+  }
+  if (causal && non_causal) throw sim::InvalidInput("--causal and --no-causal are exclusive");
+  if (causal) w.causal = true;
+  if (non_causal) w.causal = false;
+  if (scale) w.scale = *scale;
+  if (batch || heads || seq || seq_q || seq_kv || head_dim || dtype || causal || non_causal || scale)
+    w.name = preset + "*";
+  sim::validate(w);
+  return w;
+}
+
+sim::TileConfig WorkloadOptions::tile_config() const {
+  sim::TileConfig t;
+  if (br) t.br = *br;
+  if (bc) t.bc = *bc;
+  if (warps) t.warps = *warps;
+  if (stages) t.stages = *stages;
+  if (order) {
+    auto o = sim::parse_launch_order(*order);
+    if (!o) throw sim::InvalidInput("--order '" + *order + "' is not one of q_tile_fastest, head_fastest");
+    t.order = *o;
+  }
+  return t;
+}
+
+}  // namespace attnscope::cli

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// The model's entry point. A tour:
+//
+//   auto gpu = sim::load_gpu_spec("h200");
+//   auto wl  = sim::preset("llm-4k");
+//   sim::TileConfig tc;            // Br=128, Bc=64, 4 warps, 2 stages
+//   sim::SimResult r = sim::simulate(gpu, wl, sim::KernelKind::tiled, tc, {});
+//   r.totals.hbm_read;             // bytes predicted to come from HBM
+//   r.kernels[0].tiles;            // per-tile records, summing to the totals
+//
+// simulate() is thread-safe and runs its own worker threads (SimOptions::threads); run it on a std::jthread
+// or std::async to keep it beside a GPU run.
+#pragma once
+#include <functional>
+
+#include "attnscope/sim/result.hpp"
+
+namespace attnscope::sim {
+
+enum class L2Start : std::uint8_t {
+  cold,  // L2 flushed and clean before the first kernel (what the profiler's default --cache flush gives)
+  warm,  // L2 holds what the previous run of the same kernels left (second of two back-to-back runs)
+};
+
+struct SimOptions {
+  bool l2_reuse = true;      // false: every L2 request misses (the closed-form check)
+  L2Start l2_start = L2Start::cold;
+  bool record_tiles = true;  // keep per-tile records (sweeps switch this off)
+  int threads = 0;           // worker threads, 0 = hardware concurrency
+};
+
+// Throws InvalidInput for a bad workload, a tile that does not fit shared memory, or a head dim / dtype
+// the kernel does not support.
+SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles,
+                   const SimOptions& options = {});
+
+// Shared-memory bytes one CTA of `kind` needs with this tiling (what the kernel's SharedStorage holds).
+std::int64_t smem_bytes_per_cta(const Workload& w, KernelKind kind, const TileConfig& tiles);
+
+// Check a configuration without simulating: throws InvalidInput with the reason.
+void check_config(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles);
+
+}  // namespace attnscope::sim

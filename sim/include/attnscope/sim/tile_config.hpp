@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// Which kernel, and how it tiles the work. The same fields describe the real CUDA kernels (kernels/) and
+// their model (sim/): Br x Bc tiles of the tiled kernel, its warps and cp.async pipeline depth, and the
+// fixed GEMM tiling of the naive kernels.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace attnscope::sim {
+
+enum class KernelKind : std::uint8_t {
+  naive,  // three kernels: S = QK^T*scale -> HBM; softmax(S) -> P in place; O = P V
+  tiled,  // FlashAttention-2 forward: one CTA per (q-tile, head, batch), online softmax
+};
+std::string_view to_string(KernelKind k);
+std::optional<KernelKind> parse_kernel_kind(std::string_view s);
+
+// Order in which CTAs are launched (blockIdx.x fastest). The real tiled kernel uses q_tile_fastest.
+enum class LaunchOrder : std::uint8_t { q_tile_fastest, head_fastest };
+std::string_view to_string(LaunchOrder o);
+std::optional<LaunchOrder> parse_launch_order(std::string_view s);
+
+struct TileConfig {
+  // Tiled (FlashAttention-2) kernel.
+  int br = 128;     // query rows per CTA (q-tile)
+  int bc = 64;      // key/value rows per inner step (kv-tile)
+  int warps = 4;    // warps per CTA; each warp owns br/warps query rows
+  int stages = 2;   // cp.async pipeline depth for K/V tiles in shared memory
+  LaunchOrder order = LaunchOrder::q_tile_fastest;
+
+  // Naive kernels' GEMM tiling (fixed in the real kernels; documented in kernels/README.md).
+  int gemm_bm = 128;  // rows of the output tile per CTA
+  int gemm_bn = 128;  // columns of the output tile per CTA (QK^T); PV uses bn = head_dim
+  int gemm_bk = 32;   // reduction step per shared-memory stage
+  int gemm_warps = 8;
+  int gemm_stages = 2;
+
+  std::string label() const;  // e.g. "Br128-Bc64-w4-s2"
+};
+
+}  // namespace attnscope::sim

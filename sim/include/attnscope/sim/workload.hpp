@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+// An attention workload: the shape of Q (batch, heads, seq_q, head_dim), K and V (batch, heads, seq_kv,
+// head_dim), their element type, causal masking and the softmax scale. Every front end (CLI, GUI,
+// benchmarks) shares the presets below, so "llm-4k" means the same thing everywhere.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnscope/sim/dtype.hpp"
+
+namespace attnscope::sim {
+
+struct Workload {
+  std::string name = "custom";
+  std::int64_t batch = 1;
+  std::int64_t heads = 32;
+  std::int64_t seq_q = 4096;   // query length (rows of Q and O)
+  std::int64_t seq_kv = 4096;  // key/value length (rows of K and V)
+  std::int64_t head_dim = 64;
+  DType dtype = DType::fp16;
+  bool causal = false;  // bottom-right aligned mask when seq_q != seq_kv (FlashAttention-2 convention)
+  double scale = 0.0;   // softmax scale; 0 means 1/sqrt(head_dim)
+
+  double effective_scale() const;
+  // FLOPs by the convention 4*B*H*Nq*Nkv*d, halved when causal (the reference-speed convention).
+  double flops() const;
+};
+
+// Throws InvalidInput with a message naming the field when a size is zero/negative or too large.
+void validate(const Workload& w);
+
+// Presets: "llm-4k" (the default: fp16, B=1, H=32, N=4096, d=64) and "vit-b16" (ViT-B/16 at 224x224:
+// 197 tokens = 196 patches + class token, H=12, d=64, B=32).
+Workload preset(std::string_view name);  // throws InvalidInput listing the known presets
+std::vector<std::string> preset_names();
+inline constexpr std::string_view kDefaultPreset = "llm-4k";
+
+}  // namespace attnscope::sim

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "attnscope/sim/workload.hpp"
+
+#include <cmath>
+#include <string>
+
+#include "attnscope/sim/error.hpp"
+
+namespace attnscope::sim {
+
+std::optional<DType> parse_dtype(std::string_view s) {
+  if (s == "fp16" || s == "half" || s == "float16") return DType::fp16;
+  if (s == "bf16" || s == "bfloat16") return DType::bf16;
+  if (s == "fp32" || s == "float" || s == "float32") return DType::fp32;
+  return std::nullopt;
+}
+
+double Workload::effective_scale() const {
+  return scale != 0.0 ? scale : 1.0 / std::sqrt(static_cast<double>(head_dim));
+}
+
+double Workload::flops() const {
+  const double f = 4.0 * static_cast<double>(batch) * static_cast<double>(heads) *
+                   static_cast<double>(seq_q) * static_cast<double>(seq_kv) * static_cast<double>(head_dim);
+  return causal ? f / 2.0 : f;
+}
+
+namespace {
+void require_positive(std::int64_t v, const char* field) {
+  if (v <= 0)
+    throw InvalidInput(std::string("workload: ") + field + " must be positive, got " + std::to_string(v));
+}
+}  // namespace
+
+void validate(const Workload& w) {
+  require_positive(w.batch, "batch");
+  require_positive(w.heads, "heads");
+  require_positive(w.seq_q, "seq_q (query length)");
+  require_positive(w.seq_kv, "seq_kv (key/value length)");
+  require_positive(w.head_dim, "head_dim");
+  // Grid dimensions and 32-bit offsets inside one (batch, head) slice must stay representable.
+  constexpr std::int64_t kMaxSeq = std::int64_t{1} << 24;
+  if (w.seq_q > kMaxSeq || w.seq_kv > kMaxSeq)
+    throw InvalidInput("workload: sequence length above 16M tokens is not supported");
+  if (w.batch * w.heads > (std::int64_t{1} << 31) - 1)
+    throw InvalidInput("workload: batch * heads must fit in 31 bits");
+  if (w.head_dim > 512) throw InvalidInput("workload: head_dim above 512 is not supported");
+  if (!std::isfinite(w.scale) || w.scale < 0.0)
+    throw InvalidInput("workload: scale must be finite and non-negative (0 means 1/sqrt(head_dim))");
+}
+
+Workload preset(std::string_view name) {
+  Workload w;
+  if (name == "llm-4k") {
+    // The seeds' example: torch.randn(1, 32, 4096, 64, dtype=torch.float16).
+    w.name = "llm-4k";
+    w.batch = 1;
+    w.heads = 32;
+    w.seq_q = w.seq_kv = 4096;
+    w.head_dim = 64;
+    w.dtype = DType::fp16;
+    return w;
+  }
+  if (name == "vit-b16") {
+    // ViT-B/16 at 224x224: (224/16)^2 = 196 patches + 1 class token; 12 heads of 64 (D = 768).
+    w.name = "vit-b16";
+    w.batch = 32;
+    w.heads = 12;
+    w.seq_q = w.seq_kv = 197;
+    w.head_dim = 64;
+    w.dtype = DType::fp16;
+    return w;
+  }
+  std::string known;
+  for (const auto& n : preset_names()) known += (known.empty() ? "" : ", ") + n;
+  throw InvalidInput("unknown workload preset '" + std::string(name) + "' (known: " + known + ")");
+}
+
+std::vector<std::string> preset_names() { return {"llm-4k", "vit-b16"}; }
+
+}  // namespace attnscope::sim
