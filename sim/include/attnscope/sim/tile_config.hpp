@@ -26,7 +26,7 @@ struct TileConfig {
   // Tiled (FlashAttention-2) kernel.
   int br = 128;     // query rows per CTA (q-tile)
   int bc = 64;      // key/value rows per inner step (kv-tile)
-  int warps = 4;    // warps per CTA; each warp owns br/warps query rows
+  int warps = 8;    // warps per CTA; each warp owns br/warps query rows (16 per warp in the real kernel)
   int stages = 2;   // cp.async pipeline depth for K/V tiles in shared memory
   LaunchOrder order = LaunchOrder::q_tile_fastest;
 
