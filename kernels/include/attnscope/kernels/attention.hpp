@@ -9,8 +9,8 @@
 //
 // Tensors, row-major, contiguous:
 //   Q [B, H, Nq, d], K and V [B, H, Nkv, d], O [B, H, Nq, d]   input dtype (fp16 / bf16)
-//   LSE [B, H, Nq]                                               float32, natural log of sum exp(scaled score)
-//   S (naive scratch, holds S then P in place) [B, H, Nq, Nkv]   input dtype
+//   LSE [B, H, Nq]                                               float32, natural log of sum exp(scaled
+//   score) S (naive scratch, holds S then P in place) [B, H, Nq, Nkv]   input dtype
 // Causal masking is bottom-right aligned: query row i sees key j iff j <= i + Nkv - Nq; a row that sees no
 // key gets O = 0 and LSE = -inf.
 #pragma once
@@ -29,9 +29,9 @@ enum class DType { fp16, bf16, fp32 };
 struct AttentionShape {
   int batch = 1;
   int heads = 1;
-  int seq_q = 1;     // Nq
-  int seq_kv = 1;    // Nkv
-  int head_dim = 64; // d
+  int seq_q = 1;      // Nq
+  int seq_kv = 1;     // Nkv
+  int head_dim = 64;  // d
   DType dtype = DType::fp16;
   bool causal = false;
   float scale = 0.125f;  // multiplies Q K^T; usually 1/sqrt(d)
