@@ -5,7 +5,9 @@
 
 namespace attnscope::sim {
 
-std::string_view to_string(KernelKind k) { return k == KernelKind::naive ? "naive" : "tiled"; }
+std::string_view to_string(KernelKind k) {
+  return k == KernelKind::naive ? "naive" : "tiled";
+}
 
 std::optional<KernelKind> parse_kernel_kind(std::string_view s) {
   if (s == "naive") return KernelKind::naive;
@@ -23,6 +25,8 @@ std::optional<LaunchOrder> parse_launch_order(std::string_view s) {
   return std::nullopt;
 }
 
-std::string TileConfig::label() const { return fmt::format("Br{}-Bc{}-w{}-s{}", br, bc, warps, stages); }
+std::string TileConfig::label() const {
+  return fmt::format("Br{}-Bc{}-w{}-s{}", br, bc, warps, stages);
+}
 
 }  // namespace attnscope::sim

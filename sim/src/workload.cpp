@@ -76,6 +76,8 @@ Workload preset(std::string_view name) {
   throw InvalidInput("unknown workload preset '" + std::string(name) + "' (known: " + known + ")");
 }
 
-std::vector<std::string> preset_names() { return {"llm-4k", "vit-b16"}; }
+std::vector<std::string> preset_names() {
+  return {"llm-4k", "vit-b16"};
+}
 
 }  // namespace attnscope::sim

@@ -9,12 +9,17 @@ namespace attnscope::sim {
 
 enum class DType : std::uint8_t { fp16, bf16, fp32 };
 
-constexpr std::uint32_t bytes_of(DType t) { return t == DType::fp32 ? 4u : 2u; }
+constexpr std::uint32_t bytes_of(DType t) {
+  return t == DType::fp32 ? 4u : 2u;
+}
 constexpr std::string_view to_string(DType t) {
   switch (t) {
-    case DType::fp16: return "fp16";
-    case DType::bf16: return "bf16";
-    case DType::fp32: return "fp32";
+    case DType::fp16:
+      return "fp16";
+    case DType::bf16:
+      return "bf16";
+    case DType::fp32:
+      return "fp32";
   }
   return "?";
 }

@@ -18,15 +18,16 @@ struct GpuSpec {
   std::string short_name;  // "h200"
   // Streaming multiprocessors
   int sm_count = 0;
-  double sm_clock_hz = 0;              // clock the timing model runs at
-  std::int64_t smem_per_sm = 0;        // bytes of shared memory per SM usable by CTAs
-  std::int64_t smem_per_block = 0;     // bytes, max dynamic shared memory per CTA (opt-in limit)
-  std::int64_t regs_per_sm = 0;        // 32-bit registers
+  double sm_clock_hz = 0;                     // clock the timing model runs at
+  std::int64_t smem_per_sm = 0;               // bytes of shared memory per SM usable by CTAs
+  std::int64_t smem_per_block = 0;            // bytes, max dynamic shared memory per CTA (opt-in limit)
+  std::int64_t smem_reserved_per_cta = 1024;  // bytes the driver reserves per resident CTA (sm_80+)
+  std::int64_t regs_per_sm = 0;               // 32-bit registers
   int max_threads_per_sm = 0;
   int max_ctas_per_sm = 0;
   // Memory hierarchy
-  double hbm_bandwidth = 0;            // bytes/s, peak
-  double hbm_efficiency = 1.0;         // achievable fraction of peak for streaming (measured copy / peak)
+  double hbm_bandwidth = 0;     // bytes/s, peak
+  double hbm_efficiency = 1.0;  // achievable fraction of peak for streaming (measured copy / peak)
   double hbm_latency_ns = 0;
   int hbm_channels = 0;
   std::int64_t l2_bytes = 0;
@@ -34,20 +35,25 @@ struct GpuSpec {
   int l2_sector_bytes = 32;
   int l2_ways = 16;
   int l2_partitions = 2;
-  double l2_bandwidth = 0;             // bytes/s, SM<->L2 aggregate
+  double l2_bandwidth = 0;  // bytes/s, SM<->L2 aggregate
   double l2_latency_ns = 0;
+  double sm_l2_bytes_per_cycle = 64;  // bytes/SM cycle one SM can move to or from L2
   // Math
-  double tensor_flops_fp16 = 0;        // dense FLOP/s with fp32 accumulate (fp16 and bf16 alike)
-  double tensor_flops_fp32 = 0;        // tf32 dense FLOP/s
-  double fp32_flops = 0;               // CUDA-core FLOP/s
-  double sfu_exp_per_s = 0;            // ex2 per second, whole chip
+  double tensor_flops_fp16 = 0;  // dense FLOP/s with fp32 accumulate (fp16 and bf16 alike)
+  double tensor_flops_fp32 = 0;  // tf32 dense FLOP/s
+  double fp32_flops = 0;         // CUDA-core FLOP/s
+  double sfu_exp_per_s = 0;      // ex2 per second, whole chip
+  // Fraction of tensor peak that warp-level mma.sync (what our kernels use) reaches; Hopper's datasheet peak
+  // needs wgmma, so this is below 1 there.
+  double mma_sync_efficiency = 1.0;
 
   double tensor_flops(DType t) const { return t == DType::fp32 ? tensor_flops_fp32 : tensor_flops_fp16; }
 };
 
 // Built-in specs: "h200", "h100", "a100" (files in sim/gpus/). Anything else is taken as a file path.
 GpuSpec load_gpu_spec(std::string_view name_or_path);  // throws InvalidInput on an unknown name or bad file
-GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin);  // origin names the file in errors
+GpuSpec parse_gpu_spec(std::string_view json_text,
+                       std::string_view origin);  // origin names the file in errors
 std::vector<std::string> builtin_gpu_names();
 // Directory the built-in files are read from (ATTNSCOPE_GPU_SPEC_DIR env var overrides the build-time path).
 std::filesystem::path gpu_spec_dir();

@@ -19,7 +19,7 @@ struct LevelBytes {
   std::uint64_t hbm_write = 0;
   std::uint64_t l2_read = 0;
   std::uint64_t l2_write = 0;
-  std::uint64_t l2_hit = 0;       // bytes of l2_read + l2_write that hit in L2
+  std::uint64_t l2_hit = 0;  // bytes of l2_read + l2_write that hit in L2
   std::uint64_t smem_read = 0;
   std::uint64_t smem_write = 0;
 
@@ -50,8 +50,11 @@ struct KernelResult {
   double time_s = 0;
   int ctas = 0;
   int waves = 0;
-  int ctas_per_sm = 0;           // occupancy the model chose
-  std::int64_t smem_per_cta = 0; // bytes
+  int ctas_per_sm = 0;  // occupancy the model chose
+  std::string
+      occupancy_limiter;  // what bounds ctas_per_sm: "shared memory", "registers", "threads", "CTA slots"
+  int registers_per_thread = 0;   // used for occupancy (estimated unless SimOptions gave the real number)
+  std::int64_t smem_per_cta = 0;  // bytes
   // L2 state when the kernel ended (what the next kernel inherits): resident and dirty bytes.
   std::uint64_t l2_resident_end = 0;
   std::uint64_t l2_dirty_end = 0;
@@ -66,7 +69,7 @@ struct SimResult {
   std::vector<KernelResult> kernels;  // in launch order
   LevelBytes totals;                  // sum over kernels
   double flops = 0;
-  double time_s = 0;                  // sum over kernels
+  double time_s = 0;                      // sum over kernels
   double hbm_bandwidth_achieved() const;  // bytes/s
   double tflops_achieved() const;         // workload.flops() / time_s / 1e12
 };

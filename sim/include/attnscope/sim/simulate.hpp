@@ -3,17 +3,21 @@
 //
 //   auto gpu = sim::load_gpu_spec("h200");
 //   auto wl  = sim::preset("llm-4k");
-//   sim::TileConfig tc;            // Br=128, Bc=64, 4 warps, 2 stages
+//   sim::TileConfig tc;            // Br=128, Bc=64, 8 warps, 2 stages
 //   sim::SimResult r = sim::simulate(gpu, wl, sim::KernelKind::tiled, tc, {});
 //   r.totals.hbm_read;             // bytes predicted to come from HBM
 //   r.kernels[0].tiles;            // per-tile records, summing to the totals
 //
-// simulate() is thread-safe and runs its own worker threads (SimOptions::threads); run it on a std::jthread
-// or std::async to keep it beside a GPU run.
+// simulate() is thread-safe (no shared state) and deterministic. One simulation is one event loop on the
+// calling thread (the CTAs of a kernel share the L2 and HBM, so they do not split); run it on a std::jthread
+// or std::async to keep it beside a GPU run, and use run_sweep (sweep.hpp) to spread many over all cores.
 #pragma once
-#include <functional>
+#include <array>
+#include <optional>
 
+#include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/result.hpp"
+#include "attnscope/sim/tile_window.hpp"
 
 namespace attnscope::sim {
 
@@ -23,10 +27,14 @@ enum class L2Start : std::uint8_t {
 };
 
 struct SimOptions {
-  bool l2_reuse = true;      // false: every L2 request misses (the closed-form check)
+  bool l2_reuse = true;  // false: every L2 request misses (the closed-form check)
   L2Start l2_start = L2Start::cold;
-  bool record_tiles = true;  // keep per-tile records (sweeps switch this off)
-  int threads = 0;           // worker threads, 0 = hardware concurrency
+  bool record_tiles = true;      // keep per-tile records (sweeps switch this off)
+  int threads = 0;               // threads for run_sweep when it is given these options; simulate() uses one
+  TileWindow window;             // launch only these tiles (each kernel in its own tile units)
+  std::optional<KernelId> only;  // simulate just this one of the kind's kernels (e.g. naive.softmax)
+  // Registers per thread of each kernel (index = KernelId), e.g. the compiled kernel's numRegs; 0 = estimate.
+  std::array<int, kKernelIdCount> registers_per_thread{};
 };
 
 // Throws InvalidInput for a bad workload, a tile that does not fit shared memory, or a head dim / dtype

@@ -24,10 +24,10 @@ std::optional<LaunchOrder> parse_launch_order(std::string_view s);
 
 struct TileConfig {
   // Tiled (FlashAttention-2) kernel.
-  int br = 128;     // query rows per CTA (q-tile)
-  int bc = 64;      // key/value rows per inner step (kv-tile)
-  int warps = 8;    // warps per CTA; each warp owns br/warps query rows (16 per warp in the real kernel)
-  int stages = 2;   // cp.async pipeline depth for K/V tiles in shared memory
+  int br = 128;    // query rows per CTA (q-tile)
+  int bc = 64;     // key/value rows per inner step (kv-tile)
+  int warps = 8;   // warps per CTA; each warp owns br/warps query rows (16 per warp in the real kernel)
+  int stages = 2;  // cp.async pipeline depth for K/V tiles in shared memory
   LaunchOrder order = LaunchOrder::q_tile_fastest;
 
   // Naive kernels' GEMM tiling (fixed in the real kernels; documented in kernels/README.md).
@@ -36,8 +36,9 @@ struct TileConfig {
   int gemm_bk = 32;   // reduction step per shared-memory stage
   int gemm_warps = 8;
   int gemm_stages = 2;
+  int softmax_rows_per_cta = 8;  // naive softmax: one warp per row
 
-  std::string label() const;  // e.g. "Br128-Bc64-w4-s2"
+  std::string label() const;  // e.g. "Br128-Bc64-w8-s2"
 };
 
 }  // namespace attnscope::sim

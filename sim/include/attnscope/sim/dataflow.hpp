@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: Apache-2.0
+// The kernels' dataflow as CTA programs: for each kernel (tiled, naive.qk, naive.softmax, naive.pv) the
+// CTAs it launches, in launch order, and what each CTA does step by step: which rectangles of which tensor
+// it loads and stores, and how much math it does. This mirrors the real kernels (the dataflow contract,
+// kernels/README.md) and is public so that the profiler can compute the bytes a tile window requests
+// without running the timing model:
+//
+//   sim::KernelDataflow flow(sim::KernelId::tiled, workload, tiles, window);
+//   sim::CtaProgram p;
+//   for (std::int64_t c = 0; c < flow.cta_count(); ++c) { flow.program(c, p); ... }
+//   sim::LevelBytes b = sim::expected_bytes(sim::KernelId::tiled, workload, tiles, window);
+//
+// A step is: issue its loads (cp.async into shared memory, pipelined `stages` deep, so the loads of step
+// j+stages-1 are issued when the math of step j starts), then its math once its loads have landed, then its
+// stores (from registers to global memory).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "attnscope/sim/address_map.hpp"
+#include "attnscope/sim/result.hpp"
+#include "attnscope/sim/tile_config.hpp"
+#include "attnscope/sim/tile_window.hpp"
+#include "attnscope/sim/workload.hpp"
+
+namespace attnscope::sim {
+
+// One launched kernel. The naive kind launches three, in this order.
+enum class KernelId : std::uint8_t { tiled, naive_qk, naive_softmax, naive_pv };
+inline constexpr int kKernelIdCount = 4;
+std::string_view to_string(KernelId k);                       // "tiled", "naive.qk", ...
+std::optional<KernelId> parse_kernel_id(std::string_view s);  // inverse of to_string
+std::vector<KernelId> kernels_of(KernelKind kind);            // launch order
+
+// A rectangle of one tensor: `rows` rows of `row_bytes` contiguous bytes, `pitch` bytes apart.
+struct BlockAccess {
+  std::uint64_t address = 0;  // first byte
+  std::uint32_t rows = 0;
+  std::uint32_t row_bytes = 0;
+  std::uint64_t pitch = 0;  // bytes from one row's start to the next
+  Tensor tensor = Tensor::q;
+
+  std::uint64_t bytes() const { return std::uint64_t{rows} * row_bytes; }
+  // 32-byte (or `sector_bytes`) sectors touched: what L2 counts for this request.
+  std::uint64_t sectors(std::uint32_t sector_bytes) const;
+};
+
+struct CtaStep {
+  int record = 0;  // index into CtaProgram::records that this step's bytes and time belong to
+  std::array<BlockAccess, 3> loads{};
+  int load_count = 0;
+  std::array<BlockAccess, 2> stores{};
+  int store_count = 0;
+  double tensor_flops = 0;       // matrix-product FLOPs on tensor cores
+  double exps = 0;               // exponentials on the special-function units
+  double fp32_ops = 0;           // other element-wise FP32 work (scale, max, sums, rescale)
+  std::uint64_t smem_read = 0;   // bytes read from shared memory (ldmatrix)
+  std::uint64_t smem_write = 0;  // bytes written to shared memory (cp.async fills)
+};
+
+// Identity of a per-tile record (see TileRecord).
+struct RecordKey {
+  int batch = 0;
+  int head = 0;
+  int q_tile = 0;
+  int kv_tile = 0;
+};
+
+struct CtaProgram {
+  std::int64_t cta = 0;  // launch index among the launched CTAs
+  std::vector<CtaStep> steps;
+  std::vector<RecordKey> records;
+};
+
+class KernelDataflow {
+ public:
+  // Throws InvalidInput on a bad workload or tiling (same rules as check_config, without a GPU).
+  KernelDataflow(KernelId id, const Workload& w, const TileConfig& tiles, const TileWindow& window = {});
+
+  KernelId id() const { return id_; }
+  const Workload& workload() const { return w_; }
+  const TileConfig& tiles() const { return t_; }
+  const AddressMap& addresses() const { return map_; }
+  std::int64_t cta_count() const { return cta_count_; }  // CTAs launched (inside the window)
+  int threads_per_cta() const { return 32 * warps_; }
+  int pipeline_stages() const { return stages_; }      // 1 = no overlap of loads with math
+  std::int64_t smem_per_cta() const { return smem_; }  // bytes of the CTA's SharedStorage
+  int estimated_registers_per_thread() const;          // for occupancy, when not told the real number
+
+  // Fills `out` with CTA `cta` (0 <= cta < cta_count(), launch order); reuses out's storage.
+  void program(std::int64_t cta, CtaProgram& out) const;
+
+ private:
+  struct Grid {  // the launched part of the grid: [begin, end) per dimension, x fastest
+    std::int64_t x0, x1, y0, y1, z0, z1;
+  };
+  void tiled_program(std::int64_t x, std::int64_t y, std::int64_t z, CtaProgram& out) const;
+  void qk_program(std::int64_t x, std::int64_t y, std::int64_t z, CtaProgram& out) const;
+  void softmax_program(std::int64_t x, std::int64_t y, CtaProgram& out) const;
+  void pv_program(std::int64_t x, std::int64_t y, CtaProgram& out) const;
+  int kv_step_begin() const;
+  int kv_step_end(int available) const;
+
+  KernelId id_;
+  Workload w_;
+  TileConfig t_;
+  TileWindow window_;
+  AddressMap map_;
+  Grid grid_{};
+  std::int64_t cta_count_ = 0;
+  int warps_ = 0;
+  int stages_ = 1;
+  std::int64_t smem_ = 0;
+};
+
+// Number of kv tiles q-tile `q_tile` of the tiled kernel visits (all of them unless causal, where it stops at
+// the diagonal; 0 when none of its rows sees a key).
+int tiled_kv_tiles_visited(const Workload& w, const TileConfig& tiles, int q_tile);
+
+// The bytes a kernel requests in a tile window, summed over its CTA programs, without a cache: l2_read and
+// l2_write count every sector requested (what lts__t_sectors_srcunit_tex_op_{read,write} count), hbm_* equal
+// them (what HBM would see with no reuse in L2), smem_* the shared-memory bytes; l2_hit = 0.
+LevelBytes expected_bytes(KernelId k, const Workload& w, const TileConfig& tiles,
+                          const TileWindow& window = {}, std::uint32_t sector_bytes = 32);
+
+}  // namespace attnscope::sim

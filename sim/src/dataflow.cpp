@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: Apache-2.0
+// CTA programs of the four kernels, written from the dataflow contract (kernels/README.md).
+#include "attnscope/sim/dataflow.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "attnscope/sim/error.hpp"
+#include "attnscope/sim/tiling_rules.hpp"
+
+namespace attnscope::sim {
+
+std::string_view to_string(KernelId k) {
+  switch (k) {
+    case KernelId::tiled:
+      return "tiled";
+    case KernelId::naive_qk:
+      return "naive.qk";
+    case KernelId::naive_softmax:
+      return "naive.softmax";
+    case KernelId::naive_pv:
+      return "naive.pv";
+  }
+  return "?";
+}
+
+std::optional<KernelId> parse_kernel_id(std::string_view s) {
+  for (KernelId k : {KernelId::tiled, KernelId::naive_qk, KernelId::naive_softmax, KernelId::naive_pv})
+    if (s == to_string(k)) return k;
+  return std::nullopt;
+}
+
+std::vector<KernelId> kernels_of(KernelKind kind) {
+  if (kind == KernelKind::tiled) return {KernelId::tiled};
+  return {KernelId::naive_qk, KernelId::naive_softmax, KernelId::naive_pv};
+}
+
+std::uint64_t BlockAccess::sectors(std::uint32_t sector_bytes) const {
+  if (rows == 0 || row_bytes == 0) return 0;
+  const std::uint64_t s = sector_bytes;
+  if (address % s == 0 && row_bytes % s == 0 && (rows == 1 || pitch % s == 0))
+    return std::uint64_t{rows} * (row_bytes / s);
+  std::uint64_t n = 0;
+  for (std::uint32_t r = 0; r < rows; ++r) {
+    const std::uint64_t a = address + r * pitch;
+    n += (a + row_bytes - 1) / s - a / s + 1;
+  }
+  return n;
+}
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// A rectangle of `rows` rows starting at `address`; rows that touch end to end become one long row, which
+// the cache model walks faster.
+BlockAccess block(Tensor t, std::uint64_t address, std::int64_t rows, std::int64_t row_bytes,
+                  std::uint64_t pitch) {
+  BlockAccess a;
+  a.tensor = t;
+  a.address = address;
+  a.pitch = pitch;
+  if (static_cast<std::uint64_t>(row_bytes) == pitch && rows * row_bytes < (std::int64_t{1} << 31)) {
+    a.rows = 1;
+    a.row_bytes = static_cast<std::uint32_t>(rows * row_bytes);
+  } else {
+    a.rows = static_cast<std::uint32_t>(rows);
+    a.row_bytes = static_cast<std::uint32_t>(row_bytes);
+  }
+  return a;
+}
+
+// Window [begin, end) of `count` tiles, checked: end = -1 means all.
+std::pair<std::int64_t, std::int64_t> window_range(int begin, int end, std::int64_t count, const char* what) {
+  if (begin < 0 || begin >= count)
+    throw InvalidInput(std::string("tile window: ") + what + "_begin " + std::to_string(begin) +
+                       " is outside the kernel's " + std::to_string(count) + " " + what + "s");
+  if (end >= 0 && (end <= begin || end > count))
+    throw InvalidInput(std::string("tile window: ") + what + "_end " + std::to_string(end) + " must be in (" +
+                       std::to_string(begin) + ", " + std::to_string(count) + "] or -1 for all");
+  return {begin, end < 0 ? count : end};
+}
+
+// Warp grid of the naive GEMMs' CTA tile: 2 rows of warps when the count is even (8 warps = 2 x 4).
+int gemm_warp_rows(const TileConfig& t) {
+  return t.gemm_warps % 2 == 0 ? 2 : 1;
+}
+
+}  // namespace
+
+int tiled_kv_tiles_visited(const Workload& w, const TileConfig& t, int q_tile) {
+  const std::int64_t kv_tiles = ceil_div(w.seq_kv, t.bc);
+  if (!w.causal) return static_cast<int>(kv_tiles);
+  // Bottom-right aligned mask: row i sees key j iff j <= i + Nkv - Nq. The tile's last row sees the most.
+  const std::int64_t last_row = std::min<std::int64_t>((std::int64_t{q_tile} + 1) * t.br, w.seq_q) - 1;
+  const std::int64_t last_key = last_row + w.seq_kv - w.seq_q;
+  if (last_key < 0) return 0;
+  return static_cast<int>(std::min(kv_tiles, last_key / t.bc + 1));
+}
+
+KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig& tiles,
+                               const TileWindow& window)
+    : id_(id), w_(w), t_(tiles), window_(window), map_(w) {
+  validate_tiling(id, w, tiles);
+  smem_ = smem_bytes_per_cta(id, w, tiles);
+  const std::int64_t slices = w.batch * w.heads;
+  switch (id) {
+    case KernelId::tiled: {
+      warps_ = tiles.warps;
+      stages_ = tiles.stages;
+      const auto [q0, q1] =
+          window_range(window.q_tile_begin, window.q_tile_end, ceil_div(w.seq_q, tiles.br), "q_tile");
+      window_range(window.kv_tile_begin, window.kv_tile_end, ceil_div(w.seq_kv, tiles.bc), "kv_tile");
+      if (tiles.order == LaunchOrder::q_tile_fastest)
+        grid_ = {q0, q1, 0, w.heads, 0, w.batch};
+      else
+        grid_ = {0, w.heads, q0, q1, 0, w.batch};
+      break;
+    }
+    case KernelId::naive_qk: {
+      warps_ = tiles.gemm_warps;
+      stages_ = tiles.gemm_stages;
+      const auto [n0, n1] = window_range(window.kv_tile_begin, window.kv_tile_end,
+                                         ceil_div(w.seq_kv, tiles.gemm_bn), "kv_tile");
+      const auto [m0, m1] =
+          window_range(window.q_tile_begin, window.q_tile_end, ceil_div(w.seq_q, tiles.gemm_bm), "q_tile");
+      grid_ = {n0, n1, m0, m1, 0, slices};
+      break;
+    }
+    case KernelId::naive_softmax: {
+      warps_ = tiles.softmax_rows_per_cta;
+      stages_ = 1;  // plain loads into registers, no cp.async ring
+      const auto [r0, r1] = window_range(window.q_tile_begin, window.q_tile_end,
+                                         ceil_div(w.seq_q, tiles.softmax_rows_per_cta), "q_tile");
+      grid_ = {r0, r1, 0, slices, 0, 1};
+      break;
+    }
+    case KernelId::naive_pv: {
+      warps_ = tiles.gemm_warps;
+      stages_ = tiles.gemm_stages;
+      const auto [m0, m1] =
+          window_range(window.q_tile_begin, window.q_tile_end, ceil_div(w.seq_q, tiles.gemm_bm), "q_tile");
+      window_range(window.kv_tile_begin, window.kv_tile_end, ceil_div(w.seq_kv, tiles.gemm_bk), "kv_tile");
+      grid_ = {m0, m1, 0, slices, 0, 1};
+      break;
+    }
+  }
+  cta_count_ = (grid_.x1 - grid_.x0) * (grid_.y1 - grid_.y0) * (grid_.z1 - grid_.z0);
+}
+
+int KernelDataflow::kv_step_begin() const {
+  return window_.kv_tile_begin;
+}
+int KernelDataflow::kv_step_end(int available) const {
+  return window_.kv_tile_end < 0 ? available : std::min(window_.kv_tile_end, available);
+}
+
+void KernelDataflow::program(std::int64_t cta, CtaProgram& out) const {
+  const std::int64_t nx = grid_.x1 - grid_.x0, ny = grid_.y1 - grid_.y0;
+  const std::int64_t x = grid_.x0 + cta % nx;
+  const std::int64_t y = grid_.y0 + (cta / nx) % ny;
+  const std::int64_t z = grid_.z0 + cta / (nx * ny);
+  out.cta = cta;
+  out.steps.clear();
+  out.records.clear();
+  switch (id_) {
+    case KernelId::tiled:
+      if (t_.order == LaunchOrder::q_tile_fastest)
+        tiled_program(x, y, z, out);
+      else
+        tiled_program(y, x, z, out);
+      break;
+    case KernelId::naive_qk:
+      qk_program(x, y, z, out);
+      break;
+    case KernelId::naive_softmax:
+      softmax_program(x, y, out);
+      break;
+    case KernelId::naive_pv:
+      pv_program(x, y, out);
+      break;
+  }
+}
+
+// FlashAttention-2 forward, one CTA per (q-tile, head, batch): Q once, then K_j and V_j per kv step through
+// the cp.async ring, S and P in registers, O and LSE stored once after the last step.
+void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t b, CtaProgram& out) const {
+  const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
+  const std::int64_t r0 = q * t_.br, r1 = std::min(r0 + t_.br, w_.seq_q), rows = r1 - r0;
+  const int j0 = kv_step_begin();
+  const int j1 = kv_step_end(tiled_kv_tiles_visited(w_, t_, static_cast<int>(q)));
+  const BlockAccess q_block =
+      block(Tensor::q, map_.address(Tensor::q, b, h, r0, 0), rows, d * e, map_.row_pitch(Tensor::q));
+  const BlockAccess o_block =
+      block(Tensor::o, map_.address(Tensor::o, b, h, r0, 0), rows, d * e, map_.row_pitch(Tensor::o));
+  const BlockAccess lse_block = block(Tensor::lse, map_.address(Tensor::lse, b, h, r0, 0), 1, rows * 4,
+                                      static_cast<std::uint64_t>(rows * 4));
+  const auto key = [&](int kv) {
+    return RecordKey{static_cast<int>(b), static_cast<int>(h), static_cast<int>(q), kv};
+  };
+  if (j1 <= j0) {
+    // No visible key tile in the window: the CTA only writes its (zero) output rows and LSE = -inf.
+    out.records.push_back(key(j0));
+    CtaStep s;
+    s.stores = {o_block, lse_block};
+    s.store_count = 2;
+    out.steps.push_back(s);
+    return;
+  }
+  for (int j = j0; j < j1; ++j) {
+    const std::int64_t c0 = std::int64_t{j} * t_.bc, c1 = std::min(c0 + t_.bc, w_.seq_kv), cols = c1 - c0;
+    CtaStep s;
+    s.record = j - j0;
+    out.records.push_back(key(j));
+    if (j == j0) s.loads[s.load_count++] = q_block;
+    s.loads[s.load_count++] =
+        block(Tensor::k, map_.address(Tensor::k, b, h, c0, 0), cols, d * e, map_.row_pitch(Tensor::k));
+    s.loads[s.load_count++] =
+        block(Tensor::v, map_.address(Tensor::v, b, h, c0, 0), cols, d * e, map_.row_pitch(Tensor::v));
+    const auto kv_bytes = static_cast<std::uint64_t>(2 * cols * d * e);
+    const auto q_bytes = static_cast<std::uint64_t>(rows * d * e);
+    s.smem_write = kv_bytes + (j == j0 ? q_bytes : 0);
+    // Every warp reads all of K_j and V_j (its 16 rows need every key); Q goes to registers once.
+    s.smem_read = static_cast<std::uint64_t>(warps_) * kv_bytes + (j == j0 ? q_bytes : 0);
+    const auto rc = static_cast<double>(rows * cols);
+    s.tensor_flops = 4.0 * rc * static_cast<double>(d);  // S = Q K^T and O += P V
+    s.exps = rc;
+    s.fp32_ops = 4.0 * rc + 2.0 * static_cast<double>(rows * d);  // scale/max/sum per score, rescale O
+    if (j == j1 - 1) {
+      s.stores = {o_block, lse_block};
+      s.store_count = 2;
+    }
+    out.steps.push_back(s);
+  }
+}
+
+// naive.qk: S tile [gemm_bm x gemm_bn] of one (b,h); reduction over d in gemm_bk steps (Q and K slices).
+void KernelDataflow::qk_program(std::int64_t n_block, std::int64_t m_block, std::int64_t slice,
+                                CtaProgram& out) const {
+  const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
+  const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
+  const std::int64_t m0 = m_block * t_.gemm_bm, m1 = std::min(m0 + t_.gemm_bm, w_.seq_q), m = m1 - m0;
+  const std::int64_t n0 = n_block * t_.gemm_bn, n1 = std::min(n0 + t_.gemm_bn, w_.seq_kv), n = n1 - n0;
+  out.records.push_back(
+      {static_cast<int>(b), static_cast<int>(h), static_cast<int>(m_block), static_cast<int>(n_block)});
+  const int warp_rows = gemm_warp_rows(t_), warp_cols = t_.gemm_warps / warp_rows;
+  const std::int64_t k_steps = ceil_div(d, t_.gemm_bk);
+  for (std::int64_t k = 0; k < k_steps; ++k) {
+    const std::int64_t k0 = k * t_.gemm_bk, kc = std::min(k0 + t_.gemm_bk, d) - k0;
+    CtaStep s;
+    s.loads[0] =
+        block(Tensor::q, map_.address(Tensor::q, b, h, m0, k0), m, kc * e, map_.row_pitch(Tensor::q));
+    s.loads[1] =
+        block(Tensor::k, map_.address(Tensor::k, b, h, n0, k0), n, kc * e, map_.row_pitch(Tensor::k));
+    s.load_count = 2;
+    const auto a_bytes = static_cast<std::uint64_t>(m * kc * e),
+               b_bytes = static_cast<std::uint64_t>(n * kc * e);
+    s.smem_write = a_bytes + b_bytes;
+    // Each warp row reads its A rows once per warp column, and vice versa.
+    s.smem_read =
+        static_cast<std::uint64_t>(warp_cols) * a_bytes + static_cast<std::uint64_t>(warp_rows) * b_bytes;
+    s.tensor_flops = 2.0 * static_cast<double>(m * n * kc);
+    if (k == k_steps - 1) {
+      s.fp32_ops = static_cast<double>(m * n);  // the scale
+      s.stores[0] =
+          block(Tensor::s, map_.address(Tensor::s, b, h, m0, n0), m, n * e, map_.row_pitch(Tensor::s));
+      s.store_count = 1;
+    }
+    out.steps.push_back(s);
+  }
+}
+
+// naive.softmax: rows_per_cta rows of S, one warp per row, P written in place. A row that fits in registers
+// (Nkv <= kSoftmaxRegisterRowLimit) is read once; a longer one twice (max and sum, then normalise).
+void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice, CtaProgram& out) const {
+  const std::int64_t e = bytes_of(w_.dtype), nkv = w_.seq_kv;
+  const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
+  const std::int64_t r0 = row_block * t_.softmax_rows_per_cta;
+  const std::int64_t r1 = std::min(r0 + t_.softmax_rows_per_cta, w_.seq_q), rows = r1 - r0;
+  out.records.push_back({static_cast<int>(b), static_cast<int>(h), static_cast<int>(row_block), 0});
+  std::int64_t visible = rows * nkv;
+  if (w_.causal) {
+    visible = 0;
+    for (std::int64_t i = r0; i < r1; ++i)
+      visible += std::clamp<std::int64_t>(i + nkv - w_.seq_q + 1, 0, nkv);
+  }
+  const BlockAccess s_rows =
+      block(Tensor::s, map_.address(Tensor::s, b, h, r0, 0), rows, nkv * e, map_.row_pitch(Tensor::s));
+  const double elements = static_cast<double>(rows * nkv);
+  const bool two_pass = nkv > kSoftmaxRegisterRowLimit;
+  CtaStep first;
+  first.loads[0] = s_rows;
+  first.load_count = 1;
+  first.exps = static_cast<double>(visible);
+  first.fp32_ops = (two_pass ? 2.0 : 4.0) * elements;
+  if (!two_pass) {
+    first.stores[0] = s_rows;
+    first.store_count = 1;
+    out.steps.push_back(first);
+    return;
+  }
+  out.steps.push_back(first);
+  CtaStep second = first;
+  second.stores[0] = s_rows;
+  second.store_count = 1;
+  out.steps.push_back(second);
+}
+
+// naive.pv: O tile [gemm_bm x d] of one (b,h); reduction over Nkv in gemm_bk steps (P slice and V rows).
+void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, CtaProgram& out) const {
+  const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
+  const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
+  const std::int64_t m0 = m_block * t_.gemm_bm, m1 = std::min(m0 + t_.gemm_bm, w_.seq_q), m = m1 - m0;
+  out.records.push_back({static_cast<int>(b), static_cast<int>(h), static_cast<int>(m_block), 0});
+  const BlockAccess o_block =
+      block(Tensor::o, map_.address(Tensor::o, b, h, m0, 0), m, d * e, map_.row_pitch(Tensor::o));
+  const int k0_step = kv_step_begin();
+  const int k1_step = kv_step_end(static_cast<int>(ceil_div(w_.seq_kv, t_.gemm_bk)));
+  if (k1_step <= k0_step) {
+    CtaStep s;
+    s.stores[0] = o_block;
+    s.store_count = 1;
+    out.steps.push_back(s);
+    return;
+  }
+  for (int k = k0_step; k < k1_step; ++k) {
+    const std::int64_t k0 = std::int64_t{k} * t_.gemm_bk, kc = std::min(k0 + t_.gemm_bk, w_.seq_kv) - k0;
+    CtaStep s;
+    s.loads[0] =
+        block(Tensor::s, map_.address(Tensor::s, b, h, m0, k0), m, kc * e, map_.row_pitch(Tensor::s));
+    s.loads[1] = block(Tensor::v, map_.address(Tensor::v, b, h, k0, 0), kc, d * e, map_.row_pitch(Tensor::v));
+    s.load_count = 2;
+    const auto a_bytes = static_cast<std::uint64_t>(m * kc * e),
+               b_bytes = static_cast<std::uint64_t>(kc * d * e);
+    s.smem_write = a_bytes + b_bytes;
+    // Warps split the rows (16 each), so P is read once and every warp reads all of the V slice.
+    s.smem_read = a_bytes + static_cast<std::uint64_t>(warps_) * b_bytes;
+    s.tensor_flops = 2.0 * static_cast<double>(m * kc * d);
+    if (k == k1_step - 1) {
+      s.stores[0] = o_block;
+      s.store_count = 1;
+    }
+    out.steps.push_back(s);
+  }
+}
+
+int KernelDataflow::estimated_registers_per_thread() const {
+  return estimate_registers_per_thread(id_, w_, t_);
+}
+
+LevelBytes expected_bytes(KernelId k, const Workload& w, const TileConfig& tiles, const TileWindow& window,
+                          std::uint32_t sector_bytes) {
+  const KernelDataflow flow(k, w, tiles, window);
+  LevelBytes total;
+  CtaProgram p;
+  for (std::int64_t c = 0; c < flow.cta_count(); ++c) {
+    flow.program(c, p);
+    for (const CtaStep& s : p.steps) {
+      for (int i = 0; i < s.load_count; ++i) total.l2_read += s.loads[i].sectors(sector_bytes) * sector_bytes;
+      for (int i = 0; i < s.store_count; ++i)
+        total.l2_write += s.stores[i].sectors(sector_bytes) * sector_bytes;
+      total.smem_read += s.smem_read;
+      total.smem_write += s.smem_write;
+    }
+  }
+  total.hbm_read = total.l2_read;
+  total.hbm_write = total.l2_write;
+  return total;
+}
+
+}  // namespace attnscope::sim

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading GPU specs from JSON. Every number is an object {"value": N, "source": "datasheet|measured|estimate:
+// ..."} so a what-if file keeps saying where its numbers came from; a missing source is an error, not a
+// default.
+#include "attnscope/sim/gpu_spec.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "attnscope/sim/error.hpp"
+
+#ifndef ATTNSCOPE_GPU_SPEC_DIR
+#define ATTNSCOPE_GPU_SPEC_DIR "sim/gpus"
+#endif
+
+namespace attnscope::sim {
+namespace {
+
+using nlohmann::json;
+
+class SpecReader {
+ public:
+  SpecReader(const json& doc, std::string_view origin) : doc_(doc), origin_(origin) {}
+
+  [[noreturn]] void fail(std::string_view field, std::string_view why) const {
+    throw InvalidInput("GPU spec " + origin_ + ": field '" + std::string(field) + "': " + std::string(why));
+  }
+
+  std::string text(const char* field) const {
+    auto it = doc_.find(field);
+    if (it == doc_.end()) fail(field, "missing");
+    if (!it->is_string() || it->get<std::string>().empty()) fail(field, "must be a non-empty string");
+    return it->get<std::string>();
+  }
+
+  // A positive number with its provenance. `integral` rejects fractions for counts and byte sizes.
+  double number(const char* field, bool integral) const {
+    auto it = doc_.find(field);
+    if (it == doc_.end()) fail(field, "missing");
+    if (!it->is_object()) fail(field, R"(must be an object {"value": <number>, "source": "..."})");
+    auto v = it->find("value");
+    if (v == it->end() || !v->is_number()) fail(field, "'value' missing or not a number");
+    auto s = it->find("source");
+    if (s == it->end() || !s->is_string())
+      fail(field, "'source' missing (say datasheet, measured or estimate)");
+    const std::string src = s->get<std::string>();
+    if (src.rfind("datasheet", 0) != 0 && src.rfind("measured", 0) != 0 && src.rfind("estimate", 0) != 0)
+      fail(field, "'source' must start with datasheet, measured or estimate, got '" + src + "'");
+    const double x = v->get<double>();
+    if (!(x > 0.0) || !std::isfinite(x)) fail(field, "'value' must be a positive finite number");
+    if (integral && x != std::floor(x)) fail(field, "'value' must be a whole number");
+    return x;
+  }
+  std::int64_t count(const char* field) const { return static_cast<std::int64_t>(number(field, true)); }
+  int small_count(const char* field) const {
+    const std::int64_t n = count(field);
+    if (n > (1 << 30)) fail(field, "'value' is implausibly large");
+    return static_cast<int>(n);
+  }
+
+ private:
+  const json& doc_;
+  std::string origin_;
+};
+
+bool is_power_of_two(std::int64_t x) {
+  return x > 0 && (x & (x - 1)) == 0;
+}
+
+}  // namespace
+
+GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
+  json doc;
+  try {
+    doc = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    throw InvalidInput("GPU spec " + std::string(origin) + ": not valid JSON: " + e.what());
+  }
+  if (!doc.is_object())
+    throw InvalidInput("GPU spec " + std::string(origin) + ": top level must be an object");
+  const SpecReader r(doc, origin);
+  GpuSpec g;
+  g.name = r.text("name");
+  g.short_name = r.text("short_name");
+  g.sm_count = r.small_count("sm_count");
+  g.sm_clock_hz = r.number("sm_clock_hz", false);
+  g.smem_per_sm = r.count("smem_per_sm");
+  g.smem_per_block = r.count("smem_per_block");
+  g.smem_reserved_per_cta = r.count("smem_reserved_per_cta");
+  g.regs_per_sm = r.count("regs_per_sm");
+  g.max_threads_per_sm = r.small_count("max_threads_per_sm");
+  g.max_ctas_per_sm = r.small_count("max_ctas_per_sm");
+  g.hbm_bandwidth = r.number("hbm_bandwidth", false);
+  g.hbm_efficiency = r.number("hbm_efficiency", false);
+  g.hbm_latency_ns = r.number("hbm_latency_ns", false);
+  g.hbm_channels = r.small_count("hbm_channels");
+  g.l2_bytes = r.count("l2_bytes");
+  g.l2_line_bytes = r.small_count("l2_line_bytes");
+  g.l2_sector_bytes = r.small_count("l2_sector_bytes");
+  g.l2_ways = r.small_count("l2_ways");
+  g.l2_partitions = r.small_count("l2_partitions");
+  g.l2_bandwidth = r.number("l2_bandwidth", false);
+  g.l2_latency_ns = r.number("l2_latency_ns", false);
+  g.sm_l2_bytes_per_cycle = r.number("sm_l2_bytes_per_cycle", false);
+  g.tensor_flops_fp16 = r.number("tensor_flops_fp16", false);
+  g.tensor_flops_fp32 = r.number("tensor_flops_fp32", false);
+  g.fp32_flops = r.number("fp32_flops", false);
+  g.sfu_exp_per_s = r.number("sfu_exp_per_s", false);
+  g.mma_sync_efficiency = r.number("mma_sync_efficiency", false);
+
+  // Consistency the cache model relies on.
+  if (g.hbm_efficiency > 1.0) r.fail("hbm_efficiency", "must be at most 1");
+  if (g.mma_sync_efficiency > 1.0) r.fail("mma_sync_efficiency", "must be at most 1");
+  if (g.smem_per_block > g.smem_per_sm) r.fail("smem_per_block", "must not exceed smem_per_sm");
+  if (!is_power_of_two(g.l2_sector_bytes)) r.fail("l2_sector_bytes", "must be a power of two");
+  if (!is_power_of_two(g.l2_line_bytes) || g.l2_line_bytes % g.l2_sector_bytes != 0 ||
+      g.l2_line_bytes / g.l2_sector_bytes > 8)
+    r.fail("l2_line_bytes", "must be a power of two holding 1 to 8 sectors");
+  if (g.l2_ways > 64) r.fail("l2_ways", "at most 64 ways are modeled");
+  const std::int64_t set_bytes = std::int64_t{g.l2_line_bytes} * g.l2_ways * g.l2_partitions;
+  if (g.l2_bytes % set_bytes != 0)
+    r.fail("l2_bytes", "must be a multiple of l2_line_bytes * l2_ways * l2_partitions");
+  return g;
+}
+
+std::filesystem::path gpu_spec_dir() {
+  if (const char* env = std::getenv("ATTNSCOPE_GPU_SPEC_DIR"); env != nullptr && *env != '\0') return env;
+  return ATTNSCOPE_GPU_SPEC_DIR;
+}
+
+std::vector<std::string> builtin_gpu_names() {
+  return {"h200", "h100", "a100"};
+}
+
+GpuSpec load_gpu_spec(std::string_view name_or_path) {
+  std::filesystem::path path;
+  bool builtin = false;
+  for (const auto& n : builtin_gpu_names()) {
+    if (name_or_path == n) {
+      path = gpu_spec_dir() / (n + ".json");
+      builtin = true;
+    }
+  }
+  if (!builtin) {
+    path = std::filesystem::path(name_or_path);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) {
+      std::string known;
+      for (const auto& n : builtin_gpu_names()) known += (known.empty() ? "" : ", ") + n;
+      throw InvalidInput("unknown GPU '" + std::string(name_or_path) + "': not one of " + known +
+                         " and not a readable file");
+    }
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InvalidInput("GPU spec " + path.string() + ": cannot open" +
+                       (builtin ? " (set ATTNSCOPE_GPU_SPEC_DIR to the folder holding h200.json)" : ""));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_gpu_spec(text.str(), path.string());
+}
+
+}  // namespace attnscope::sim

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: Apache-2.0
+// Event-driven timing of one kernel. Each SM holds up to `ctas_per_sm` CTAs (occupancy); CTAs start in
+// launch order on the first free slot, breadth-first over SMs. A CTA runs its program step by step:
+//
+//   loads of step j   issued when the math of step j-stages+1 starts (a `stages`-deep cp.async ring; with one
+//                     stage, after the previous step), walking the L2 line by line at that moment;
+//   math of step j    starts when its loads have landed and step j-1's math is done; it occupies the SM's
+//                     tensor cores, SFUs and FP32 pipes, which the SM's resident CTAs share;
+//   stores of step j  issued when its math ends; the CTA does not wait for them to reach HBM.
+//
+// Memory time of a request = the latest of the SM's L2 port, the L2 partitions and (for misses) the HBM
+// channels it occupies, each a first-come-first-served BandwidthServer, plus the L2 or HBM latency. Events
+// are processed in time order, so the cache sees accesses in the order a real GPU would (at step
+// granularity).
+#include "kernel_engine.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <queue>
+
+#include "attnscope/sim/occupancy.hpp"
+#include "bandwidth_server.hpp"
+
+namespace attnscope::sim::detail {
+namespace {
+
+enum class EventKind : std::uint8_t { load, compute, store, finish };
+
+struct Event {
+  double time;
+  std::uint64_t seq;  // ties broken by creation order: deterministic runs
+  std::uint32_t slot;
+  EventKind kind;
+  std::int32_t step;
+};
+
+struct Later {
+  bool operator()(const Event& a, const Event& b) const {
+    return a.time > b.time || (a.time == b.time && a.seq > b.seq);
+  }
+};
+
+struct Slot {
+  int sm = 0;
+  CtaProgram program;
+  std::vector<double> load_done;    // per step: when its loads have landed (seconds)
+  std::vector<TileRecord> records;  // this CTA's records, filled as it runs
+  std::vector<double> record_start, record_end;
+  std::size_t record_base = 0;  // index of records[0] in the kernel's tile list
+  double start = 0;
+  double end = 0;  // latest completion of anything the CTA issued
+  int next_load = 0;
+};
+
+std::uint32_t hbm_channel(std::uint64_t line, std::uint32_t channels) {
+  const std::uint64_t h = (line ^ 0x2545F4914F6CDD1Dull) * 0xBF58476D1CE4E5B9ull;
+  return static_cast<std::uint32_t>(
+      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(h >> 29)) * channels) >> 32);
+}
+
+class Engine {
+ public:
+  Engine(const GpuSpec& gpu, const KernelDataflow& flow, L2Cache& l2, const EngineOptions& opt)
+      : gpu_(gpu), flow_(flow), l2_(l2), opt_(opt) {}
+
+  KernelResult run();
+
+ private:
+  void start_cta(std::uint32_t slot, std::int64_t cta, double now);
+  void issue_loads(std::uint32_t slot, int step, double now);
+  void on_compute(std::uint32_t slot, int step, double now);
+  void on_store(std::uint32_t slot, int step, double now);
+  void after_step(std::uint32_t slot, int step, double now);
+  void finish_cta(std::uint32_t slot, double now);
+  void schedule(double time, std::uint32_t slot, EventKind kind, int step) {
+    events_.push(Event{time, seq_++, slot, kind, step});
+  }
+  // Walks the lines of one block through the L2, counting into `bytes` and the per-resource demand.
+  void walk(const BlockAccess& a, bool write, LevelBytes& bytes);
+  void touch(std::uint64_t line, std::uint8_t sectors, bool write, LevelBytes& bytes);
+  // Turns the demand gathered by walk() into a completion time for a request issued by `sm` at `now`.
+  double serve_request(int sm, double now, bool wait_for_hbm);
+
+  const GpuSpec& gpu_;
+  const KernelDataflow& flow_;
+  L2Cache& l2_;
+  EngineOptions opt_;
+  int stages_ = 1;
+  int line_shift_ = 7, sector_shift_ = 5;
+  std::uint32_t full_mask_ = 0xF;
+
+  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  std::uint64_t seq_ = 0;
+  std::vector<Slot> slots_;
+  std::int64_t next_cta_ = 0;
+  KernelResult result_;
+
+  // Resources
+  std::vector<BandwidthServer> hbm_, l2_partition_, sm_port_, tensor_, sfu_, fp32_;
+  // Demand of the request being walked
+  std::vector<double> partition_bytes_, channel_read_, channel_write_;
+  std::vector<std::uint32_t> touched_channels_;
+  std::vector<std::uint8_t> channel_touched_;
+  std::uint64_t request_bytes_ = 0;
+  bool request_missed_ = false;
+};
+
+KernelResult Engine::run() {
+  const int regs =
+      opt_.registers_per_thread > 0 ? opt_.registers_per_thread : flow_.estimated_registers_per_thread();
+  const Occupancy occ = occupancy(gpu_, flow_.smem_per_cta(), flow_.threads_per_cta(), regs);
+  result_.name = std::string(to_string(flow_.id()));
+  result_.ctas = static_cast<int>(flow_.cta_count());
+  result_.ctas_per_sm = occ.ctas_per_sm;
+  result_.occupancy_limiter = std::string(occ.limiter);
+  result_.registers_per_thread = regs;
+  result_.smem_per_cta = flow_.smem_per_cta();
+  const std::int64_t slots_total = std::int64_t{gpu_.sm_count} * occ.ctas_per_sm;
+  result_.waves = static_cast<int>((flow_.cta_count() + slots_total - 1) / slots_total);
+  stages_ = flow_.pipeline_stages();
+  line_shift_ = l2_.line_shift();
+  sector_shift_ = l2_.sector_shift();
+  full_mask_ = (1u << l2_.sectors_per_line()) - 1;
+
+  const auto channels = static_cast<std::size_t>(gpu_.hbm_channels);
+  const auto partitions = static_cast<std::size_t>(gpu_.l2_partitions);
+  const auto sms = static_cast<std::size_t>(gpu_.sm_count);
+  const double per_sm = 1.0 / gpu_.sm_count;
+  hbm_.assign(channels, BandwidthServer(gpu_.hbm_bandwidth * gpu_.hbm_efficiency / gpu_.hbm_channels));
+  l2_partition_.assign(partitions, BandwidthServer(gpu_.l2_bandwidth / gpu_.l2_partitions));
+  sm_port_.assign(sms, BandwidthServer(gpu_.sm_l2_bytes_per_cycle * gpu_.sm_clock_hz));
+  tensor_.assign(
+      sms, BandwidthServer(gpu_.tensor_flops(flow_.workload().dtype) * gpu_.mma_sync_efficiency * per_sm));
+  sfu_.assign(sms, BandwidthServer(gpu_.sfu_exp_per_s * per_sm));
+  fp32_.assign(
+      sms, BandwidthServer(gpu_.fp32_flops / 2.0 * per_sm));  // one op per lane; datasheet counts FMA as 2
+  partition_bytes_.assign(partitions, 0);
+  channel_read_.assign(channels, 0);
+  channel_write_.assign(channels, 0);
+  channel_touched_.assign(channels, 0);
+  touched_channels_.reserve(channels);
+
+  // Breadth-first over SMs: the first wave puts one CTA on every SM before a second on any.
+  const std::int64_t resident = std::min<std::int64_t>(slots_total, flow_.cta_count());
+  slots_.resize(static_cast<std::size_t>(resident));
+  for (std::int64_t i = 0; i < resident; ++i) {
+    slots_[static_cast<std::size_t>(i)].sm = static_cast<int>(i % gpu_.sm_count);
+    start_cta(static_cast<std::uint32_t>(i), next_cta_++, 0.0);
+  }
+  double last = 0;
+  while (!events_.empty()) {
+    const Event e = events_.top();
+    events_.pop();
+    last = std::max(last, e.time);
+    switch (e.kind) {
+      case EventKind::load:
+        issue_loads(e.slot, e.step, e.time);
+        schedule(std::max(e.time, slots_[e.slot].load_done[static_cast<std::size_t>(e.step)]), e.slot,
+                 EventKind::compute, e.step);
+        break;
+      case EventKind::compute:
+        on_compute(e.slot, e.step, e.time);
+        break;
+      case EventKind::store:
+        on_store(e.slot, e.step, e.time);
+        break;
+      case EventKind::finish:
+        finish_cta(e.slot, e.time);
+        break;
+    }
+  }
+  result_.time_s = last;
+  result_.cycles = static_cast<std::uint64_t>(std::llround(last * gpu_.sm_clock_hz));
+  if (opt_.l2_reuse) {
+    result_.l2_resident_end = l2_.resident_bytes();
+    result_.l2_dirty_end = l2_.dirty_bytes();
+  }
+  return std::move(result_);
+}
+
+void Engine::start_cta(std::uint32_t slot_index, std::int64_t cta, double now) {
+  Slot& s = slots_[slot_index];
+  flow_.program(cta, s.program);
+  const std::size_t steps = s.program.steps.size();
+  const std::size_t records = s.program.records.size();
+  s.load_done.assign(steps, now);
+  s.records.assign(records, TileRecord{});
+  s.record_start.assign(records, -1.0);
+  s.record_end.assign(records, now);
+  for (std::size_t r = 0; r < records; ++r) {
+    const RecordKey& k = s.program.records[r];
+    s.records[r].batch = k.batch;
+    s.records[r].head = k.head;
+    s.records[r].q_tile = k.q_tile;
+    s.records[r].kv_tile = k.kv_tile;
+    s.records[r].sm = s.sm;
+  }
+  if (opt_.record_tiles) {
+    s.record_base = result_.tiles.size();
+    result_.tiles.resize(result_.tiles.size() + records);
+  }
+  s.start = now;
+  s.end = now;
+  s.next_load = 0;
+  const int prologue = std::max(1, stages_ - 1);
+  for (int j = 0; j < prologue && j < static_cast<int>(steps); ++j) issue_loads(slot_index, j, now);
+  schedule(std::max(now, s.load_done[0]), slot_index, EventKind::compute, 0);
+}
+
+void Engine::issue_loads(std::uint32_t slot_index, int step, double now) {
+  Slot& s = slots_[slot_index];
+  const CtaStep& st = s.program.steps[static_cast<std::size_t>(step)];
+  s.next_load = step + 1;
+  if (st.load_count == 0) {
+    s.load_done[static_cast<std::size_t>(step)] = now;
+    return;
+  }
+  LevelBytes& bytes = s.records[static_cast<std::size_t>(st.record)].bytes;
+  for (int i = 0; i < st.load_count; ++i) walk(st.loads[static_cast<std::size_t>(i)], false, bytes);
+  const double done = serve_request(s.sm, now, true);
+  s.load_done[static_cast<std::size_t>(step)] = done;
+  s.end = std::max(s.end, done);
+}
+
+void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
+  Slot& s = slots_[slot_index];
+  const int steps = static_cast<int>(s.program.steps.size());
+  // The ring slot of step j-1 is free now: issue the loads that run ahead by stages-1.
+  if (stages_ >= 2)
+    while (s.next_load < steps && s.next_load <= step + stages_ - 1)
+      issue_loads(slot_index, s.next_load, now);
+  const CtaStep& st = s.program.steps[static_cast<std::size_t>(step)];
+  const auto r = static_cast<std::size_t>(st.record);
+  if (s.record_start[r] < 0) s.record_start[r] = step == 0 ? s.start : now;
+  TileRecord& rec = s.records[r];
+  rec.flops += st.tensor_flops;
+  rec.bytes.smem_read += st.smem_read;
+  rec.bytes.smem_write += st.smem_write;
+  const auto sm = static_cast<std::size_t>(s.sm);
+  double end = now;
+  end = std::max(end, tensor_[sm].serve(now, st.tensor_flops));
+  end = std::max(end, sfu_[sm].serve(now, st.exps));
+  end = std::max(end, fp32_[sm].serve(now, st.fp32_ops));
+  s.end = std::max(s.end, end);
+  if (st.store_count > 0)
+    schedule(end, slot_index, EventKind::store, step);
+  else
+    after_step(slot_index, step, end);
+}
+
+void Engine::on_store(std::uint32_t slot_index, int step, double now) {
+  Slot& s = slots_[slot_index];
+  const CtaStep& st = s.program.steps[static_cast<std::size_t>(step)];
+  const auto r = static_cast<std::size_t>(st.record);
+  if (s.record_start[r] < 0) s.record_start[r] = step == 0 ? s.start : now;
+  for (int i = 0; i < st.store_count; ++i)
+    walk(st.stores[static_cast<std::size_t>(i)], true, s.records[r].bytes);
+  const double done = serve_request(s.sm, now, false);
+  s.end = std::max(s.end, done);
+  s.record_end[r] = std::max(s.record_end[r], done);
+  after_step(slot_index, step, now);
+}
+
+void Engine::after_step(std::uint32_t slot_index, int step, double now) {
+  Slot& s = slots_[slot_index];
+  const auto r = static_cast<std::size_t>(s.program.steps[static_cast<std::size_t>(step)].record);
+  s.record_end[r] = std::max(s.record_end[r], now);
+  const int next = step + 1;
+  if (next >= static_cast<int>(s.program.steps.size())) {
+    schedule(std::max(now, s.end), slot_index, EventKind::finish, step);
+  } else if (s.next_load <= next) {
+    schedule(now, slot_index, EventKind::load, next);  // one stage: the next loads wait for this step
+  } else {
+    schedule(std::max(now, s.load_done[static_cast<std::size_t>(next)]), slot_index, EventKind::compute,
+             next);
+  }
+}
+
+void Engine::finish_cta(std::uint32_t slot_index, double now) {
+  Slot& s = slots_[slot_index];
+  for (std::size_t r = 0; r < s.records.size(); ++r) {
+    TileRecord& rec = s.records[r];
+    const double start = s.record_start[r] < 0 ? s.start : s.record_start[r];
+    rec.start_cycle = static_cast<std::uint64_t>(std::llround(start * gpu_.sm_clock_hz));
+    rec.end_cycle = static_cast<std::uint64_t>(std::llround(s.record_end[r] * gpu_.sm_clock_hz));
+    result_.totals += rec.bytes;
+    result_.flops += rec.flops;
+    if (opt_.record_tiles) result_.tiles[s.record_base + r] = rec;
+  }
+  if (next_cta_ < flow_.cta_count()) start_cta(slot_index, next_cta_++, now);
+}
+
+void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
+  const std::uint64_t line_bytes = std::uint64_t{1} << line_shift_;
+  for (std::uint32_t row = 0; row < a.rows; ++row) {
+    const std::uint64_t lo = a.address + row * a.pitch;
+    const std::uint64_t hi = lo + a.row_bytes;  // exclusive
+    const std::uint64_t first = lo >> line_shift_, last = (hi - 1) >> line_shift_;
+    for (std::uint64_t line = first; line <= last; ++line) {
+      const std::uint64_t base = line << line_shift_;
+      const std::uint32_t s0 = line == first ? static_cast<std::uint32_t>((lo - base) >> sector_shift_) : 0u;
+      const std::uint32_t s1 = line == last ? static_cast<std::uint32_t>((hi - 1 - base) >> sector_shift_)
+                                            : static_cast<std::uint32_t>((line_bytes >> sector_shift_) - 1);
+      const auto mask = static_cast<std::uint8_t>(full_mask_ & ((2u << s1) - 1u) & ~((1u << s0) - 1u));
+      touch(line, mask, write, bytes);
+    }
+  }
+}
+
+void Engine::touch(std::uint64_t line, std::uint8_t sectors, bool write, LevelBytes& bytes) {
+  const auto requested = static_cast<std::uint64_t>(std::popcount(sectors)) << sector_shift_;
+  (write ? bytes.l2_write : bytes.l2_read) += requested;
+  request_bytes_ += requested;
+  const auto note_channel = [this](std::uint64_t l, std::uint64_t n, bool is_write) {
+    const std::uint32_t c = hbm_channel(l, static_cast<std::uint32_t>(gpu_.hbm_channels));
+    if (!channel_touched_[c]) {
+      channel_touched_[c] = 1;
+      touched_channels_.push_back(c);
+    }
+    (is_write ? channel_write_[c] : channel_read_[c]) += static_cast<double>(n);
+  };
+  if (!opt_.l2_reuse) {  // every request goes through to HBM and nothing stays in L2
+    partition_bytes_[static_cast<std::size_t>(l2_.partition_of(line))] += static_cast<double>(requested);
+    (write ? bytes.hbm_write : bytes.hbm_read) += requested;
+    note_channel(line, requested, write);
+    request_missed_ = true;
+    return;
+  }
+  const L2Cache::Outcome o = write ? l2_.write(line, sectors) : l2_.read(line, sectors);
+  partition_bytes_[static_cast<std::size_t>(o.partition)] += static_cast<double>(requested);
+  bytes.l2_hit += std::uint64_t{o.hit_sectors} << sector_shift_;
+  if (!write && o.miss_sectors > 0) {
+    const std::uint64_t n = std::uint64_t{o.miss_sectors} << sector_shift_;
+    bytes.hbm_read += n;
+    note_channel(line, n, false);
+    request_missed_ = true;
+  }
+  if (o.writeback_sectors > 0) {
+    const std::uint64_t n = std::uint64_t{o.writeback_sectors} << sector_shift_;
+    bytes.hbm_write += n;
+    note_channel(o.victim_line, n, true);
+  }
+}
+
+double Engine::serve_request(int sm, double now, bool wait_for_hbm) {
+  double done = sm_port_[static_cast<std::size_t>(sm)].serve(now, static_cast<double>(request_bytes_));
+  for (std::size_t p = 0; p < partition_bytes_.size(); ++p) {
+    if (partition_bytes_[p] > 0) done = std::max(done, l2_partition_[p].serve(now, partition_bytes_[p]));
+    partition_bytes_[p] = 0;
+  }
+  double hbm_done = now;
+  for (std::uint32_t c : touched_channels_) {
+    // Reads first: the request waits for its own data; write-backs queue behind and only delay later
+    // requests.
+    if (channel_read_[c] > 0) hbm_done = std::max(hbm_done, hbm_[c].serve(now, channel_read_[c]));
+    if (channel_write_[c] > 0) hbm_[c].serve(now, channel_write_[c]);
+    channel_read_[c] = channel_write_[c] = 0;
+    channel_touched_[c] = 0;
+  }
+  touched_channels_.clear();
+  const bool missed = request_missed_ && wait_for_hbm;
+  request_bytes_ = 0;
+  request_missed_ = false;
+  if (missed) return std::max(done, hbm_done) + gpu_.hbm_latency_ns * 1e-9;
+  return done + gpu_.l2_latency_ns * 1e-9;
+}
+
+}  // namespace
+
+KernelResult run_kernel(const GpuSpec& gpu, const KernelDataflow& flow, L2Cache& l2,
+                        const EngineOptions& options) {
+  Engine engine(gpu, flow, l2, options);
+  return engine.run();
+}
+
+}  // namespace attnscope::sim::detail

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "attnscope/sim/simulate.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "attnscope/sim/error.hpp"
+#include "attnscope/sim/l2_cache.hpp"
+#include "attnscope/sim/occupancy.hpp"
+#include "attnscope/sim/tiling_rules.hpp"
+#include "kernel_engine.hpp"
+
+namespace attnscope::sim {
+
+std::int64_t smem_bytes_per_cta(const Workload& w, KernelKind kind, const TileConfig& tiles) {
+  std::int64_t most = 0;  // the naive kind: its largest kernel (naive.pv or naive.qk)
+  for (KernelId k : kernels_of(kind)) most = std::max(most, smem_bytes_per_cta(k, w, tiles));
+  return most;
+}
+
+void check_config(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles) {
+  for (KernelId k : kernels_of(kind)) {
+    const KernelDataflow flow(k, w, tiles);  // validates shape and tiling
+    try {
+      occupancy(gpu, flow.smem_per_cta(), flow.threads_per_cta(), flow.estimated_registers_per_thread());
+    } catch (const InvalidInput& e) {
+      throw InvalidInput(std::string(to_string(k)) + " " + tiles.label() + ": " + e.what());
+    }
+  }
+}
+
+SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles,
+                   const SimOptions& options) {
+  check_config(gpu, w, kind, tiles);
+  std::vector<KernelId> kernels = kernels_of(kind);
+  if (options.only) {
+    if (std::find(kernels.begin(), kernels.end(), *options.only) == kernels.end())
+      throw InvalidInput("kernel " + std::string(to_string(*options.only)) + " is not part of the " +
+                         std::string(to_string(kind)) + " kind");
+    kernels = {*options.only};
+  }
+  for (int r : options.registers_per_thread)
+    if (r < 0 || r > 255) throw InvalidInput("registers_per_thread must be in [0, 255] (0 = estimate)");
+
+  SimResult result;
+  result.gpu = gpu;
+  result.workload = w;
+  result.tiles = tiles;
+  result.kind = kind;
+  L2Cache l2(gpu);
+  // A warm start runs the same kernels once first and keeps only what they leave in L2.
+  const int passes = options.l2_start == L2Start::warm ? 2 : 1;
+  for (int pass = 0; pass < passes; ++pass) {
+    const bool kept = pass == passes - 1;
+    for (KernelId k : kernels) {
+      const KernelDataflow flow(k, w, tiles, options.window);
+      detail::EngineOptions eo;
+      eo.l2_reuse = options.l2_reuse;
+      eo.record_tiles = options.record_tiles && kept;
+      eo.registers_per_thread = options.registers_per_thread[static_cast<std::size_t>(k)];
+      KernelResult kr = detail::run_kernel(gpu, flow, l2, eo);
+      if (kept) result.kernels.push_back(std::move(kr));
+    }
+  }
+  for (const KernelResult& k : result.kernels) {
+    result.totals += k.totals;
+    result.flops += k.flops;
+    result.time_s += k.time_s;
+  }
+  return result;
+}
+
+}  // namespace attnscope::sim

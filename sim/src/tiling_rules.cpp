@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "attnscope/sim/tiling_rules.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "attnscope/sim/error.hpp"
+
+namespace attnscope::sim {
+namespace {
+
+void require(bool ok, KernelId k, const std::string& why) {
+  if (!ok) throw InvalidInput(std::string(to_string(k)) + ": " + why);
+}
+
+void require_range(int v, int lo, int hi, KernelId k, const char* field) {
+  require(v >= lo && v <= hi, k,
+          std::string(field) + " must be in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got " +
+              std::to_string(v));
+}
+
+void require_multiple_of_16(int v, KernelId k, const char* field) {
+  require(v >= 16 && v % 16 == 0, k,
+          std::string(field) + " must be a positive multiple of 16 (the MMA tile), got " + std::to_string(v));
+}
+
+}  // namespace
+
+void validate_tiling(KernelId k, const Workload& w, const TileConfig& t) {
+  validate(w);
+  const auto e = static_cast<std::int64_t>(bytes_of(w.dtype));
+  if (k == KernelId::tiled) {
+    require(w.dtype != DType::fp32, k,
+            "dtype fp32 is not supported (the tiled kernel is compiled for fp16 and bf16)");
+    require(w.head_dim == 64 || w.head_dim == 128, k,
+            "head_dim " + std::to_string(w.head_dim) + " is not supported (compiled for 64 and 128)");
+    require_multiple_of_16(t.br, k, "Br");
+    require_multiple_of_16(t.bc, k, "Bc");
+    require_range(t.warps, 1, 32, k, "warps");
+    require(t.br % t.warps == 0 && (t.br / t.warps) % 16 == 0, k,
+            "each warp owns a multiple of 16 query rows, so Br (" + std::to_string(t.br) +
+                ") must be a multiple of 16 * warps (" + std::to_string(t.warps) + ")");
+    require_range(t.stages, 1, 8, k, "stages");
+    return;
+  }
+  require((w.head_dim * e) % 16 == 0, k,
+          "head_dim * element size must be a multiple of 16 bytes (cp.async rows), got head_dim " +
+              std::to_string(w.head_dim));
+  require_multiple_of_16(t.gemm_bm, k, "gemm_bm");
+  require_multiple_of_16(t.gemm_bn, k, "gemm_bn");
+  require_multiple_of_16(t.gemm_bk, k, "gemm_bk");
+  require_range(t.gemm_warps, 1, 32, k, "gemm_warps");
+  require_range(t.gemm_stages, 1, 8, k, "gemm_stages");
+  require_range(t.softmax_rows_per_cta, 1, 32, k, "softmax_rows_per_cta");
+  require(t.gemm_bm % (16 * t.gemm_warps) == 0 || k != KernelId::naive_pv, k,
+          "gemm_bm must be a multiple of 16 * gemm_warps (each warp owns 16-row slabs of O)");
+}
+
+std::int64_t smem_bytes_per_cta(KernelId k, const Workload& w, const TileConfig& t) {
+  const auto e = static_cast<std::int64_t>(bytes_of(w.dtype));
+  switch (k) {
+    case KernelId::tiled:
+      return (t.br + std::int64_t{2} * t.stages * t.bc) * w.head_dim * e;
+    case KernelId::naive_qk:
+      return std::int64_t{t.gemm_stages} * (t.gemm_bm + t.gemm_bn) * t.gemm_bk * e;
+    case KernelId::naive_softmax:
+      return 0;
+    case KernelId::naive_pv:
+      return std::int64_t{t.gemm_stages} * (std::int64_t{t.gemm_bm} * t.gemm_bk + t.gemm_bk * w.head_dim) * e;
+  }
+  return 0;
+}
+
+int estimate_registers_per_thread(KernelId k, const Workload& w, const TileConfig& t) {
+  constexpr std::int64_t kOverhead = 32;  // addresses, loop counters, indices
+  const auto e = static_cast<std::int64_t>(bytes_of(w.dtype));
+  const std::int64_t d = w.head_dim;
+  std::int64_t regs = kOverhead;
+  switch (k) {
+    case KernelId::tiled: {
+      const std::int64_t rows = t.br / t.warps;  // query rows per warp
+      regs += rows * d / 32;                     // O accumulator, fp32
+      regs += rows * t.bc / 32;                  // S accumulator, fp32
+      regs += rows * d * e / 4 / 32;             // Q fragments kept in registers
+      regs += rows * t.bc * 2 / 4 / 32;          // P as 16-bit A fragments
+      regs += rows / 16 * 4;                     // running max and sum per row
+      break;
+    }
+    case KernelId::naive_qk: {
+      const int warp_rows = t.gemm_warps % 2 == 0 ? 2 : 1;
+      const std::int64_t wm = t.gemm_bm / warp_rows, wn = t.gemm_bn / (t.gemm_warps / warp_rows);
+      regs += wm * wn / 32 + (wm + wn) * 16 * e / 4 / 32;
+      break;
+    }
+    case KernelId::naive_pv: {
+      const std::int64_t wm = t.gemm_bm / t.gemm_warps;
+      regs += wm * d / 32 + (wm + d) * 16 * e / 4 / 32;
+      break;
+    }
+    case KernelId::naive_softmax:
+      regs += std::min(w.seq_kv, kSoftmaxRegisterRowLimit) * e / 4 / 32;  // the row, packed, per lane
+      break;
+  }
+  regs = (regs + 7) / 8 * 8;
+  return static_cast<int>(std::clamp<std::int64_t>(regs, 16, 255));
+}
+
+}  // namespace attnscope::sim
