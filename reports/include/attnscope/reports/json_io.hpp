@@ -17,10 +17,12 @@ class ReportError : public std::runtime_error {
   explicit ReportError(const std::string& what) : std::runtime_error(what) {}
 };
 
-Report read_report(const std::filesystem::path& path);                  // throws ReportError
-Report parse_report(std::string_view json_text, std::string_view origin);  // origin names the source in errors
+Report read_report(const std::filesystem::path& path);  // throws ReportError
+Report parse_report(std::string_view json_text,
+                    std::string_view origin);  // origin names the source in errors
 std::string to_json_string(const Report& report, int indent = 2);
-void write_report_json(const Report& report, const std::filesystem::path& path);  // atomic; throws ReportError
+void write_report_json(const Report& report,
+                       const std::filesystem::path& path);  // atomic; throws ReportError
 
 // Write any text file atomically (used by every writer).
 void write_file_atomic(const std::filesystem::path& path, std::string_view contents);

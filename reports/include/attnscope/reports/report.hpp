@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnscope/sim/tile_config.hpp"
@@ -52,15 +53,15 @@ struct KernelEntry {
 
 struct Provenance {
   std::string tool_version, git_revision;
-  std::string date;          // ISO 8601 UTC
-  std::string command;       // full command line
+  std::string date;     // ISO 8601 UTC
+  std::string command;  // full command line
   std::string host;
-  std::string gpu_name;      // measured device, or the modeled spec when nothing was measured
-  std::string driver;        // "580.159.04" or empty
+  std::string gpu_name;  // measured device, or the modeled spec when nothing was measured
+  std::string driver;    // "580.159.04" or empty
   std::string cuda_runtime;
   std::optional<double> sm_clock_mhz, mem_clock_mhz;
-  std::string cache_mode;    // "flush" | "warm" | "" (not profiled)
-  std::string gpu_spec;      // model's GPU spec short name or file
+  std::string cache_mode;  // "flush" | "warm" | "" (not profiled)
+  std::string gpu_spec;    // model's GPU spec short name or file
 };
 
 // A sweep: one row per configuration, for what-if studies.
@@ -72,7 +73,16 @@ struct SweepPoint {
   std::int64_t smem_limit = 0;  // bytes of shared memory per CTA allowed in this point
   bool feasible = true;
   std::string infeasible_reason;
-  Metrics metrics;              // modeled only
+  Metrics metrics;         // modeled only
+  std::int64_t index = 0;  // position in the full sweep's enumeration (shards keep it; merge sorts by it)
+};
+
+// What a sweep enumerated, so shards of one sweep can be recognised and joined (`attnscope merge`).
+struct SweepDefinition {
+  std::string text;               // canonical description of the axes and the base workload; "" = not a sweep
+  std::int64_t total_points = 0;  // points in the whole sweep (all shards)
+  int shard_index = 0;            // this report holds points with index % shard_count == shard_index
+  int shard_count = 1;
 };
 
 struct Report {
@@ -83,6 +93,16 @@ struct Report {
   sim::TileConfig tiles;             // tiled kernel's Br/Bc/warps/stages and the naive GEMM tiling
   std::vector<KernelEntry> kernels;  // naive.qk, naive.softmax, naive.pv and/or tiled, in launch order
   std::vector<SweepPoint> sweep;
+  SweepDefinition sweep_definition;  // set when kind == "sweep"
 };
+
+// The kernel entry called `name`, or nullptr.
+const KernelEntry* find_kernel(const Report& report, std::string_view name);
+// The unit a known metric key is measured in ("B" for bytes, "s", "cycles", "FLOP"); "" for unknown keys.
+std::string_view default_unit(std::string_view metric);
+// True for metrics where more is worse (bytes moved, time, cycles): what `compare` calls a regression.
+bool lower_is_better(std::string_view metric);
+// Known metric keys in display order (the keys listed above).
+const std::vector<std::string>& known_metric_keys();
 
 }  // namespace attnscope::reports

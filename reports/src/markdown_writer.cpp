@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// A short Markdown summary for a CI job's summary page: gates first (what a reviewer looks for), then the
+// kernel x metric table, then for sweeps the best tile per problem.
+#include <cmath>
+
+#include "attnscope/reports/sweep_analysis.hpp"
+#include "attnscope/reports/units.hpp"
+#include "attnscope/reports/writers.hpp"
+#include "text_util.hpp"
+
+namespace attnscope::reports {
+
+using detail::md_cell;
+
+namespace {
+
+std::string cell(const std::optional<double>& v, std::string_view unit) {
+  return v ? format_value(*v, unit) : "–";
+}
+
+}  // namespace
+
+std::string to_markdown(const Report& report, const std::vector<GateResult>& gates) {
+  const auto& p = report.provenance;
+  std::string out = fmt::format("## attnscope {}: {}\n\n", report.kind, md_cell(report.workload.name));
+  out += fmt::format("- **Workload**: {}\n", md_cell(detail::workload_summary(report.workload)));
+  if (report.kind != "sweep") out += fmt::format("- **Tiles**: {}\n", report.tiles.label());
+  out += fmt::format("- **GPU**: {}{}{}\n", md_cell(p.gpu_name.empty() ? "-" : p.gpu_name),
+                     p.gpu_spec.empty() ? "" : fmt::format(" (model spec `{}`)", p.gpu_spec),
+                     p.driver.empty() ? "" : fmt::format(", driver {}", p.driver));
+  out += fmt::format("- **Tool**: attnscope {} (git `{}`), {}\n\n", p.tool_version, p.git_revision, p.date);
+
+  if (!gates.empty()) {
+    std::size_t failed = 0;
+    for (const auto& g : gates) failed += g.passed ? 0 : 1;
+    out += fmt::format("### Gates: {} of {} passed\n\n| Gate | Result | Detail |\n|---|---|---|\n",
+                       gates.size() - failed, gates.size());
+    for (const auto& g : gates)
+      out += fmt::format("| `{}` | {} | {} |\n", md_cell(g.gate.text), g.passed ? "✅ pass" : "❌ **FAIL**",
+                         md_cell(g.message));
+    out += '\n';
+  }
+
+  if (!report.kernels.empty()) {
+    out += "### Kernels\n\n| Kernel | Metric | Measured | Modeled | Error |\n|---|---|---:|---:|---:|\n";
+    for (const auto& k : report.kernels)
+      for (const auto& [key, v] : k.metrics) {
+        const auto e = v.relative_error();
+        out += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(k.name), md_cell(key),
+                           cell(v.measured, v.unit), cell(v.modeled, v.unit), e ? format_percent(*e) : "–");
+      }
+    out += '\n';
+  }
+
+  if (!report.sweep.empty()) {
+    std::size_t feasible = 0;
+    for (const auto& pt : report.sweep) feasible += pt.feasible ? 1 : 0;
+    out += fmt::format("### Sweep: {} points ({} feasible)\n\n", report.sweep.size(), feasible);
+    out += "| Problem | Best tile | smem/CTA | Modeled time | HBM bytes |\n|---|---|---:|---:|---:|\n";
+    for (const auto& group : group_by_problem(report)) {
+      const SweepPoint* best = best_point(group.points);
+      if (!best) {
+        out += fmt::format("| {} | no feasible tile | | | |\n", md_cell(group.label));
+        continue;
+      }
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(group.label), best->tiles.label(),
+                         format_bytes(modeled_metric(*best, "smem_per_cta")),
+                         format_seconds(modeled_metric(*best, "time")), format_bytes(hbm_bytes(*best)));
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace attnscope::reports
