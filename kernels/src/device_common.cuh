@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: Apache-2.0
+// Device building blocks shared by the kernels: element-type traits, cp.async, ldmatrix, mma.sync
+// m16n8k16 (fp32 accumulate), the 16-byte-chunk XOR swizzle, and the %smid / %globaltimer readers of the
+// instrumented builds. Small inline PTX wrappers so that the SASS is exactly what the dataflow says.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+namespace attnscope::kernels::device {
+
+// ---- Element types -------------------------------------------------------------------------------------
+template <typename T>
+struct ElementTraits;
+
+template <>
+struct ElementTraits<__half> {
+  // Two floats -> one 32-bit register holding two fp16 (low half = first).
+  static __device__ __forceinline__ std::uint32_t pack(float lo, float hi) {
+    const __half2 h = __floats2half2_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  }
+  static __device__ __forceinline__ float2 unpack(std::uint32_t bits) {
+    return __half22float2(*reinterpret_cast<const __half2*>(&bits));
+  }
+  static __device__ __forceinline__ float to_float(std::uint16_t bits) {
+    return __half2float(__ushort_as_half(bits));
+  }
+  static __device__ __forceinline__ std::uint16_t from_float(float x) {
+    return __half_as_ushort(__float2half_rn(x));
+  }
+  // D = A * B + C, A 16x16 row-major, B 16x8 col-major, fp32 accumulate.
+  static __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                             std::uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+
+template <>
+struct ElementTraits<__nv_bfloat16> {
+  static __device__ __forceinline__ std::uint32_t pack(float lo, float hi) {
+    const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+    return *reinterpret_cast<const std::uint32_t*>(&h);
+  }
+  static __device__ __forceinline__ float2 unpack(std::uint32_t bits) {
+    return __bfloat1622float2(*reinterpret_cast<const __nv_bfloat162*>(&bits));
+  }
+  static __device__ __forceinline__ float to_float(std::uint16_t bits) {
+    return __bfloat162float(__ushort_as_bfloat16(bits));
+  }
+  static __device__ __forceinline__ std::uint16_t from_float(float x) {
+    return __bfloat16_as_ushort(__float2bfloat16_rn(x));
+  }
+  static __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4], std::uint32_t b0,
+                                             std::uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+        "{%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  }
+};
+
+// ---- Shared-memory addressing ----------------------------------------------------------------------------
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Tiles whose rows are a multiple of 128 bytes (8 chunks of 16 B): physical chunk = chunk ^ (row % 8), so the
+// 8 rows an ldmatrix phase reads (same logical chunk) hit 8 different bank groups.
+__device__ __forceinline__ int swizzle128(int row, int chunk) {
+  return chunk ^ (row & 7);
+}
+// Tiles of 64-byte rows (4 chunks): rows r and r+2 share banks; chunk ^ ((row / 2) % 4) spreads the 8 rows.
+__device__ __forceinline__ int swizzle64(int row, int chunk) {
+  return chunk ^ ((row >> 1) & 3);
+}
+
+// ---- cp.async ------------------------------------------------------------------------------------------
+// 16-byte global -> shared copy; when `valid` is false nothing is read from global memory and the 16 bytes
+// are zero-filled (src-size 0), so out-of-range rows never touch memory past the tensor.
+__device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src, bool valid) {
+  const int src_size = valid ? 16 : 0;
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_size));
+}
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+// ---- ldmatrix -----------------------------------------------------------------------------------------
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+__device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+// ---- Fast math -------------------------------------------------------------------------------------------
+// 2^x with the SFU (ex2.approx.ftz): exp2(-inf) = +0, which the online softmax relies on for masked keys.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// ---- Instrumentation -------------------------------------------------------------------------------------
+__device__ __forceinline__ std::uint64_t global_timer_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ std::uint32_t sm_id() {
+  std::uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;\n" : "=r"(id));
+  return id;
+}
+
+}  // namespace attnscope::kernels::device

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// Internal (not installed): the launch parameters the kernels receive and the table of compiled tiled
+// instantiations the host launcher dispatches through. Pure C++ so launchers.cpp needs no CUDA headers
+// beyond the runtime API.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "attnscope/kernels/attention.hpp"
+
+namespace attnscope::kernels::detail {
+
+// Invariant launch state of the tiled kernel (passed by value as the kernel parameter).
+// Grid = (q tiles in the window, heads, batch); the CTA's q tile is q_tile_begin + blockIdx.x.
+struct TiledParams {
+  const void* q;  // [B, H, Nq, d]
+  const void* k;  // [B, H, Nkv, d]
+  const void* v;  // [B, H, Nkv, d]
+  void* o;        // [B, H, Nq, d]
+  float* lse;     // [B, H, Nq]
+  int heads;
+  int seq_q;
+  int seq_kv;
+  int causal;        // 0 / 1
+  float scale;       // multiplies Q K^T
+  float scale_log2;  // scale * log2(e): the softmax runs in base 2
+  int q_tile_begin;
+  int kv_tile_begin;  // kv window [begin, end), already clipped to [0, ceil(Nkv / Bc)]
+  int kv_tile_end;
+  TileTiming* timeline;  // instrumented builds only: [B][H][q tiles in window][kv_tile_end - kv_tile_begin]
+};
+
+// One compiled tiled instantiation. `launch` returns a cudaError_t as int (0 = success).
+struct TiledEntry {
+  DType dtype;
+  int head_dim;
+  int br;
+  int bc;
+  int stages;
+  bool instrumented;
+  std::size_t smem_bytes;  // sizeof(SharedStorage)
+  int threads;
+  int (*launch)(const TiledParams& params, int grid_x, int grid_y, int grid_z, Stream stream);
+};
+
+// Each tiled_*.cu file appends its instantiations (one function per file, so -j2 compiles them in parallel).
+void append_tiled_fp16_d64(std::vector<TiledEntry>& out);
+void append_tiled_fp16_d128(std::vector<TiledEntry>& out);
+void append_tiled_bf16_d64(std::vector<TiledEntry>& out);
+void append_tiled_bf16_d128(std::vector<TiledEntry>& out);
+void append_tiled_fp16_d64_instrumented(std::vector<TiledEntry>& out);
+void append_tiled_fp16_d128_instrumented(std::vector<TiledEntry>& out);
+
+// The whole table, built once.
+const std::vector<TiledEntry>& tiled_registry();
+
+// Naive kernels' parameters. S/P [B, H, Nq, Nkv] in the input dtype.
+struct NaiveParams {
+  const void* q;
+  const void* k;
+  const void* v;
+  void* o;
+  void* s;
+  int heads;
+  int seq_q;
+  int seq_kv;
+  int head_dim;
+  int causal;
+  float scale;
+  int row_block_begin;  // first row block of the window (qk/pv: 128 rows, softmax: 8 rows)
+  int col_block_begin;  // qk: first column block (128 columns); pv: first reduction step (32 columns)
+  int col_block_end;    // exclusive, clipped to the total
+  TileTiming* timeline;
+};
+
+// Launch one naive kernel (dtype and head_dim picked inside); returns a cudaError_t as int.
+int launch_naive_qk_kernel(DType dtype, const NaiveParams& params, int grid_x, int grid_y, int grid_z,
+                           Stream stream);
+int launch_naive_softmax_kernel(DType dtype, const NaiveParams& params, int grid_x, int grid_y,
+                                Stream stream);
+int launch_naive_pv_kernel(DType dtype, const NaiveParams& params, int grid_x, int grid_y, Stream stream);
+
+}  // namespace attnscope::kernels::detail

@@ -1,0 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tiled attention instantiations: fp16, head_dim 128, stages 2, Br {64, 128} x Bc {32, 64, 128}.
+#include "tiled_kernel.cuh"
+
+namespace attnscope::kernels::detail {
+
+void append_tiled_fp16_d128(std::vector<TiledEntry>& out) {
+  append_all_tiles<__half, 128, 2, false>(out, DType::fp16);
+}
+
+}  // namespace attnscope::kernels::detail

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: Apache-2.0
+// FlashAttention-2-style tiled forward attention (mma.sync m16n8k16, ldmatrix, cp.async ring).
+//
+// One CTA per (q tile, head, batch); Br/16 warps, each owning 16 query rows. The CTA copies its Q tile
+// [Br x d] to shared memory once, then streams K_j, V_j [Bc x d] through a `Stages`-deep cp.async ring.
+// Per kv tile: S = Q K_j^T in registers (fp32), online softmax in base 2 (scale * log2 e folded into one
+// FMA before ex2), P converted to the input dtype in registers and O += P V_j. O [Br x d] and LSE [Br] are
+// written once at the end. Shared memory is one SharedStorage (Q + Stages x (K + V)), swizzled at 16-byte
+// granularity (chunk ^ row % 8), no padding. See docs/kernel-notes.md for the dataflow and measurements.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "device_common.cuh"
+#include "launch_registry.hpp"
+
+namespace attnscope::kernels::detail {
+
+template <typename T, int D, int Br, int Bc, int Stages>
+struct TiledShape {
+  static_assert(D == 64 || D == 128, "head_dim must be 64 or 128 (rows of 128 or 256 bytes for the swizzle)");
+  static_assert(Br % 16 == 0 && Bc % 16 == 0, "Br and Bc must be multiples of 16 (mma m16n8k16)");
+  static_assert(Stages >= 2, "the K/V ring needs at least 2 stages to overlap loads with compute");
+  static constexpr int kWarps = Br / 16;
+  static constexpr int kThreads = kWarps * 32;
+  static constexpr int kChunksPerRow = D * static_cast<int>(sizeof(T)) / 16;  // 16-byte chunks per row
+
+  struct SharedStorage {
+    T q[Br * D];          // Q tile, later reused to stage O for 16-byte stores
+    T k[Stages][Bc * D];  // K ring
+    T v[Stages][Bc * D];  // V ring
+  };
+  static constexpr std::size_t kSmemBytes = sizeof(SharedStorage);
+  static_assert(kSmemBytes == static_cast<std::size_t>(Br + 2 * Stages * Bc) * D * sizeof(T),
+                "SharedStorage must be exactly (Br + 2*stages*Bc)*d elements: the model relies on it");
+  // Two CTAs per SM when the register budget allows (d = 64 with Bc <= 64), one otherwise.
+  static constexpr int kMinBlocks = (D == 64 && Bc <= 64) ? 2 : 1;
+};
+
+// Copies rows [row0, row0 + Rows) of a [n_rows x D] matrix into a swizzled smem tile; rows >= n_rows are
+// zero-filled without reading global memory.
+template <typename T, int D, int Rows, int Threads>
+__device__ __forceinline__ void load_tile(T* tile, const T* global, int row0, int n_rows, int tid) {
+  constexpr int kChunksPerRow = D * static_cast<int>(sizeof(T)) / 16;
+  constexpr int kChunks = Rows * kChunksPerRow;
+  static_assert(kChunks % Threads == 0, "every thread copies the same number of 16-byte chunks");
+#pragma unroll
+  for (int c = tid; c < kChunks; c += Threads) {
+    const int r = c / kChunksPerRow;
+    const int ch = c % kChunksPerRow;
+    const int grow = row0 + r;
+    const bool valid = grow < n_rows;
+    const T* src = global + (valid ? static_cast<std::size_t>(grow) * D + ch * 8 : 0);
+    device::cp_async_16(device::smem_addr(tile + r * D + device::swizzle128(r, ch) * 8), src, valid);
+  }
+}
+
+template <typename T, int D, int Br, int Bc, int Stages, bool Instrumented>
+__global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
+                                  TiledShape<T, D, Br, Bc, Stages>::kMinBlocks)
+    tiled_attention_kernel(const TiledParams p) {
+  using Shape = TiledShape<T, D, Br, Bc, Stages>;
+  using Traits = device::ElementTraits<T>;
+  using SharedStorage = typename Shape::SharedStorage;
+  constexpr int kThreads = Shape::kThreads;
+  constexpr int kNTiles = Bc / 8;    // n8 tiles of S per warp
+  constexpr int kDTiles = D / 8;     // n8 tiles of O per warp
+  constexpr int kDSteps = D / 16;    // k16 steps of Q K^T
+  constexpr int kKvSteps = Bc / 16;  // k16 steps of P V
+  // Q fragments stay in registers for d = 64; for d = 128 they are re-read from shared memory every kv
+  // step (32 registers saved, which the S and O accumulators need).
+  constexpr bool kQInRegisters = D == 64;
+
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  SharedStorage& smem = *reinterpret_cast<SharedStorage*>(smem_raw);
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int g = lane / 4;  // accumulator row within the 8-row half
+  const int t = lane % 4;  // accumulator column pair
+  const int q_tile = p.q_tile_begin + static_cast<int>(blockIdx.x);
+  const int head = static_cast<int>(blockIdx.y);
+  const int batch = static_cast<int>(blockIdx.z);
+  const std::size_t bh = static_cast<std::size_t>(batch) * p.heads + head;
+  const T* q = static_cast<const T*>(p.q) + bh * p.seq_q * D;
+  const T* k = static_cast<const T*>(p.k) + bh * p.seq_kv * D;
+  const T* v = static_cast<const T*>(p.v) + bh * p.seq_kv * D;
+  const int q0 = q_tile * Br;
+  // Keys visible to query row i: j <= i + causal_shift (bottom-right aligned causal mask).
+  const int causal_shift = p.seq_kv - p.seq_q;
+
+  // kv tiles this CTA runs: the window, cut at the diagonal when causal (tiles with no visible key skipped).
+  int kv_visible = (p.seq_kv + Bc - 1) / Bc;
+  if (p.causal) {
+    const int last_row = min(q0 + Br, p.seq_q) - 1;
+    const int max_key = last_row + causal_shift;
+    kv_visible = max_key < 0 ? 0 : min(kv_visible, max_key / Bc + 1);
+  }
+  const int kv_begin = p.kv_tile_begin;
+  const int n_steps = max(0, min(p.kv_tile_end, kv_visible) - kv_begin);
+  const std::size_t record_base =
+      Instrumented ? ((bh * gridDim.x + blockIdx.x) * static_cast<std::size_t>(p.kv_tile_end - kv_begin)) : 0;
+  std::uint64_t step_start = 0;
+  if constexpr (Instrumented) step_start = device::global_timer_ns();
+
+  // Prologue: Q with the first K/V tile in group 0, then tiles 1 .. Stages-2, one group each.
+  if (n_steps > 0) load_tile<T, D, Br, kThreads>(smem.q, q, q0, p.seq_q, tid);
+#pragma unroll
+  for (int s = 0; s < Stages - 1; ++s) {
+    if (s < n_steps) {
+      load_tile<T, D, Bc, kThreads>(smem.k[s], k, (kv_begin + s) * Bc, p.seq_kv, tid);
+      load_tile<T, D, Bc, kThreads>(smem.v[s], v, (kv_begin + s) * Bc, p.seq_kv, tid);
+    }
+    device::cp_async_commit();
+  }
+
+  // Per-lane ldmatrix bases (see the S loop). Q (A operand): rows lane % 16, chunk lane / 16.
+  // K (B operand, [key][d]): rows lane % 8 + 8 * (lane / 16), chunk (lane / 8) % 2.
+  // V (B operand via .trans, [key][d]): rows lane % 8 + 8 * ((lane / 8) % 2), chunk lane / 16.
+  const std::uint32_t q_lane_base =
+      device::smem_addr(smem.q) +
+      static_cast<std::uint32_t>(((warp * 16 + lane % 16) * D + ((lane / 16) ^ (lane % 8)) * 8) * sizeof(T));
+  const std::uint32_t k_lane_base =
+      device::smem_addr(smem.k[0]) +
+      static_cast<std::uint32_t>(((lane % 8 + 8 * (lane / 16)) * D + (((lane / 8) & 1) ^ (lane % 8)) * 8) *
+                                 sizeof(T));
+  const std::uint32_t v_lane_base =
+      device::smem_addr(smem.v[0]) +
+      static_cast<std::uint32_t>(((lane % 8 + 8 * ((lane / 8) & 1)) * D + ((lane / 16) ^ (lane % 8)) * 8) *
+                                 sizeof(T));
+  std::uint32_t q_frag[kDSteps][4];
+  float o_acc[kDTiles][4];
+  float row_max[2] = {-INFINITY, -INFINITY};  // raw (unscaled) running max of rows g and g + 8
+  float row_sum[2] = {0.0f, 0.0f};            // this thread's part of the running sum
+#pragma unroll
+  for (int i = 0; i < kDTiles; ++i) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) o_acc[i][e] = 0.0f;
+  }
+  const int warp_row0 = q0 + warp * 16;
+
+  for (int step = 0; step < n_steps; ++step) {
+    const int kv_tile = kv_begin + step;
+    const int stage = step % Stages;
+    if constexpr (Instrumented) {
+      if (step > 0) step_start = device::global_timer_ns();
+    }
+    device::cp_async_wait<Stages - 2>();  // tile `step` (and Q) landed for this thread ...
+    __syncthreads();                      // ... and for all; also: everyone is done with tile step-1
+    {
+      const int next = step + Stages - 1;
+      if (next < n_steps) {
+        load_tile<T, D, Bc, kThreads>(smem.k[next % Stages], k, (kv_begin + next) * Bc, p.seq_kv, tid);
+        load_tile<T, D, Bc, kThreads>(smem.v[next % Stages], v, (kv_begin + next) * Bc, p.seq_kv, tid);
+      }
+      device::cp_async_commit();  // possibly empty: keeps the group count in step with the tile index
+    }
+    if constexpr (kQInRegisters) {
+      if (step == 0) {
+#pragma unroll
+        for (int kk = 0; kk < kDSteps; ++kk) {
+          device::ldmatrix_x4(q_frag[kk], q_lane_base ^ static_cast<std::uint32_t>(kk * 32));
+        }
+      }
+    }
+
+    // S = Q K^T (raw scores, fp32).
+    float s_acc[kNTiles][4];
+#pragma unroll
+    for (int i = 0; i < kNTiles; ++i) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s_acc[i][e] = 0.0f;
+    }
+    // ldmatrix addresses: in a swizzled tile (128-byte aligned rows of D elements) the row offset of a
+    // 16-row block is a plain add and the chunk index only XORs address bits 4..7, so one per-lane base
+    // plus an XOR per k step and an immediate per n block (keeps ptxas from hoisting 64 addresses).
+    const std::uint32_t k_base = k_lane_base + static_cast<std::uint32_t>(stage * Bc * D * sizeof(T));
+#pragma unroll
+    for (int kk = 0; kk < kDSteps; ++kk) {
+      if constexpr (!kQInRegisters) {
+        device::ldmatrix_x4(q_frag[kk], q_lane_base ^ static_cast<std::uint32_t>(kk * 32));
+      }
+      const std::uint32_t k_addr = k_base ^ static_cast<std::uint32_t>(kk * 32);
+#pragma unroll
+      for (int np = 0; np < Bc / 16; ++np) {
+        std::uint32_t b[4];
+        device::ldmatrix_x4(b, k_addr + static_cast<std::uint32_t>(np * 16 * D * sizeof(T)));
+        Traits::mma(s_acc[2 * np], q_frag[kk], b[0], b[1]);
+        Traits::mma(s_acc[2 * np + 1], q_frag[kk], b[2], b[3]);
+      }
+    }
+
+    // Mask keys past Nkv and (causal) keys past each row's diagonal; only tiles that can hold such keys.
+    const int key0 = kv_tile * Bc;
+    if (key0 + Bc > p.seq_kv || (p.causal && key0 + Bc - 1 > warp_row0 + causal_shift)) {
+#pragma unroll
+      for (int nt = 0; nt < kNTiles; ++nt) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int key = key0 + nt * 8 + 2 * t + (e & 1);
+          const int row = warp_row0 + g + 8 * (e >> 1);
+          if (key >= p.seq_kv || (p.causal && key > row + causal_shift)) s_acc[nt][e] = -INFINITY;
+        }
+      }
+    }
+
+    // Online softmax, base 2: p = 2^(s * scale_log2 - m * scale_log2).
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float m = row_max[r];
+#pragma unroll
+      for (int nt = 0; nt < kNTiles; ++nt) m = fmaxf(m, fmaxf(s_acc[nt][2 * r], s_acc[nt][2 * r + 1]));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+      // A row with no visible key so far keeps m = -inf; subtract 0 then so that -inf - -inf never happens.
+      const float m_scaled = m == -INFINITY ? 0.0f : m * p.scale_log2;
+      const float alpha = device::fast_exp2(row_max[r] * p.scale_log2 - m_scaled);
+      row_max[r] = m;
+      float sum = 0.0f;
+#pragma unroll
+      for (int nt = 0; nt < kNTiles; ++nt) {
+        s_acc[nt][2 * r] = device::fast_exp2(fmaf(s_acc[nt][2 * r], p.scale_log2, -m_scaled));
+        s_acc[nt][2 * r + 1] = device::fast_exp2(fmaf(s_acc[nt][2 * r + 1], p.scale_log2, -m_scaled));
+        sum += s_acc[nt][2 * r] + s_acc[nt][2 * r + 1];
+      }
+      row_sum[r] = row_sum[r] * alpha + sum;
+#pragma unroll
+      for (int dt = 0; dt < kDTiles; ++dt) {
+        o_acc[dt][2 * r] *= alpha;
+        o_acc[dt][2 * r + 1] *= alpha;
+      }
+    }
+
+    // O += P V, P taken from the S accumulators (the m16n8 C layout of two n-tiles is the A layout of k16).
+    const std::uint32_t v_base = v_lane_base + static_cast<std::uint32_t>(stage * Bc * D * sizeof(T));
+#pragma unroll
+    for (int kk = 0; kk < kKvSteps; ++kk) {
+      const std::uint32_t a[4] = {Traits::pack(s_acc[2 * kk][0], s_acc[2 * kk][1]),
+                                  Traits::pack(s_acc[2 * kk][2], s_acc[2 * kk][3]),
+                                  Traits::pack(s_acc[2 * kk + 1][0], s_acc[2 * kk + 1][1]),
+                                  Traits::pack(s_acc[2 * kk + 1][2], s_acc[2 * kk + 1][3])};
+#pragma unroll
+      for (int dp = 0; dp < D / 16; ++dp) {
+        std::uint32_t b[4];
+        device::ldmatrix_x4_trans(b, (v_base + static_cast<std::uint32_t>(kk * 16 * D * sizeof(T))) ^
+                                         static_cast<std::uint32_t>(dp * 32));
+        Traits::mma(o_acc[2 * dp], a, b[0], b[1]);
+        Traits::mma(o_acc[2 * dp + 1], a, b[2], b[3]);
+      }
+    }
+
+    if constexpr (Instrumented) {
+      if (tid == 0 && step + 1 < n_steps) {
+        p.timeline[record_base + static_cast<std::size_t>(kv_tile - kv_begin)] =
+            TileTiming{static_cast<std::uint32_t>(batch),
+                       static_cast<std::uint32_t>(head),
+                       static_cast<std::uint32_t>(q_tile),
+                       static_cast<std::uint32_t>(kv_tile),
+                       device::sm_id(),
+                       step_start,
+                       device::global_timer_ns()};
+      }
+    }
+  }
+  device::cp_async_wait<0>();  // only empty groups can be pending here; drain them anyway
+
+  // Epilogue: normalise, stage this warp's 16 rows of O in its own rows of the Q tile (no other warp
+  // touches them), then 16-byte coalesced stores; LSE by the first thread of each row quad.
+  float inv_sum[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float l = row_sum[r];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    inv_sum[r] = l > 0.0f ? 1.0f / l : 0.0f;
+    const int row = warp_row0 + g + 8 * r;
+    if (t == 0 && row < p.seq_q) {
+      p.lse[bh * p.seq_q + row] = l > 0.0f ? row_max[r] * p.scale + logf(l) : -INFINITY;
+    }
+  }
+  __syncwarp();
+#pragma unroll
+  for (int dt = 0; dt < kDTiles; ++dt) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = warp * 16 + g + 8 * r;
+      const std::uint32_t packed =
+          Traits::pack(o_acc[dt][2 * r] * inv_sum[r], o_acc[dt][2 * r + 1] * inv_sum[r]);
+      *reinterpret_cast<std::uint32_t*>(smem.q + row * D + device::swizzle128(row, dt) * 8 + 2 * t) = packed;
+    }
+  }
+  __syncwarp();
+  T* o = static_cast<T*>(p.o) + bh * p.seq_q * D;
+  constexpr int kChunksPerRow = Shape::kChunksPerRow;
+#pragma unroll
+  for (int c = lane; c < 16 * kChunksPerRow; c += 32) {
+    const int r = warp * 16 + c / kChunksPerRow;
+    const int ch = c % kChunksPerRow;
+    if (q0 + r < p.seq_q) {
+      *reinterpret_cast<uint4*>(o + static_cast<std::size_t>(q0 + r) * D + ch * 8) =
+          *reinterpret_cast<const uint4*>(smem.q + r * D + device::swizzle128(r, ch) * 8);
+    }
+  }
+  if constexpr (Instrumented) {
+    if (n_steps > 0) {
+      __syncthreads();  // the last record ends when the whole CTA has stored O
+      if (tid == 0) {
+        const int kv_tile = kv_begin + n_steps - 1;
+        p.timeline[record_base + static_cast<std::size_t>(kv_tile - kv_begin)] =
+            TileTiming{static_cast<std::uint32_t>(batch),
+                       static_cast<std::uint32_t>(head),
+                       static_cast<std::uint32_t>(q_tile),
+                       static_cast<std::uint32_t>(kv_tile),
+                       device::sm_id(),
+                       step_start,
+                       device::global_timer_ns()};
+      }
+    }
+  }
+}
+
+template <typename T, int D, int Br, int Bc, int Stages, bool Instrumented>
+int launch_tiled_instance(const TiledParams& params, int grid_x, int grid_y, int grid_z, Stream stream) {
+  using Shape = TiledShape<T, D, Br, Bc, Stages>;
+  auto* kernel = &tiled_attention_kernel<T, D, Br, Bc, Stages, Instrumented>;
+  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         static_cast<int>(Shape::kSmemBytes));
+  if (err != cudaSuccess) return static_cast<int>(err);
+  kernel<<<dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z)),
+           Shape::kThreads, Shape::kSmemBytes, static_cast<cudaStream_t>(stream)>>>(params);
+  return static_cast<int>(cudaGetLastError());
+}
+
+template <typename T, int D, int Br, int Bc, int Stages, bool Instrumented>
+TiledEntry tiled_entry(DType dtype) {
+  using Shape = TiledShape<T, D, Br, Bc, Stages>;
+  return TiledEntry{dtype,
+                    D,
+                    Br,
+                    Bc,
+                    Stages,
+                    Instrumented,
+                    Shape::kSmemBytes,
+                    Shape::kThreads,
+                    &launch_tiled_instance<T, D, Br, Bc, Stages, Instrumented>};
+}
+
+// All (Br, Bc) of one (dtype, d, stages, instrumented): Br in {64, 128} x Bc in {32, 64, 128}.
+template <typename T, int D, int Stages, bool Instrumented>
+void append_all_tiles(std::vector<TiledEntry>& out, DType dtype) {
+  out.push_back(tiled_entry<T, D, 64, 32, Stages, Instrumented>(dtype));
+  out.push_back(tiled_entry<T, D, 64, 64, Stages, Instrumented>(dtype));
+  out.push_back(tiled_entry<T, D, 64, 128, Stages, Instrumented>(dtype));
+  out.push_back(tiled_entry<T, D, 128, 32, Stages, Instrumented>(dtype));
+  out.push_back(tiled_entry<T, D, 128, 64, Stages, Instrumented>(dtype));
+  out.push_back(tiled_entry<T, D, 128, 128, Stages, Instrumented>(dtype));
+}
+
+}  // namespace attnscope::kernels::detail
