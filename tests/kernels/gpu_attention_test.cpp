@@ -1,0 +1,515 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPU tests of kernels/src: tiled and naive attention against the float64 reference on fresh random
+// inputs (seed printed), outputs poisoned with NaN before every launch and every element checked, LSE
+// checked, tile windows write exactly their outputs, instrumented timelines are sane, launchers refuse
+// bad input with the right StatusCode.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+
+#include "gpu_test_support.hpp"
+
+namespace attnscope::kernels::testing {
+namespace {
+
+// One attention problem: inputs on host and device, outputs on device, reference on demand.
+class Problem {
+ public:
+  Problem(const AttentionShape& shape, unsigned seed) : shape_(shape) {
+    std::mt19937 rng(seed);
+    const std::size_t bh = static_cast<std::size_t>(shape.batch) * shape.heads;
+    nq_ = bh * shape.seq_q * shape.head_dim;
+    nkv_ = bh * shape.seq_kv * shape.head_dim;
+    rows_ = bh * shape.seq_q;
+    q_ = random_tensor(nq_, shape.dtype, rng);
+    k_ = random_tensor(nkv_, shape.dtype, rng);
+    v_ = random_tensor(nkv_, shape.dtype, rng);
+    dq_ = std::make_unique<DeviceBuffer>(nq_ * 2);
+    dk_ = std::make_unique<DeviceBuffer>(nkv_ * 2);
+    dv_ = std::make_unique<DeviceBuffer>(nkv_ * 2);
+    do_ = std::make_unique<DeviceBuffer>(nq_ * 2);
+    dlse_ = std::make_unique<DeviceBuffer>(rows_ * sizeof(float));
+    ds_ = std::make_unique<DeviceBuffer>(rows_ * static_cast<std::size_t>(shape.seq_kv) * 2);
+    ok_ = dq_->get() && dk_->get() && dv_->get() && do_->get() && dlse_->get() && ds_->get() &&
+          cudaMemcpy(dq_->get(), q_.bits.data(), nq_ * 2, cudaMemcpyHostToDevice) == cudaSuccess &&
+          cudaMemcpy(dk_->get(), k_.bits.data(), nkv_ * 2, cudaMemcpyHostToDevice) == cudaSuccess &&
+          cudaMemcpy(dv_->get(), v_.bits.data(), nkv_ * 2, cudaMemcpyHostToDevice) == cudaSuccess;
+  }
+
+  bool ok() const { return ok_; }
+  const AttentionShape& shape() const { return shape_; }
+  DeviceTensors tensors() const {
+    return DeviceTensors{dq_->get(), dk_->get(), dv_->get(), do_->get(), static_cast<float*>(dlse_->get()),
+                         ds_->get()};
+  }
+  // NaN in every output (O, LSE, naive scratch).
+  bool poison() const {
+    return cudaMemset(do_->get(), kPoisonByte, do_->bytes()) == cudaSuccess &&
+           cudaMemset(dlse_->get(), kPoisonByte, dlse_->bytes()) == cudaSuccess &&
+           cudaMemset(ds_->get(), kPoisonByte, ds_->bytes()) == cudaSuccess;
+  }
+  std::vector<std::uint16_t> o_bits() const { return download<std::uint16_t>(*do_, nq_); }
+  std::vector<float> lse() const { return download<float>(*dlse_, rows_); }
+  std::vector<std::uint16_t> s_bits() const {
+    return download<std::uint16_t>(*ds_, rows_ * static_cast<std::size_t>(shape_.seq_kv));
+  }
+  const std::vector<double>& ref_o() {
+    compute_reference();
+    return ref_o_;
+  }
+  const std::vector<double>& ref_lse() {
+    compute_reference();
+    return ref_lse_;
+  }
+  const HostTensor& q() const { return q_; }
+  const HostTensor& k() const { return k_; }
+  const HostTensor& v() const { return v_; }
+
+ private:
+  template <typename T>
+  static std::vector<T> download(const DeviceBuffer& b, std::size_t count) {
+    std::vector<T> out(count);
+    if (cudaMemcpy(out.data(), b.get(), count * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess)
+      out.clear();
+    return out;
+  }
+  void compute_reference() {
+    if (!ref_o_.empty()) return;
+    ref_o_.resize(nq_);
+    ref_lse_.resize(rows_);
+    attention_reference(shape_, q_.values.data(), k_.values.data(), v_.values.data(), ref_o_.data(),
+                        ref_lse_.data());
+  }
+
+  AttentionShape shape_;
+  std::size_t nq_ = 0, nkv_ = 0, rows_ = 0;
+  HostTensor q_, k_, v_;
+  std::unique_ptr<DeviceBuffer> dq_, dk_, dv_, do_, dlse_, ds_;
+  std::vector<double> ref_o_, ref_lse_;
+  bool ok_ = false;
+};
+
+AttentionShape make_shape(int b, int h, int nq, int nkv, int d, DType dtype, bool causal) {
+  return AttentionShape{b, h, nq, nkv, d, dtype, causal, 1.0f / std::sqrt(static_cast<float>(d))};
+}
+
+// Every element of O checked (none left NaN, norm-wise <= 1e-2, element-wise sanity); LSE too when asked.
+void expect_matches_reference(Problem& p, bool check_lse, const std::string& what) {
+  const auto& s = p.shape();
+  const auto o = to_floats(p.o_bits(), s.dtype);
+  ASSERT_EQ(o.size(), p.ref_o().size()) << what;
+  const ErrorStats e = compare(o, p.ref_o());
+  EXPECT_EQ(e.non_finite, 0u) << what << ": elements of O left unwritten (NaN poison) or non-finite";
+  EXPECT_LE(e.rel_norm, 1e-2) << what;
+  EXPECT_LE(e.max_abs, elementwise_bound(s.dtype)) << what;
+  std::printf("[ error    ] %-60s ||O-ref||/||ref|| = %.3e  max|O-ref| = %.3e\n", what.c_str(), e.rel_norm,
+              e.max_abs);
+  if (!check_lse) return;
+  const auto lse = p.lse();
+  const auto& ref = p.ref_lse();
+  ASSERT_EQ(lse.size(), ref.size());
+  std::size_t bad = 0;
+  double max_err = 0.0;
+  for (std::size_t i = 0; i < lse.size(); ++i) {
+    if (std::isinf(ref[i])) {
+      if (!(std::isinf(lse[i]) && lse[i] < 0)) ++bad;
+      continue;
+    }
+    const double err = std::fabs(static_cast<double>(lse[i]) - ref[i]);
+    if (!(err <= 1e-3 * std::max(1.0, std::fabs(ref[i])))) ++bad;  // also counts NaN
+    if (std::isfinite(err)) max_err = std::max(max_err, err);
+  }
+  EXPECT_EQ(bad, 0u) << what << ": LSE rows off (max |err| " << max_err << ")";
+}
+
+void run_tiled(Problem& p, const TiledConfig& c, const TileWindow& w = {}, TileTiming* timeline = nullptr) {
+  ASSERT_TRUE(p.poison());
+  const Status st = launch_tiled(p.shape(), c, p.tensors(), w, timeline, nullptr);
+  ASSERT_TRUE(st) << st.message;
+  ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void run_naive(Problem& p) {
+  ASSERT_TRUE(p.poison());
+  for (const auto launch : {&launch_naive_qk, &launch_naive_softmax, &launch_naive_pv}) {
+    const Status st = launch(p.shape(), p.tensors(), TileWindow{}, nullptr, nullptr);
+    ASSERT_TRUE(st) << st.message;
+  }
+  ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+struct Case {
+  int b, h, nq, nkv, d;
+  DType dtype;
+  bool causal;
+};
+
+// Lengths not multiples of any tile (197, 1000, 4097), causal with Nq != Nkv both ways (rows that see no
+// key when Nq > Nkv), batch > 1.
+const Case kShapes[] = {
+    {1, 2, 197, 197, 64, DType::fp16, false},   {1, 2, 197, 197, 128, DType::bf16, true},
+    {1, 2, 1000, 1000, 128, DType::fp16, true}, {1, 2, 1000, 1000, 64, DType::bf16, false},
+    {1, 1, 4097, 4097, 64, DType::fp16, true},  {1, 1, 4097, 4097, 128, DType::bf16, false},
+    {2, 2, 300, 1000, 64, DType::fp16, true},   {2, 1, 1000, 300, 128, DType::bf16, true},
+    {1, 3, 256, 512, 64, DType::bf16, true},    {1, 1, 1, 77, 128, DType::fp16, false},
+};
+
+TEST(TiledAttention, MatchesReferenceOnAwkwardShapes) {
+  const unsigned seed = fresh_seed();
+  for (const Case& c : kShapes) {
+    Problem p(make_shape(c.b, c.h, c.nq, c.nkv, c.d, c.dtype, c.causal), seed);
+    ASSERT_TRUE(p.ok());
+    run_tiled(p, TiledConfig{});
+    expect_matches_reference(p, true, "tiled 128x64 " + describe(p.shape()));
+  }
+}
+
+TEST(TiledAttention, EveryCompiledConfigSmall) {
+  const unsigned seed = fresh_seed();
+  for (const int d : {64, 128}) {
+    for (const DType dtype : {DType::fp16, DType::bf16}) {
+      const auto configs = compiled_tiled_configs(d, dtype);
+      EXPECT_EQ(configs.size(), 6u) << "Br {64,128} x Bc {32,64,128} expected for d=" << d;
+      for (const bool causal : {false, true}) {
+        Problem p(make_shape(2, 2, 197, causal ? 261 : 131, d, dtype, causal),
+                  seed + static_cast<unsigned>(d));
+        ASSERT_TRUE(p.ok());
+        for (const TiledConfig& c : configs) {
+          run_tiled(p, c);
+          expect_matches_reference(
+              p, true,
+              "tiled Br=" + std::to_string(c.br) + " Bc=" + std::to_string(c.bc) + " " + describe(p.shape()));
+          AttentionShape s = p.shape();
+          EXPECT_EQ(tiled_smem_bytes(s, c),
+                    static_cast<std::size_t>(c.br + 2 * c.stages * c.bc) * static_cast<std::size_t>(d) * 2);
+        }
+      }
+    }
+  }
+}
+
+TEST(NaiveAttention, MatchesReferenceOnAwkwardShapes) {
+  const unsigned seed = fresh_seed();
+  for (const Case& c : kShapes) {
+    Problem p(make_shape(c.b, c.h, c.nq, c.nkv, c.d, c.dtype, c.causal), seed);
+    ASSERT_TRUE(p.ok());
+    run_naive(p);
+    expect_matches_reference(p, false, "naive " + describe(p.shape()));
+  }
+}
+
+TEST(NaiveAttention, LongRowsUseTheTwoPassSoftmax) {
+  // Nkv > 8192: rows no longer fit in registers; 9001 also makes rows of S unaligned (2-byte path).
+  const unsigned seed = fresh_seed();
+  for (const int nkv : {9000, 9001}) {
+    for (const bool causal : {false, true}) {
+      Problem p(make_shape(1, 1, 40, nkv, 64, DType::fp16, causal), seed);
+      ASSERT_TRUE(p.ok());
+      run_naive(p);
+      expect_matches_reference(p, false, "naive " + describe(p.shape()));
+      run_tiled(p, TiledConfig{128, 128, 8, 2});
+      expect_matches_reference(p, true, "tiled 128x128 " + describe(p.shape()));
+    }
+  }
+}
+
+TEST(TiledAttention, WindowWritesExactlyItsRows) {
+  const unsigned seed = fresh_seed();
+  Problem p(make_shape(2, 2, 1000, 700, 64, DType::fp16, false), seed);
+  ASSERT_TRUE(p.ok());
+  const TiledConfig c{64, 64, 4, 2};
+  const int q_begin = 3, q_end = 7;  // rows [192, 448)
+  run_tiled(p, c, TileWindow{q_begin, q_end, 0, -1});
+  const auto o = p.o_bits();
+  const auto lse = p.lse();
+  const auto& ref = p.ref_o();
+  const auto& ref_lse = p.ref_lse();
+  const int d = 64, nq = 1000;
+  std::size_t outside_written = 0, inside_bad = 0;
+  for (std::size_t bh = 0; bh < 4; ++bh) {
+    for (int r = 0; r < nq; ++r) {
+      const bool inside = r >= q_begin * 64 && r < q_end * 64;
+      const std::size_t row = bh * nq + static_cast<std::size_t>(r);
+      for (int c2 = 0; c2 < d; ++c2) {
+        const std::uint16_t bits = o[row * d + static_cast<std::size_t>(c2)];
+        if (!inside) {
+          outside_written += bits != 0xffff;
+        } else {
+          const double err = std::fabs(static_cast<double>(half_bits_to_float(bits)) -
+                                       ref[row * d + static_cast<std::size_t>(c2)]);
+          inside_bad += !(err <= 1e-2);
+        }
+      }
+      if (!inside) {
+        outside_written += !std::isnan(lse[row]);
+      } else {
+        inside_bad += !(std::fabs(static_cast<double>(lse[row]) - ref_lse[row]) <=
+                        1e-3 * std::max(1.0, std::fabs(ref_lse[row])));
+      }
+    }
+  }
+  EXPECT_EQ(outside_written, 0u) << "a q-tile window wrote outside its rows";
+  EXPECT_EQ(inside_bad, 0u) << "rows inside the window differ from the reference";
+
+  // A kv window [2, 5) (keys [128, 320)): the window's rows hold attention over those keys only.
+  run_tiled(p, c, TileWindow{1, 2, 2, 5});
+  AttentionShape sub = p.shape();
+  sub.seq_kv = 192;
+  std::vector<float> ks, vs;
+  for (std::size_t bh = 0; bh < 4; ++bh) {
+    const auto first = static_cast<std::ptrdiff_t>((bh * 700 + 128) * d);
+    ks.insert(ks.end(), p.k().values.begin() + first, p.k().values.begin() + first + 192 * d);
+    vs.insert(vs.end(), p.v().values.begin() + first, p.v().values.begin() + first + 192 * d);
+  }
+  std::vector<double> sub_o(p.ref_o().size()), sub_lse(p.ref_lse().size());
+  attention_reference(sub, p.q().values.data(), ks.data(), vs.data(), sub_o.data(), sub_lse.data());
+  const auto o2 = p.o_bits();
+  std::size_t bad = 0, written_outside = 0;
+  for (std::size_t bh = 0; bh < 4; ++bh) {
+    for (int r = 0; r < nq; ++r) {
+      const std::size_t row = bh * nq + static_cast<std::size_t>(r);
+      const bool inside = r >= 64 && r < 128;
+      for (int c2 = 0; c2 < d; ++c2) {
+        const std::size_t i = row * d + static_cast<std::size_t>(c2);
+        if (inside) {
+          bad += !(std::fabs(static_cast<double>(half_bits_to_float(o2[i])) - sub_o[i]) <= 1e-2);
+        } else {
+          written_outside += o2[i] != 0xffff;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(bad, 0u) << "kv window: rows differ from attention over the window's keys";
+  EXPECT_EQ(written_outside, 0u);
+}
+
+TEST(NaiveAttention, WindowsWriteExactlyTheirTiles) {
+  const unsigned seed = fresh_seed();
+  Problem p(make_shape(1, 2, 300, 400, 64, DType::bf16, true), seed);
+  ASSERT_TRUE(p.ok());
+  const int nq = 300, nkv = 400;
+  // qk: row block 1, column blocks [2, 4) -> S rows [128, 256), columns [256, 400).
+  ASSERT_TRUE(p.poison());
+  ASSERT_TRUE(launch_naive_qk(p.shape(), p.tensors(), TileWindow{1, 2, 2, 4}, nullptr, nullptr));
+  ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+  auto s = p.s_bits();
+  std::size_t wrong = 0;
+  for (std::size_t bh = 0; bh < 2; ++bh) {
+    for (int r = 0; r < nq; ++r) {
+      for (int c = 0; c < nkv; ++c) {
+        const bool inside = r >= 128 && r < 256 && c >= 256;
+        const std::uint16_t bits =
+            s[(bh * nq + static_cast<std::size_t>(r)) * nkv + static_cast<std::size_t>(c)];
+        if (!inside) {
+          wrong += bits != 0xffff;
+          continue;
+        }
+        double dot = 0;
+        for (int j = 0; j < 64; ++j) {
+          dot +=
+              static_cast<double>(
+                  p.q().values[(bh * nq + static_cast<std::size_t>(r)) * 64 + static_cast<std::size_t>(j)]) *
+              static_cast<double>(
+                  p.k().values[(bh * nkv + static_cast<std::size_t>(c)) * 64 + static_cast<std::size_t>(j)]);
+        }
+        wrong += !(std::fabs(static_cast<double>(bf16_bits_to_float(bits)) - dot * p.shape().scale) <=
+                   2e-2 * std::max(1.0, std::fabs(dot)));
+      }
+    }
+  }
+  EXPECT_EQ(wrong, 0u) << "naive.qk window: wrong or out-of-window elements of S";
+
+  // softmax: full S first, then only row blocks [5, 9) (rows [40, 72)) normalised; other rows keep S.
+  ASSERT_TRUE(launch_naive_qk(p.shape(), p.tensors(), TileWindow{}, nullptr, nullptr));
+  ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto before = p.s_bits();
+  ASSERT_TRUE(launch_naive_softmax(p.shape(), p.tensors(), TileWindow{5, 9, 0, -1}, nullptr, nullptr));
+  ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto after = p.s_bits();
+  std::size_t changed_outside = 0, bad_rows = 0;
+  for (std::size_t bh = 0; bh < 2; ++bh) {
+    for (int r = 0; r < nq; ++r) {
+      const std::size_t base = (bh * nq + static_cast<std::size_t>(r)) * nkv;
+      if (r < 40 || r >= 72) {
+        changed_outside += !std::equal(before.begin() + static_cast<std::ptrdiff_t>(base),
+                                       before.begin() + static_cast<std::ptrdiff_t>(base + nkv),
+                                       after.begin() + static_cast<std::ptrdiff_t>(base));
+        continue;
+      }
+      double sum = 0;
+      for (int c = 0; c < nkv; ++c)
+        sum += static_cast<double>(bf16_bits_to_float(after[base + static_cast<std::size_t>(c)]));
+      const bool sees_key = r + nkv - nq >= 0;
+      bad_rows += sees_key ? !(std::fabs(sum - 1.0) < 3e-2) : !(sum == 0.0);
+    }
+  }
+  EXPECT_EQ(changed_outside, 0u) << "naive.softmax window touched rows outside it";
+  EXPECT_EQ(bad_rows, 0u) << "naive.softmax rows inside the window do not sum to 1";
+
+  // pv: with P complete, row block 2 only (rows [256, 300)) of O written, matching the reference.
+  ASSERT_TRUE(launch_naive_softmax(p.shape(), p.tensors(), TileWindow{}, nullptr, nullptr));
+  ATTN_CUDA_CHECK(cudaMemset(p.tensors().o, kPoisonByte, static_cast<std::size_t>(2) * nq * 64 * 2));
+  ASSERT_TRUE(launch_naive_pv(p.shape(), p.tensors(), TileWindow{2, 3, 0, -1}, nullptr, nullptr));
+  ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto o = p.o_bits();
+  const auto& ref = p.ref_o();
+  std::size_t o_wrong = 0;
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    const int r = static_cast<int>((i / 64) % nq);
+    if (r < 256) {
+      o_wrong += o[i] != 0xffff;
+    } else {
+      o_wrong += !(std::fabs(static_cast<double>(bf16_bits_to_float(o[i])) - ref[i]) <= 5e-2);
+    }
+  }
+  EXPECT_EQ(o_wrong, 0u) << "naive.pv window: wrong or out-of-window rows of O";
+}
+
+TEST(Instrumented, TimelinesAreSaneAndResultsCorrect) {
+  const unsigned seed = fresh_seed();
+  int device = 0, sm_count = 0;
+  ATTN_CUDA_CHECK(cudaGetDevice(&device));
+  ATTN_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  for (const int d : {64, 128}) {
+    for (const bool causal : {false, true}) {
+      Problem p(make_shape(2, 3, 333, 333, d, DType::fp16, causal), seed);
+      ASSERT_TRUE(p.ok());
+      for (const TiledConfig& c : compiled_tiled_configs(d, DType::fp16)) {
+        ASSERT_TRUE(tiled_instrumented_compiled(d, DType::fp16, c));
+        const std::size_t cap = timeline_capacity("tiled", p.shape(), c, TileWindow{});
+        const int q_tiles = (333 + c.br - 1) / c.br, kv_tiles = (333 + c.bc - 1) / c.bc;
+        ASSERT_EQ(cap, static_cast<std::size_t>(6 * q_tiles * kv_tiles));
+        DeviceBuffer tl(cap * sizeof(TileTiming));
+        ATTN_CUDA_CHECK(cudaMemset(tl.get(), 0xff, tl.bytes()));
+        run_tiled(p, c, TileWindow{}, static_cast<TileTiming*>(tl.get()));
+        const std::string what = "instrumented Br=" + std::to_string(c.br) + " Bc=" + std::to_string(c.bc) +
+                                 " " + describe(p.shape());
+        expect_matches_reference(p, true, what);
+        std::vector<TileTiming> rec(cap);
+        ATTN_CUDA_CHECK(cudaMemcpy(rec.data(), tl.get(), tl.bytes(), cudaMemcpyDeviceToHost));
+        std::size_t written = 0, expected = 0, bad = 0;
+        for (int bh = 0; bh < 6; ++bh) {
+          for (int qt = 0; qt < q_tiles; ++qt) {
+            const int last_row = std::min((qt + 1) * c.br, 333) - 1;
+            const int visible = causal ? std::min(kv_tiles, last_row / c.bc + 1) : kv_tiles;
+            for (int kt = 0; kt < kv_tiles; ++kt) {
+              const TileTiming& r = rec[(static_cast<std::size_t>(bh) * q_tiles + qt) * kv_tiles + kt];
+              const bool is_written = r.sm != 0xffffffffu;
+              written += is_written;
+              expected += kt < visible;
+              if (kt < visible) {
+                bad += !(is_written && r.batch == static_cast<std::uint32_t>(bh / 3) &&
+                         r.head == static_cast<std::uint32_t>(bh % 3) &&
+                         r.q_tile == static_cast<std::uint32_t>(qt) &&
+                         r.kv_tile == static_cast<std::uint32_t>(kt) &&
+                         r.sm < static_cast<std::uint32_t>(sm_count) && r.start_ns <= r.end_ns &&
+                         r.start_ns > 0);
+              } else {
+                bad += is_written;  // causal: tiles past the diagonal are not run
+              }
+            }
+          }
+        }
+        EXPECT_EQ(written, expected) << what;
+        EXPECT_EQ(bad, 0u) << what << ": records with wrong ids, SM >= " << sm_count << " or start > end";
+      }
+    }
+  }
+  // Naive kernels: one record per CTA.
+  Problem p(make_shape(1, 2, 300, 260, 64, DType::bf16, false), seed);
+  ASSERT_TRUE(p.ok());
+  ASSERT_TRUE(p.poison());
+  const char* names[] = {"naive.qk", "naive.softmax", "naive.pv"};
+  for (int i = 0; i < 3; ++i) {
+    const std::size_t cap = timeline_capacity(names[i], p.shape(), TiledConfig{}, TileWindow{});
+    ASSERT_GT(cap, 0u);
+    DeviceBuffer tl(cap * sizeof(TileTiming));
+    ATTN_CUDA_CHECK(cudaMemset(tl.get(), 0xff, tl.bytes()));
+    auto* t = static_cast<TileTiming*>(tl.get());
+    const Status st = i == 0   ? launch_naive_qk(p.shape(), p.tensors(), TileWindow{}, t, nullptr)
+                      : i == 1 ? launch_naive_softmax(p.shape(), p.tensors(), TileWindow{}, t, nullptr)
+                               : launch_naive_pv(p.shape(), p.tensors(), TileWindow{}, t, nullptr);
+    ASSERT_TRUE(st) << st.message;
+    ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<TileTiming> rec(cap);
+    ATTN_CUDA_CHECK(cudaMemcpy(rec.data(), tl.get(), tl.bytes(), cudaMemcpyDeviceToHost));
+    for (const TileTiming& r : rec) {
+      EXPECT_LT(r.sm, static_cast<std::uint32_t>(sm_count)) << names[i];
+      EXPECT_LE(r.start_ns, r.end_ns) << names[i];
+    }
+  }
+  expect_matches_reference(p, false, "naive instrumented " + describe(p.shape()));
+}
+
+TEST(Launchers, RefuseBadInputWithClearStatus) {
+  const unsigned seed = fresh_seed();
+  Problem p(make_shape(1, 1, 64, 64, 64, DType::fp16, false), seed);
+  ASSERT_TRUE(p.ok());
+  AttentionShape bad = p.shape();
+  bad.head_dim = 96;
+  EXPECT_EQ(launch_tiled(bad, TiledConfig{}, p.tensors(), TileWindow{}, nullptr, nullptr).code,
+            StatusCode::bad_shape);
+  bad = p.shape();
+  bad.seq_q = 0;
+  EXPECT_EQ(launch_naive_qk(bad, p.tensors(), TileWindow{}, nullptr, nullptr).code, StatusCode::bad_shape);
+  DeviceTensors t = p.tensors();
+  t.q = static_cast<const char*>(t.q) + 2;
+  EXPECT_EQ(launch_tiled(p.shape(), TiledConfig{}, t, TileWindow{}, nullptr, nullptr).code,
+            StatusCode::misaligned);
+  const Status nc =
+      launch_tiled(p.shape(), TiledConfig{32, 64, 2, 2}, p.tensors(), TileWindow{}, nullptr, nullptr);
+  EXPECT_EQ(nc.code, StatusCode::config_not_compiled);
+  EXPECT_NE(nc.message.find("Br=128 Bc=64"), std::string::npos) << nc.message;
+  AttentionShape bf = p.shape();
+  bf.dtype = DType::bf16;
+  DeviceBuffer tl(sizeof(TileTiming) * 64);
+  EXPECT_EQ(
+      launch_tiled(bf, TiledConfig{}, p.tensors(), TileWindow{}, static_cast<TileTiming*>(tl.get()), nullptr)
+          .code,
+      StatusCode::config_not_compiled);
+  EXPECT_EQ(
+      launch_tiled(p.shape(), TiledConfig{}, p.tensors(), TileWindow{2, 1, 0, -1}, nullptr, nullptr).code,
+      StatusCode::bad_shape);
+  AttentionShape f32 = p.shape();
+  f32.dtype = DType::fp32;
+  EXPECT_EQ(launch_naive_pv(f32, p.tensors(), TileWindow{}, nullptr, nullptr).code,
+            StatusCode::config_not_compiled);
+}
+
+}  // namespace
+}  // namespace attnscope::kernels::testing
+
+namespace attnscope::kernels::testing {
+namespace {
+
+// Small launches of every kernel and every compiled configuration (plain and instrumented), for
+// compute-sanitizer memcheck / racecheck (scripts/gpu_kernels.sh runs this filter under both tools).
+TEST(Sanitize, SmallEveryKernel) {
+  const unsigned seed = fresh_seed();
+  for (const int d : {64, 128}) {
+    for (const DType dtype : {DType::fp16, DType::bf16}) {
+      Problem p(make_shape(1, 1, 97, 83, d, dtype, true), seed);
+      ASSERT_TRUE(p.ok());
+      for (const TiledConfig& c : compiled_tiled_configs(d, dtype)) {
+        run_tiled(p, c);
+        expect_matches_reference(p, true, "sanitize tiled " + describe(p.shape()));
+        if (tiled_instrumented_compiled(d, dtype, c)) {
+          DeviceBuffer tl(timeline_capacity("tiled", p.shape(), c, TileWindow{}) * sizeof(TileTiming));
+          run_tiled(p, c, TileWindow{}, static_cast<TileTiming*>(tl.get()));
+        }
+      }
+      Problem n(make_shape(1, 1, 150, 141, d, dtype, true), seed);
+      ASSERT_TRUE(n.ok());
+      run_naive(n);
+      expect_matches_reference(n, false, "sanitize naive " + describe(n.shape()));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attnscope::kernels::testing
