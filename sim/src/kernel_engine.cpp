@@ -15,12 +15,14 @@
 #include "kernel_engine.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <queue>
 
 #include "attnscope/sim/occupancy.hpp"
 #include "bandwidth_server.hpp"
+#include "popcount.hpp"
 
 namespace attnscope::sim::detail {
 namespace {
@@ -78,7 +80,8 @@ class Engine {
   }
   // Walks the lines of one block through the L2, counting into `bytes` and the per-resource demand.
   void walk(const BlockAccess& a, bool write, LevelBytes& bytes);
-  void touch(std::uint64_t line, std::uint8_t sectors, bool write, LevelBytes& bytes);
+  void flush(bool write, LevelBytes& bytes);
+  void touch(const L2Cache::Cursor& at, std::uint8_t sectors, bool write, LevelBytes& bytes);
   // Turns the demand gathered by walk() into a completion time for a request issued by `sm` at `now`.
   double serve_request(int sm, double now, bool wait_for_hbm);
 
@@ -98,12 +101,22 @@ class Engine {
 
   // Resources
   std::vector<BandwidthServer> hbm_, l2_partition_, sm_port_, tensor_, sfu_, fp32_;
+  double tensor_seconds_ = 0, sfu_seconds_ = 0, fp32_seconds_ = 0;  // per unit on one SM
   // Demand of the request being walked
-  std::vector<double> partition_bytes_, channel_read_, channel_write_;
-  std::vector<std::uint32_t> touched_channels_;
-  std::vector<std::uint8_t> channel_touched_;
+  std::vector<double> partition_bytes_;
+  std::vector<std::uint64_t> channel_read_, channel_write_;  // bytes per HBM channel
+  std::uint32_t channel_count_ = 1;
+  bool request_hbm_ = false;  // the request touched HBM (a miss, a write-back, or no L2 reuse)
   std::uint64_t request_bytes_ = 0;
   bool request_missed_ = false;
+  L2Cache::Cursor cursor_;
+  bool cursor_valid_ = false;
+  struct Pending {
+    L2Cache::Cursor cursor;
+    std::uint8_t sectors;
+  };
+  std::array<Pending, 256> pending_{};  // lines gathered by walk(), run through the cache by flush()
+  std::size_t pending_count_ = 0;
 };
 
 KernelResult Engine::run() {
@@ -130,16 +143,20 @@ KernelResult Engine::run() {
   hbm_.assign(channels, BandwidthServer(gpu_.hbm_bandwidth * gpu_.hbm_efficiency / gpu_.hbm_channels));
   l2_partition_.assign(partitions, BandwidthServer(gpu_.l2_bandwidth / gpu_.l2_partitions));
   sm_port_.assign(sms, BandwidthServer(gpu_.sm_l2_bytes_per_cycle * gpu_.sm_clock_hz));
-  tensor_.assign(
-      sms, BandwidthServer(gpu_.tensor_flops(flow_.workload().dtype) * gpu_.mma_sync_efficiency * per_sm));
-  sfu_.assign(sms, BandwidthServer(gpu_.sfu_exp_per_s * per_sm));
-  fp32_.assign(
-      sms, BandwidthServer(gpu_.fp32_flops / 2.0 * per_sm));  // one op per lane; datasheet counts FMA as 2
+  const double tensor_rate = gpu_.tensor_flops(flow_.workload().dtype) * gpu_.mma_sync_efficiency * per_sm;
+  const double sfu_rate = gpu_.sfu_exp_per_s * per_sm;
+  const double fp32_rate =
+      gpu_.fp32_flops / 2.0 * per_sm;  // one op per lane; the datasheet counts an FMA as 2
+  tensor_.assign(sms, BandwidthServer(tensor_rate));
+  sfu_.assign(sms, BandwidthServer(sfu_rate));
+  fp32_.assign(sms, BandwidthServer(fp32_rate));
+  tensor_seconds_ = 1.0 / tensor_rate;
+  sfu_seconds_ = 1.0 / sfu_rate;
+  fp32_seconds_ = 1.0 / fp32_rate;
   partition_bytes_.assign(partitions, 0);
   channel_read_.assign(channels, 0);
   channel_write_.assign(channels, 0);
-  channel_touched_.assign(channels, 0);
-  touched_channels_.reserve(channels);
+  channel_count_ = static_cast<std::uint32_t>(channels);
 
   // Breadth-first over SMs: the first wave puts one CTA on every SM before a second on any.
   const std::int64_t resident = std::min<std::int64_t>(slots_total, flow_.cta_count());
@@ -238,7 +255,11 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
   rec.bytes.smem_read += st.smem_read;
   rec.bytes.smem_write += st.smem_write;
   const auto sm = static_cast<std::size_t>(s.sm);
-  double end = now;
+  // The step's own critical path (matrix product, then softmax, then the next product: the CTA's warps
+  // move through them together) and the SM's throughput, which the CTAs resident on it share.
+  const double serial =
+      st.tensor_flops * tensor_seconds_ + std::max(st.exps * sfu_seconds_, st.fp32_ops * fp32_seconds_);
+  double end = now + serial;
   end = std::max(end, tensor_[sm].serve(now, st.tensor_flops));
   end = std::max(end, sfu_[sm].serve(now, st.exps));
   end = std::max(end, fp32_[sm].serve(now, st.fp32_ops));
@@ -293,47 +314,67 @@ void Engine::finish_cta(std::uint32_t slot_index, double now) {
 
 void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
   const std::uint64_t line_bytes = std::uint64_t{1} << line_shift_;
+  const auto last_sector = static_cast<std::uint32_t>((line_bytes >> sector_shift_) - 1);
   for (std::uint32_t row = 0; row < a.rows; ++row) {
     const std::uint64_t lo = a.address + row * a.pitch;
     const std::uint64_t hi = lo + a.row_bytes;  // exclusive
     const std::uint64_t first = lo >> line_shift_, last = (hi - 1) >> line_shift_;
-    for (std::uint64_t line = first; line <= last; ++line) {
+    if (cursor_valid_ && first >= cursor_.line)
+      l2_.advance(cursor_, first);
+    else
+      cursor_ = l2_.seek(first);
+    cursor_valid_ = true;
+    for (std::uint64_t line = first;; ++line) {
       const std::uint64_t base = line << line_shift_;
       const std::uint32_t s0 = line == first ? static_cast<std::uint32_t>((lo - base) >> sector_shift_) : 0u;
-      const std::uint32_t s1 = line == last ? static_cast<std::uint32_t>((hi - 1 - base) >> sector_shift_)
-                                            : static_cast<std::uint32_t>((line_bytes >> sector_shift_) - 1);
+      const std::uint32_t s1 =
+          line == last ? static_cast<std::uint32_t>((hi - 1 - base) >> sector_shift_) : last_sector;
       const auto mask = static_cast<std::uint8_t>(full_mask_ & ((2u << s1) - 1u) & ~((1u << s0) - 1u));
-      touch(line, mask, write, bytes);
+      Pending& p = pending_[pending_count_];  // field by field: a temporary here stalls store forwarding
+      p.cursor = cursor_;
+      p.sectors = mask;
+      if (++pending_count_ == pending_.size()) flush(write, bytes);
+      if (line == last) break;
+      l2_.advance(cursor_, line + 1);
     }
   }
+  flush(write, bytes);
 }
 
-void Engine::touch(std::uint64_t line, std::uint8_t sectors, bool write, LevelBytes& bytes) {
-  const auto requested = static_cast<std::uint64_t>(std::popcount(sectors)) << sector_shift_;
+// Runs the gathered lines through the cache in order, prefetching the sets of the lines a few ahead:
+// the model's speed is bound by host memory latency, not arithmetic.
+void Engine::flush(bool write, LevelBytes& bytes) {
+  constexpr std::size_t kAhead = 12;
+  if (opt_.l2_reuse)
+    for (std::size_t i = 0; i < std::min(kAhead, pending_count_); ++i) l2_.prefetch(pending_[i].cursor);
+  for (std::size_t i = 0; i < pending_count_; ++i) {
+    if (opt_.l2_reuse && i + kAhead < pending_count_) l2_.prefetch(pending_[i + kAhead].cursor);
+    touch(pending_[i].cursor, pending_[i].sectors, write, bytes);
+  }
+  pending_count_ = 0;
+}
+
+void Engine::touch(const L2Cache::Cursor& at, std::uint8_t sectors, bool write, LevelBytes& bytes) {
+  const auto requested = std::uint64_t{popcount8(sectors)} << sector_shift_;
   (write ? bytes.l2_write : bytes.l2_read) += requested;
   request_bytes_ += requested;
+  partition_bytes_[static_cast<std::size_t>(l2_.partition(at))] += static_cast<double>(requested);
   const auto note_channel = [this](std::uint64_t l, std::uint64_t n, bool is_write) {
-    const std::uint32_t c = hbm_channel(l, static_cast<std::uint32_t>(gpu_.hbm_channels));
-    if (!channel_touched_[c]) {
-      channel_touched_[c] = 1;
-      touched_channels_.push_back(c);
-    }
-    (is_write ? channel_write_[c] : channel_read_[c]) += static_cast<double>(n);
+    (is_write ? channel_write_ : channel_read_)[hbm_channel(l, channel_count_)] += n;
+    request_hbm_ = true;
   };
   if (!opt_.l2_reuse) {  // every request goes through to HBM and nothing stays in L2
-    partition_bytes_[static_cast<std::size_t>(l2_.partition_of(line))] += static_cast<double>(requested);
     (write ? bytes.hbm_write : bytes.hbm_read) += requested;
-    note_channel(line, requested, write);
+    note_channel(at.line, requested, write);
     request_missed_ = true;
     return;
   }
-  const L2Cache::Outcome o = write ? l2_.write(line, sectors) : l2_.read(line, sectors);
-  partition_bytes_[static_cast<std::size_t>(o.partition)] += static_cast<double>(requested);
+  const L2Cache::Outcome o = l2_.access(at, sectors, write);
   bytes.l2_hit += std::uint64_t{o.hit_sectors} << sector_shift_;
   if (!write && o.miss_sectors > 0) {
     const std::uint64_t n = std::uint64_t{o.miss_sectors} << sector_shift_;
     bytes.hbm_read += n;
-    note_channel(line, n, false);
+    note_channel(at.line, n, false);
     request_missed_ = true;
   }
   if (o.writeback_sectors > 0) {
@@ -350,15 +391,16 @@ double Engine::serve_request(int sm, double now, bool wait_for_hbm) {
     partition_bytes_[p] = 0;
   }
   double hbm_done = now;
-  for (std::uint32_t c : touched_channels_) {
-    // Reads first: the request waits for its own data; write-backs queue behind and only delay later
-    // requests.
-    if (channel_read_[c] > 0) hbm_done = std::max(hbm_done, hbm_[c].serve(now, channel_read_[c]));
-    if (channel_write_[c] > 0) hbm_[c].serve(now, channel_write_[c]);
-    channel_read_[c] = channel_write_[c] = 0;
-    channel_touched_[c] = 0;
+  if (request_hbm_) {
+    for (std::size_t c = 0; c < channel_read_.size(); ++c) {
+      // Reads first: the request waits for its own data; write-backs queue behind, delaying later requests.
+      if (channel_read_[c] > 0)
+        hbm_done = std::max(hbm_done, hbm_[c].serve(now, static_cast<double>(channel_read_[c])));
+      if (channel_write_[c] > 0) hbm_[c].serve(now, static_cast<double>(channel_write_[c]));
+      channel_read_[c] = channel_write_[c] = 0;
+    }
+    request_hbm_ = false;
   }
-  touched_channels_.clear();
   const bool missed = request_missed_ && wait_for_hbm;
   request_bytes_ = 0;
   request_missed_ = false;

@@ -4,21 +4,21 @@
 #include <algorithm>
 #include <bit>
 
+#include "popcount.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace attnscope::sim {
 namespace {
 
-int log2_of(int x) {
-  return std::countr_zero(static_cast<unsigned>(x));
+// The per-way bytes that follow a set's tags: valid masks, dirty masks, LRU ranks.
+std::uint8_t* meta(std::uint32_t* tags, int ways) {
+  return reinterpret_cast<std::uint8_t*>(tags + ways);
 }
-
-// Scatter consecutive lines over partitions and sets, as the hardware's (unpublished) XOR hash does.
-std::uint64_t mix(std::uint64_t line) {
-  return line * 0x9E3779B97F4A7C15ull;
-}
-
-// Map the 32 high or low bits of a hash onto [0, n) without a division.
-std::uint32_t reduce(std::uint32_t bits, std::uint32_t n) {
-  return static_cast<std::uint32_t>((std::uint64_t{bits} * n) >> 32);
+const std::uint8_t* meta(const std::uint32_t* tags, int ways) {
+  return reinterpret_cast<const std::uint8_t*>(tags + ways);
 }
 
 }  // namespace
@@ -26,107 +26,141 @@ std::uint32_t reduce(std::uint32_t bits, std::uint32_t n) {
 L2Cache::L2Cache(const GpuSpec& gpu)
     : ways_(gpu.l2_ways),
       partitions_(gpu.l2_partitions),
-      sets_per_partition_(static_cast<std::uint32_t>(
-          gpu.l2_bytes / (std::int64_t{gpu.l2_line_bytes} * gpu.l2_ways * gpu.l2_partitions))),
-      line_shift_(log2_of(gpu.l2_line_bytes)),
-      sector_shift_(log2_of(gpu.l2_sector_bytes)),
+      sets_(static_cast<std::uint32_t>(gpu.l2_bytes / (std::int64_t{gpu.l2_line_bytes} * gpu.l2_ways))),
+      line_shift_(std::countr_zero(static_cast<unsigned>(gpu.l2_line_bytes))),
+      sector_shift_(std::countr_zero(static_cast<unsigned>(gpu.l2_sector_bytes))),
       sectors_per_line_(gpu.l2_line_bytes / gpu.l2_sector_bytes) {
-  const std::size_t n = std::size_t{sets_per_partition_} * static_cast<std::size_t>(partitions_ * ways_);
-  tag_.assign(n, 0);
-  last_use_.assign(n, 0);
-  valid_.assign(n, 0);
-  dirty_.assign(n, 0);
+  const auto ways = static_cast<std::size_t>(ways_);
+  set_words_ = (ways + (3 * ways + 3) / 4 + 15) / 16 * 16;  // tags + 3 bytes per way, in 64-byte units
+  storage_.assign(std::size_t{sets_} * set_words_ + 16, 0u);
+  const auto misalignment = reinterpret_cast<std::uintptr_t>(storage_.data()) % 64;
+  base_ = storage_.data() + (misalignment == 0 ? 0 : (64 - misalignment) / 4);
+  clear();
 }
 
 void L2Cache::clear() {
-  std::fill(tag_.begin(), tag_.end(), 0);
-  std::fill(last_use_.begin(), last_use_.end(), 0);
-  std::fill(valid_.begin(), valid_.end(), 0);
-  std::fill(dirty_.begin(), dirty_.end(), 0);
-  clock_ = 0;
+  std::fill(storage_.begin(), storage_.end(), 0u);
+  for (std::uint32_t s = 0; s < sets_; ++s) {
+    std::uint8_t* rank = meta(set_tags(s), ways_) + 2 * ways_;
+    for (int w = 0; w < ways_; ++w) rank[w] = static_cast<std::uint8_t>(w);
+  }
 }
 
-L2Cache::Place L2Cache::locate(std::uint64_t line) const {
-  const std::uint64_t h = mix(line);
-  const auto partition =
-      static_cast<int>(reduce(static_cast<std::uint32_t>(h >> 32), static_cast<std::uint32_t>(partitions_)));
-  const std::uint32_t set = reduce(static_cast<std::uint32_t>(h), sets_per_partition_);
-  return {partition, static_cast<std::uint32_t>(partition) * sets_per_partition_ + set};
+std::uint32_t L2Cache::rotation(std::uint64_t block) const {
+  const std::uint64_t h = (block + 1) * 0x9E3779B97F4A7C15ull;
+  return static_cast<std::uint32_t>(
+      (static_cast<std::uint64_t>(static_cast<std::uint32_t>(h >> 32)) * sets_) >> 32);
 }
 
-// Returns the way holding `tag` (found = true) or the way it replaces: an invalid way, else the least
-// recently used one, whose dirty sectors are written back.
-std::uint32_t L2Cache::find_or_replace(std::uint32_t set, std::uint64_t tag, bool& found, Outcome& out) {
-  const std::uint32_t first = set * static_cast<std::uint32_t>(ways_);
-  const std::uint64_t* tags = tag_.data() + first;
-  for (int w = 0; w < ways_; ++w) {
-    if (tags[w] == tag) {
-      found = true;
-      return first + static_cast<std::uint32_t>(w);
-    }
-  }
-  found = false;
-  std::uint32_t victim = first;
-  std::uint64_t oldest = ~std::uint64_t{0};
-  for (int w = 0; w < ways_; ++w) {
-    if (tags[w] == 0) {
-      victim = first + static_cast<std::uint32_t>(w);
-      oldest = 0;
-      break;
-    }
-    if (last_use_[first + static_cast<std::uint32_t>(w)] < oldest) {
-      oldest = last_use_[first + static_cast<std::uint32_t>(w)];
-      victim = first + static_cast<std::uint32_t>(w);
-    }
-  }
-  if (tag_[victim] != 0 && dirty_[victim] != 0) {
-    out.writeback_sectors = static_cast<std::uint32_t>(std::popcount(dirty_[victim]));
-    out.victim_line = tag_[victim] - 1;
-  }
-  tag_[victim] = tag;
-  valid_[victim] = 0;
-  dirty_[victim] = 0;
-  return victim;
+L2Cache::Cursor L2Cache::seek(std::uint64_t line) const {
+  Cursor c;
+  c.line = line;
+  c.block = line / sets_;
+  c.offset = static_cast<std::uint32_t>(line - c.block * sets_);
+  const std::uint64_t s = std::uint64_t{c.offset} + rotation(c.block);
+  c.set = static_cast<std::uint32_t>(s >= sets_ ? s - sets_ : s);
+  return c;
 }
 
-L2Cache::Outcome L2Cache::read(std::uint64_t line, std::uint8_t sectors) {
+void L2Cache::advance(Cursor& c, std::uint64_t line) const {
+  const std::uint64_t delta = line - c.line;
+  if (delta >= sets_ - c.offset) {  // leaves the block: start over
+    c = seek(line);
+    return;
+  }
+  c.line = line;
+  c.offset += static_cast<std::uint32_t>(delta);
+  const std::uint64_t s = std::uint64_t{c.set} + delta;
+  c.set = static_cast<std::uint32_t>(s >= sets_ ? s - sets_ : s);
+}
+
+L2Cache::Outcome L2Cache::access(const Cursor& c, std::uint8_t sectors, bool write) {
   Outcome out;
-  const Place p = locate(line);
-  out.partition = p.partition;
-  bool found = false;
-  const std::uint32_t way = find_or_replace(p.set, line + 1, found, out);
-  const auto hit = static_cast<std::uint8_t>(sectors & valid_[way]);
-  out.hit_sectors = static_cast<std::uint32_t>(std::popcount(hit));
-  out.miss_sectors = static_cast<std::uint32_t>(std::popcount(sectors)) - out.hit_sectors;
-  valid_[way] = static_cast<std::uint8_t>(valid_[way] | sectors);
-  last_use_[way] = ++clock_;
-  return out;
-}
-
-L2Cache::Outcome L2Cache::write(std::uint64_t line, std::uint8_t sectors) {
-  Outcome out;
-  const Place p = locate(line);
-  out.partition = p.partition;
-  bool found = false;
-  const std::uint32_t way = find_or_replace(p.set, line + 1, found, out);
-  const auto hit = static_cast<std::uint8_t>(sectors & valid_[way]);
-  out.hit_sectors = static_cast<std::uint32_t>(std::popcount(hit));
-  out.miss_sectors = static_cast<std::uint32_t>(std::popcount(sectors)) - out.hit_sectors;
-  valid_[way] = static_cast<std::uint8_t>(valid_[way] | sectors);
-  dirty_[way] = static_cast<std::uint8_t>(dirty_[way] | sectors);
-  last_use_[way] = ++clock_;
+  std::uint32_t* tags = set_tags(c.set);
+  std::uint8_t* valid = meta(tags, ways_);
+  std::uint8_t* dirty = valid + ways_;
+  std::uint8_t* ranks = dirty + ways_;
+  const auto tag = static_cast<std::uint32_t>(c.block + 1);
+  // Bit masks of the way holding the line, the invalid ways and the LRU way.
+  std::uint64_t hit_mask = 0, free_mask = 0, lru_mask = 0;
+  const auto oldest = static_cast<std::uint8_t>(ways_ - 1);
+#if defined(__SSE2__)
+  if (ways_ == 16) {  // the common case, four compares of four tags each
+    const __m128i want = _mm_set1_epi32(static_cast<int>(tag));
+    const __m128i zero = _mm_setzero_si128();
+    for (int q = 0; q < 4; ++q) {
+      const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(tags + 4 * q));
+      hit_mask |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(t, want))))
+                  << (4 * q);
+      free_mask |= static_cast<std::uint64_t>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(t, zero))))
+                   << (4 * q);
+    }
+    const __m128i r = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks));
+    lru_mask = static_cast<std::uint64_t>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(r, _mm_set1_epi8(static_cast<char>(oldest)))));
+  } else
+#endif
+  {
+    for (int w = 0; w < ways_; ++w) {
+      hit_mask |= std::uint64_t{tags[w] == tag} << w;
+      free_mask |= std::uint64_t{tags[w] == 0} << w;
+      lru_mask |= std::uint64_t{ranks[w] == oldest} << w;
+    }
+  }
+  const int hit_way = hit_mask != 0 ? std::countr_zero(hit_mask) : -1;
+  const int free_way = free_mask != 0 ? std::countr_zero(free_mask) : -1;
+  const int lru_way = std::countr_zero(lru_mask | (std::uint64_t{1} << 63));
+  int way = hit_way;
+  if (way < 0) {
+    way = free_way >= 0 ? free_way : lru_way;
+    if (tags[way] != 0 && dirty[way] != 0) {
+      out.writeback_sectors = popcount8(dirty[way]);
+      const std::uint64_t victim_block = tags[way] - 1u;
+      const std::uint32_t rot = rotation(victim_block);
+      const std::uint32_t offset = c.set >= rot ? c.set - rot : c.set + sets_ - rot;
+      out.victim_line = victim_block * sets_ + offset;
+    }
+    tags[way] = tag;
+    valid[way] = 0;
+    dirty[way] = 0;
+  }
+  const auto hit = static_cast<std::uint8_t>(sectors & valid[way]);
+  out.hit_sectors = popcount8(hit);
+  out.miss_sectors = popcount8(sectors) - out.hit_sectors;
+  valid[way] = static_cast<std::uint8_t>(valid[way] | sectors);
+  if (write) dirty[way] = static_cast<std::uint8_t>(dirty[way] | sectors);
+  // Promote to most recently used: every way more recent than it ages by one.
+  const std::uint8_t rank = ranks[way];
+#if defined(__SSE2__)
+  if (ways_ == 16) {  // ranks are below 64, so a signed byte compare is exact
+    const __m128i r = _mm_loadu_si128(reinterpret_cast<const __m128i*>(ranks));
+    const __m128i younger = _mm_cmplt_epi8(r, _mm_set1_epi8(static_cast<char>(rank)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(ranks), _mm_sub_epi8(r, younger));  // -(-1) = +1
+  } else
+#endif
+  {
+    for (int w = 0; w < ways_; ++w)
+      ranks[w] = static_cast<std::uint8_t>(ranks[w] + (ranks[w] < rank ? 1 : 0));
+  }
+  ranks[way] = 0;
   return out;
 }
 
 std::uint64_t L2Cache::resident_bytes() const {
   std::uint64_t n = 0;
-  for (std::size_t i = 0; i < valid_.size(); ++i) n += static_cast<std::uint64_t>(std::popcount(valid_[i]));
+  for (std::uint32_t s = 0; s < sets_; ++s) {
+    const std::uint8_t* valid = meta(set_tags(s), ways_);
+    for (int w = 0; w < ways_; ++w) n += popcount8(valid[w]);
+  }
   return n << sector_shift_;
 }
 
 std::uint64_t L2Cache::dirty_bytes() const {
   std::uint64_t n = 0;
-  for (std::size_t i = 0; i < dirty_.size(); ++i) n += static_cast<std::uint64_t>(std::popcount(dirty_[i]));
+  for (std::uint32_t s = 0; s < sets_; ++s) {
+    const std::uint8_t* dirty = meta(set_tags(s), ways_) + ways_;
+    for (int w = 0; w < ways_; ++w) n += popcount8(dirty[w]);
+  }
   return n << sector_shift_;
 }
 

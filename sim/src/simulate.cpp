@@ -42,12 +42,15 @@ SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const
   for (int r : options.registers_per_thread)
     if (r < 0 || r > 255) throw InvalidInput("registers_per_thread must be in [0, 255] (0 = estimate)");
 
+  L2Cache l2(gpu);
+  if (AddressMap(w).end() / static_cast<std::uint64_t>(gpu.l2_line_bytes) / l2.sets() >= 0xFFFFFFFEull)
+    throw InvalidInput("workload: tensors too large for the model's address space (32-bit L2 tags)");
+
   SimResult result;
   result.gpu = gpu;
   result.workload = w;
   result.tiles = tiles;
   result.kind = kind;
-  L2Cache l2(gpu);
   // A warm start runs the same kernels once first and keeps only what they leave in L2.
   const int passes = options.l2_start == L2Start::warm ? 2 : 1;
   for (int pass = 0; pass < passes; ++pass) {

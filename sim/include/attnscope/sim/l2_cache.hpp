@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The L2 cache: sectored (32-byte sectors in 128-byte lines), set-associative with LRU replacement, split
-// into partitions by an address hash, write-back with a dirty bit per sector.
+// into partitions, write-back with a dirty bit per sector.
 //
 //   - A read fetches only the sectors it misses (sector fills), allocating the line if absent.
 //   - A write allocates the line and marks its sectors valid and dirty without reading HBM (stores write
@@ -8,7 +8,10 @@
 //   - Evicting a line writes its dirty sectors back to HBM: that is where HBM writes come from. Nothing is
 //     flushed when a kernel ends; the next kernel inherits what is resident and dirty (as on the H200).
 //
-// Interface is line-granular with a sector mask so the caller walks a tile's rows once per line.
+// Set index: consecutive lines go to consecutive sets (and alternate partitions, set % partitions), and each
+// block of `sets` lines is rotated by a hash of its block number so that tensors a multiple of the cache size
+// apart do not collide set for set. The real hash is unpublished; this one spreads like it and keeps the
+// model's own memory access sequential (a Cursor walks consecutive lines without a division).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -24,43 +27,62 @@ class L2Cache {
     std::uint32_t miss_sectors = 0;       // requested sectors that were not (reads fetch them from HBM)
     std::uint32_t writeback_sectors = 0;  // dirty sectors of an evicted line, written to HBM
     std::uint64_t victim_line = 0;        // the evicted line (when writeback_sectors > 0)
-    int partition = 0;                    // partition that serves this line
+  };
+  // Where a line lives; advance() moves it forward cheaply.
+  struct Cursor {
+    std::uint64_t line = 0;
+    std::uint64_t block = 0;   // line / sets
+    std::uint32_t offset = 0;  // line % sets
+    std::uint32_t set = 0;     // global set index
   };
 
   explicit L2Cache(const GpuSpec& gpu);
+  L2Cache(const L2Cache&) = delete;  // base_ points into storage_
+  L2Cache& operator=(const L2Cache&) = delete;
 
-  // `line` = byte address / line_bytes; `sectors` = bit i set for sector i of the line.
-  Outcome read(std::uint64_t line, std::uint8_t sectors);
-  Outcome write(std::uint64_t line, std::uint8_t sectors);
+  Cursor seek(std::uint64_t line) const;
+  void advance(Cursor& c, std::uint64_t line) const;  // line >= c.line
+  int partition(const Cursor& c) const {
+    return static_cast<int>(c.set % static_cast<std::uint32_t>(partitions_));
+  }
+
+  // `sectors`: bit i set for sector i of the line.
+  Outcome access(const Cursor& c, std::uint8_t sectors, bool write);
+  // Asks the host to fetch the set's record ahead of access() (the model is bound by host memory latency).
+  void prefetch(const Cursor& c) const {
+    const std::uint32_t* t = set_tags(c.set);
+    __builtin_prefetch(t);
+    __builtin_prefetch(t + 16);
+  }
+  Outcome read(std::uint64_t line, std::uint8_t sectors) { return access(seek(line), sectors, false); }
+  Outcome write(std::uint64_t line, std::uint8_t sectors) { return access(seek(line), sectors, true); }
   void clear();  // empty and clean (a cold start)
 
-  int partition_of(std::uint64_t line) const { return locate(line).partition; }
   int line_shift() const { return line_shift_; }
   int sector_shift() const { return sector_shift_; }
   int sectors_per_line() const { return sectors_per_line_; }
+  std::uint32_t sets() const { return sets_; }
   std::uint64_t resident_bytes() const;  // valid sectors x sector size
   std::uint64_t dirty_bytes() const;     // dirty sectors x sector size
 
  private:
-  struct Place {
-    int partition;
-    std::uint32_t set;  // global set index
-  };
-  Place locate(std::uint64_t line) const;
-  std::uint32_t find_or_replace(std::uint32_t set, std::uint64_t tag, bool& found, Outcome& out);
+  std::uint32_t rotation(std::uint64_t block) const;
 
   int ways_ = 0;
   int partitions_ = 0;
-  std::uint32_t sets_per_partition_ = 0;
+  std::uint32_t sets_ = 0;
   int line_shift_ = 7;
   int sector_shift_ = 5;
   int sectors_per_line_ = 4;
-  std::uint64_t clock_ = 0;  // LRU stamps
-  // Per way, set-major: tag (line + 1; 0 = invalid), last use, valid and dirty sector masks.
-  std::vector<std::uint64_t> tag_;
-  std::vector<std::uint64_t> last_use_;
-  std::vector<std::uint8_t> valid_;
-  std::vector<std::uint8_t> dirty_;
+  // One 64-byte-aligned record per set: `ways` 32-bit tags, then per way a valid mask, a dirty mask and an
+  // LRU rank (bytes). The set and the tag (block + 1; 0 = invalid) together name the line, so a tag fits in
+  // 32 bits and a 16-way set fits in two host cache lines. Ranks of a set are a permutation of 0..ways-1,
+  // 0 = most recently used.
+  std::uint32_t* set_tags(std::uint32_t set) { return base_ + std::size_t{set} * set_words_; }
+  const std::uint32_t* set_tags(std::uint32_t set) const { return base_ + std::size_t{set} * set_words_; }
+  std::vector<std::uint32_t> storage_;
+  std::uint32_t* base_ = nullptr;  // first set, 64-byte aligned inside storage_
+  std::size_t set_words_ = 0;
 };
 
 }  // namespace attnscope::sim
