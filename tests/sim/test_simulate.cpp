@@ -1,0 +1,292 @@
+// SPDX-License-Identifier: Apache-2.0
+// Covers sim/src/simulate.cpp and kernel_engine.cpp: closed forms with L2 reuse off, per-tile records summing
+// to the totals, causal tile work, L2 state across kernels, warm starts, bad input.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "attnscope/sim/error.hpp"
+#include "attnscope/sim/simulate.hpp"
+
+namespace attnscope::sim {
+namespace {
+
+using ::testing::HasSubstr;
+using u64 = std::uint64_t;
+
+Workload shape(std::int64_t b, std::int64_t h, std::int64_t nq, std::int64_t nkv, std::int64_t d,
+               bool causal = false) {
+  Workload w;
+  w.batch = b;
+  w.heads = h;
+  w.seq_q = nq;
+  w.seq_kv = nkv;
+  w.head_dim = d;
+  w.causal = causal;
+  return w;
+}
+
+class Simulate : public ::testing::Test {
+ protected:
+  GpuSpec gpu = load_gpu_spec("h200");
+};
+
+SimOptions no_reuse() {
+  SimOptions o;
+  o.l2_reuse = false;
+  return o;
+}
+
+TEST_F(Simulate, TiledWithoutReuseIsTheClosedForm) {
+  const std::int64_t b = 2, h = 4, n = 1024, e = 2;
+  for (std::int64_t d : {64, 128}) {
+    for (int br : {64, 128}) {
+      TileConfig t;
+      t.br = br;
+      t.warps = br / 16;
+      t.bc = 64;
+      const SimResult r = simulate(gpu, shape(b, h, n, n, d), KernelKind::tiled, t, no_reuse());
+      ASSERT_EQ(r.kernels.size(), 1u);
+      const LevelBytes& x = r.kernels[0].totals;
+      const std::int64_t q_tiles = n / br;
+      const u64 reads = u64(b * h * (n * d * e + q_tiles * 2 * n * d * e));
+      const u64 writes = u64(b * h * (n * d * e + n * 4));
+      EXPECT_EQ(x.l2_read, reads);
+      EXPECT_EQ(x.l2_write, writes);
+      EXPECT_EQ(x.hbm_read, reads);
+      EXPECT_EQ(x.hbm_write, writes);
+      EXPECT_EQ(x.l2_hit, 0u);
+      EXPECT_EQ(r.kernels[0].l2_resident_end, 0u);
+    }
+  }
+}
+
+TEST_F(Simulate, NaiveWithoutReuseMovesSAndPAsTheClosedFormSays) {
+  const std::int64_t b = 1, h = 2, n = 1024, d = 64, e = 2, blocks = n / 128;
+  const SimResult r = simulate(gpu, shape(b, h, n, n, d), KernelKind::naive, TileConfig{}, no_reuse());
+  ASSERT_EQ(r.kernels.size(), 3u);
+  const u64 s_bytes = u64(b * h * n * n * e);
+  EXPECT_EQ(r.kernels[0].name, "naive.qk");
+  EXPECT_EQ(r.kernels[0].totals.hbm_write, s_bytes);                                   // S written once
+  EXPECT_EQ(r.kernels[0].totals.hbm_read, u64(b * h * 2 * blocks * n * d * e));        // Q, K per GEMM tile
+  EXPECT_EQ(r.kernels[1].totals.hbm_read, s_bytes);                                    // S read
+  EXPECT_EQ(r.kernels[1].totals.hbm_write, s_bytes);                                   // P written in place
+  EXPECT_EQ(r.kernels[2].totals.hbm_read, s_bytes + u64(b * h * blocks * n * d * e));  // P, V per row block
+  EXPECT_EQ(r.kernels[2].totals.hbm_write, u64(b * h * n * d * e));                    // O
+  // Rows longer than the register limit are read twice.
+  const SimResult longrows =
+      simulate(gpu, shape(1, 1, 128, 16384, 64), KernelKind::naive, TileConfig{}, no_reuse());
+  EXPECT_EQ(longrows.kernels[1].totals.hbm_read, u64{2 * 128 * 16384 * 2});
+  EXPECT_EQ(longrows.kernels[1].totals.hbm_write, u64{128 * 16384 * 2});
+}
+
+void expect_tiles_sum_to_totals(const SimResult& r) {
+  LevelBytes all;
+  double all_flops = 0;
+  for (const KernelResult& k : r.kernels) {
+    SCOPED_TRACE(k.name);
+    LevelBytes sum;
+    double flops = 0;
+    for (const TileRecord& t : k.tiles) {
+      sum += t.bytes;
+      flops += t.flops;
+      EXPECT_LE(t.start_cycle, t.end_cycle);
+      EXPECT_LE(t.end_cycle, k.cycles);
+    }
+    EXPECT_EQ(sum, k.totals);
+    EXPECT_EQ(flops, k.flops);
+    all += k.totals;
+    all_flops += k.flops;
+  }
+  EXPECT_EQ(all, r.totals);
+  EXPECT_EQ(all_flops, r.flops);
+}
+
+TEST_F(Simulate, TileRecordsSumExactlyToTotals) {
+  // Odd sizes (partial tiles, unaligned rows) and an L2 small enough to evict dirty lines.
+  GpuSpec tiny = gpu;
+  tiny.l2_bytes = 128 * 16 * 2 * 256;  // 1 MiB
+  for (bool causal : {false, true}) {
+    SCOPED_TRACE(causal);
+    const Workload w = shape(2, 3, 700, 900, 64, causal);
+    expect_tiles_sum_to_totals(simulate(tiny, w, KernelKind::tiled, TileConfig{}));
+    expect_tiles_sum_to_totals(simulate(tiny, w, KernelKind::naive, TileConfig{}));
+  }
+  const SimResult r = simulate(tiny, shape(2, 3, 700, 900, 64), KernelKind::naive, TileConfig{});
+  EXPECT_GT(r.kernels[1].totals.hbm_write, 0u);  // dirty S evicted during softmax
+}
+
+TEST_F(Simulate, OneRecordPerTileAsTheDataflowSays) {
+  const Workload w = shape(1, 2, 512, 512, 64);
+  const SimResult tiled = simulate(gpu, w, KernelKind::tiled, TileConfig{});
+  EXPECT_EQ(tiled.kernels[0].tiles.size(), 2u * 4 * 8);  // (CTA, kv step) pairs
+  EXPECT_EQ(tiled.kernels[0].ctas, 2 * 4);
+  const SimResult naive = simulate(gpu, w, KernelKind::naive, TileConfig{});
+  EXPECT_EQ(naive.kernels[0].tiles.size(), 2u * 4 * 4);  // one per S tile
+  EXPECT_EQ(naive.kernels[1].tiles.size(), 2u * 512 / 8);
+  EXPECT_EQ(naive.kernels[2].tiles.size(), 2u * 4);
+  SimOptions quiet;
+  quiet.record_tiles = false;
+  const SimResult q = simulate(gpu, w, KernelKind::tiled, TileConfig{}, quiet);
+  EXPECT_TRUE(q.kernels[0].tiles.empty());
+  EXPECT_EQ(q.totals, tiled.totals);
+}
+
+TEST_F(Simulate, CausalHalvesTiledWorkExactlyByTileCount) {
+  const std::int64_t n = 2048;
+  TileConfig t;
+  t.br = 64;
+  t.bc = 64;
+  t.warps = 4;
+  const std::int64_t tiles = n / 64;
+  const SimResult full = simulate(gpu, shape(1, 2, n, n, 64), KernelKind::tiled, t);
+  const SimResult causal = simulate(gpu, shape(1, 2, n, n, 64, true), KernelKind::tiled, t);
+  EXPECT_EQ(full.kernels[0].tiles.size(), u64(2 * tiles * tiles));
+  EXPECT_EQ(causal.kernels[0].tiles.size(), u64(2 * tiles * (tiles + 1) / 2));
+  EXPECT_DOUBLE_EQ(causal.flops / full.flops, static_cast<double>(tiles + 1) / (2.0 * tiles));
+  // Time halves only when there are enough CTAs to balance the short and long ones over the SMs: with one
+  // wave the longest CTA (a full row of tiles) sets the time either way.
+  EXPECT_NEAR(causal.time_s, full.time_s, 0.02 * full.time_s);
+  SimOptions quiet;
+  quiet.record_tiles = false;
+  const SimResult many = simulate(gpu, shape(4, 16, n, n, 64), KernelKind::tiled, t, quiet);
+  const SimResult many_causal = simulate(gpu, shape(4, 16, n, n, 64, true), KernelKind::tiled, t, quiet);
+  EXPECT_LT(many_causal.time_s, 0.6 * many.time_s);
+  EXPECT_GT(many_causal.time_s, 0.4 * many.time_s);
+}
+
+TEST_F(Simulate, ReuseCutsHbmTrafficAndLeavesDirtyLinesForTheNextKernel) {
+  const Workload w = shape(1, 8, 2048, 2048, 64);
+  const SimResult cold = simulate(gpu, w, KernelKind::tiled, TileConfig{});
+  const LevelBytes x = cold.kernels[0].totals;
+  EXPECT_EQ(x.l2_read, expected_bytes(KernelId::tiled, w, TileConfig{}).l2_read);
+  // K and V fit in L2: each comes from HBM once (compulsory), however many q-tiles read it.
+  EXPECT_EQ(x.hbm_read, u64{8 * 3 * 2048 * 64 * 2});
+  EXPECT_EQ(x.hbm_write, 0u);  // O and LSE stay dirty in L2 at kernel end
+  EXPECT_EQ(cold.kernels[0].l2_dirty_end, u64{8 * (2048 * 64 * 2 + 2048 * 4)});
+  EXPECT_EQ(x.l2_hit, x.l2_read - x.hbm_read);  // every read after the first hits; first writes miss
+  // Warm start: the previous identical run left Q, K, V resident.
+  SimOptions warm;
+  warm.l2_start = L2Start::warm;
+  const SimResult again = simulate(gpu, w, KernelKind::tiled, TileConfig{}, warm);
+  EXPECT_EQ(again.kernels[0].totals.hbm_read, 0u);
+  EXPECT_LT(again.time_s, cold.time_s);
+}
+
+TEST_F(Simulate, NaiveSTrafficSpillsFromL2WhenSIsLarge) {
+  const Workload w = preset("llm-4k");
+  SimOptions o;
+  o.record_tiles = false;
+  o.only = KernelId::naive_softmax;
+  const SimResult r = simulate(gpu, w, KernelKind::naive, TileConfig{}, o);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const u64 s_bytes = u64{32} * 4096 * 4096 * 2;
+  EXPECT_EQ(r.kernels[0].totals.hbm_read, s_bytes);  // 1 GiB of S does not fit in 50 MB
+  EXPECT_GE(r.kernels[0].totals.hbm_write,
+            s_bytes - u64(gpu.l2_bytes));  // what L2 cannot hold is written back
+  EXPECT_LE(r.kernels[0].l2_resident_end, u64(gpu.l2_bytes));
+}
+
+TEST_F(Simulate, TimeRespectsPeakBandwidthAndMath) {
+  for (KernelKind kind : {KernelKind::tiled, KernelKind::naive}) {
+    const SimResult r = simulate(gpu, shape(1, 16, 2048, 2048, 64), kind, TileConfig{});
+    for (const KernelResult& k : r.kernels) {
+      SCOPED_TRACE(k.name);
+      EXPECT_GE(k.time_s, static_cast<double>(k.totals.hbm_read + k.totals.hbm_write) / gpu.hbm_bandwidth);
+      EXPECT_GE(k.time_s, k.flops / gpu.tensor_flops_fp16);
+      EXPECT_NEAR(static_cast<double>(k.cycles), k.time_s * gpu.sm_clock_hz, 1.0);
+      EXPECT_GE(k.waves, 1);
+    }
+  }
+}
+
+TEST_F(Simulate, DeterministicAcrossRuns) {
+  const Workload w = shape(2, 4, 1000, 1000, 128, true);
+  const SimResult a = simulate(gpu, w, KernelKind::tiled, TileConfig{});
+  const SimResult b = simulate(gpu, w, KernelKind::tiled, TileConfig{});
+  EXPECT_EQ(a.totals, b.totals);
+  EXPECT_EQ(a.kernels[0].cycles, b.kernels[0].cycles);
+  ASSERT_EQ(a.kernels[0].tiles.size(), b.kernels[0].tiles.size());
+  for (std::size_t i = 0; i < a.kernels[0].tiles.size(); ++i)
+    ASSERT_EQ(a.kernels[0].tiles[i].end_cycle, b.kernels[0].tiles[i].end_cycle);
+}
+
+TEST_F(Simulate, WindowPredictsOnlyItsTiles) {
+  const Workload w = shape(1, 2, 1024, 1024, 64);
+  SimOptions o;
+  o.window = TileWindow{1, 2, 0, -1};
+  o.l2_reuse = false;
+  const SimResult r = simulate(gpu, w, KernelKind::tiled, TileConfig{}, o);
+  EXPECT_EQ(r.kernels[0].ctas, 2);
+  EXPECT_EQ(r.kernels[0].totals.l2_read, expected_bytes(KernelId::tiled, w, TileConfig{}, o.window).l2_read);
+  o.only = KernelId::tiled;
+  EXPECT_NO_THROW(simulate(gpu, w, KernelKind::tiled, TileConfig{}, o));
+  o.only = KernelId::naive_qk;
+  EXPECT_THROW(simulate(gpu, w, KernelKind::tiled, TileConfig{}, o), InvalidInput);
+}
+
+TEST_F(Simulate, OccupancyFollowsSharedMemoryAndRegisters) {
+  TileConfig t;
+  t.br = 64;
+  t.bc = 64;
+  t.warps = 4;
+  SimOptions o;
+  o.registers_per_thread[static_cast<std::size_t>(KernelId::tiled)] = 64;  // not register-bound
+  const Workload w = shape(1, 4, 1024, 1024, 128);
+  const SimResult r = simulate(gpu, w, KernelKind::tiled, t, o);
+  const std::int64_t smem = (64 + 2 * 2 * 64) * 128 * 2;
+  EXPECT_EQ(r.kernels[0].smem_per_cta, smem);
+  EXPECT_EQ(r.kernels[0].ctas_per_sm, static_cast<int>(gpu.smem_per_sm / (smem + gpu.smem_reserved_per_cta)));
+  EXPECT_EQ(r.kernels[0].occupancy_limiter, "shared memory");
+  o.registers_per_thread[static_cast<std::size_t>(KernelId::tiled)] = 255;
+  const SimResult regs = simulate(gpu, w, KernelKind::tiled, t, o);
+  EXPECT_EQ(regs.kernels[0].ctas_per_sm, 65536 / (256 * 32 * 4));
+  EXPECT_EQ(regs.kernels[0].occupancy_limiter, "registers");
+}
+
+TEST_F(Simulate, BadInputGetsAClearError) {
+  const auto message = [&](const Workload& w, KernelKind k, const TileConfig& t) -> std::string {
+    try {
+      simulate(gpu, w, k, t);
+    } catch (const InvalidInput& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  const TileConfig t;
+  EXPECT_THAT(message(shape(0, 1, 128, 128, 64), KernelKind::tiled, t), HasSubstr("batch must be positive"));
+  EXPECT_THAT(message(shape(1, 1, -5, 128, 64), KernelKind::naive, t), HasSubstr("seq_q"));
+  EXPECT_THAT(message(shape(1, 1, 128, 128, 80), KernelKind::tiled, t),
+              HasSubstr("head_dim 80 is not supported"));
+  Workload fp32 = shape(1, 1, 128, 128, 64);
+  fp32.dtype = DType::fp32;
+  EXPECT_THAT(message(fp32, KernelKind::tiled, t), HasSubstr("fp32"));
+  EXPECT_THAT(message(fp32, KernelKind::naive, t), HasSubstr("(accepted)"));
+  TileConfig big;
+  big.br = 256;
+  big.warps = 16;
+  big.bc = 256;
+  big.stages = 3;
+  EXPECT_THAT(message(shape(1, 1, 1024, 1024, 128), KernelKind::tiled, big), HasSubstr("shared memory"));
+  GpuSpec a100 = load_gpu_spec("a100");
+  TileConfig fits_h200;
+  fits_h200.br = 128;
+  fits_h200.bc = 128;
+  fits_h200.stages = 3;  // (128 + 768) * 128 * 2 = 224 KB: fits 227 KB, not the A100's 163 KB
+  EXPECT_NO_THROW(check_config(gpu, shape(1, 1, 1024, 1024, 128), KernelKind::tiled, fits_h200));
+  EXPECT_THROW(check_config(a100, shape(1, 1, 1024, 1024, 128), KernelKind::tiled, fits_h200), InvalidInput);
+}
+
+TEST_F(Simulate, PresetsRunOnEveryBuiltinGpu) {
+  SimOptions o;
+  o.record_tiles = false;
+  for (const auto& name : builtin_gpu_names()) {
+    const GpuSpec g = load_gpu_spec(name);
+    const SimResult r = simulate(g, preset("vit-b16"), KernelKind::tiled, TileConfig{}, o);
+    EXPECT_GT(r.time_s, 0) << name;
+    EXPECT_GT(r.tflops_achieved(), 0) << name;
+    EXPECT_GT(r.hbm_bandwidth_achieved(), 0) << name;
+  }
+}
+
+}  // namespace
+}  // namespace attnscope::sim
