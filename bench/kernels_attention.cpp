@@ -171,8 +171,10 @@ void BM_Attention(benchmark::State& state) {
   s.causal = state.range(4) != 0;
   s.heads = static_cast<int>(state.range(5));
   s.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
-  const ak::TiledConfig config{static_cast<int>(state.range(6)), static_cast<int>(state.range(7)),
-                               static_cast<int>(state.range(6)) / 16, 2};
+  // Bc >= 1000 encodes stages 3 (Bc - 1000), so that the benchmark name stays one integer list.
+  const int bc_arg = static_cast<int>(state.range(7));
+  const ak::TiledConfig config{static_cast<int>(state.range(6)), bc_arg % 1000,
+                               static_cast<int>(state.range(6)) / 16, bc_arg >= 1000 ? 3 : 2};
   // Inputs cached per shape: repetitions reuse them (generating 16k-token inputs on the host takes seconds).
   static std::map<std::string, std::unique_ptr<Inputs>> cache;
   const std::string key = std::to_string(naive) + "/" + std::to_string(state.range(1)) + "/" +
@@ -228,9 +230,68 @@ void BM_Attention(benchmark::State& state) {
   }
   state.SetLabel(
       std::string(naive ? "naive"
-                        : "tiled Br=" + std::to_string(config.br) + " Bc=" + std::to_string(config.bc)) +
+                        : "tiled Br=" + std::to_string(config.br) + " Bc=" + std::to_string(config.bc) +
+                              " stages=" + std::to_string(config.stages)) +
       " " + ak::dtype_name(s.dtype) + " d=" + std::to_string(s.head_dim) + " N=" + std::to_string(s.seq_q) +
       " H=" + std::to_string(s.heads) + (s.causal ? " causal" : ""));
+}
+
+// One naive kernel alone (0 qk, 1 softmax, 2 pv) at the llm-4k shape: where the naive time goes.
+// Softmax runs in place on what the previous iteration left (probabilities): same bytes, same work.
+void BM_NaiveKernel(benchmark::State& state) {
+  const int which = static_cast<int>(state.range(0));
+  ak::AttentionShape s;
+  s.dtype = state.range(1) == 1 ? ak::DType::bf16 : ak::DType::fp16;
+  s.head_dim = static_cast<int>(state.range(2));
+  s.seq_q = s.seq_kv = static_cast<int>(state.range(3));
+  s.heads = static_cast<int>(state.range(4));
+  s.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+  Inputs in;
+  if (!make_inputs(s, true, in)) {
+    state.SkipWithError("allocating or uploading the inputs failed");
+    return;
+  }
+  const ak::DeviceTensors t{in.q->p, in.k->p, in.v->p, in.o->p, static_cast<float*>(in.lse->p), in.s->p};
+  // S filled once by qk + softmax so that every kernel sees realistic data.
+  if (!ak::launch_naive_qk(s, t, ak::TileWindow{}, nullptr, nullptr) ||
+      !ak::launch_naive_softmax(s, t, ak::TileWindow{}, nullptr, nullptr) ||
+      cudaDeviceSynchronize() != cudaSuccess) {
+    state.SkipWithError("warm-up launch failed");
+    return;
+  }
+  const auto launch = [&]() -> ak::Status {
+    if (which == 0) return ak::launch_naive_qk(s, t, ak::TileWindow{}, nullptr, nullptr);
+    if (which == 1) return ak::launch_naive_softmax(s, t, ak::TileWindow{}, nullptr, nullptr);
+    return ak::launch_naive_pv(s, t, ak::TileWindow{}, nullptr, nullptr);
+  };
+  EventTimer timer;
+  double total = 0.0;
+  for (auto _ : state) {
+    cudaMemsetAsync(flush_buffer(), static_cast<int>(state.iterations() & 0xff), std::size_t{256} << 20);
+    timer.start();
+    const ak::Status st = launch();
+    const double sec = timer.stop();
+    if (!st) {
+      state.SkipWithError(st.message.c_str());
+      return;
+    }
+    state.SetIterationTime(sec);
+    total += sec;
+  }
+  const double e = static_cast<double>(ak::dtype_size(s.dtype));
+  const double qd = static_cast<double>(s.heads) * s.seq_q * s.head_dim * e;
+  const double sm = static_cast<double>(s.heads) * s.seq_q * static_cast<double>(s.seq_kv) * e;
+  const double bytes = which == 0 ? 2 * qd + sm : which == 1 ? 2 * sm : sm + 2 * qd;
+  const double per_iter = total / static_cast<double>(state.iterations());
+  state.counters["HBM_bytes"] = bytes;
+  state.counters["GB_per_s"] = bytes / per_iter * 1e-9;
+  const double bw = copy_bandwidth_median();
+  if (bw > 0) state.counters["x_copy_time"] = per_iter / (bytes / bw);
+  state.SetLabel(std::string(which == 0   ? "naive.qk"
+                             : which == 1 ? "naive.softmax"
+                                          : "naive.pv") +
+                 " " + ak::dtype_name(s.dtype) + " d=" + std::to_string(s.head_dim) +
+                 " N=" + std::to_string(s.seq_q));
 }
 
 void register_all() {
@@ -269,6 +330,18 @@ void register_all() {
   add(1, 0, 64, 4096, 1, 32, 0, 0);
   add(1, 0, 128, 4096, 0, 32, 0, 0);
   add(1, 1, 64, 4096, 0, 32, 0, 0);
+  for (const int which : {0, 1, 2}) {
+    benchmark::RegisterBenchmark("BM_NaiveKernel", BM_NaiveKernel)
+        ->Args({which, 0, 64, 4096, 32})
+        ->ArgNames({"kernel", "bf16", "d", "N", "H"})
+        ->UseManualTime()
+        ->MinTime(0.2)
+        ->Unit(benchmark::kMillisecond);
+  }
+  // Stages 3 (prefetch distance 2 kv tiles) against 2 at the target shape.
+  add(0, 0, 64, 4096, 0, 32, 128, 1064);
+  add(0, 0, 64, 4096, 0, 32, 128, 1128);
+  add(0, 0, 128, 4096, 0, 32, 128, 1064);
   // The copy again at the end: the bandwidth should not have drifted during the run.
   benchmark::RegisterBenchmark("BM_CopyBandwidth", BM_CopyBandwidth)
       ->Arg(1024)

@@ -25,8 +25,10 @@ status=0
   | tee "$LOG/machine.txt"
 
 echo "== gpu tests"
-timeout 150 "$TEST" --gtest_color=no 2>&1 | tee "$LOG/gpu_test.log" | grep -E "^\[  (FAILED|PASSED) |error|seed" | head -50
-[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "gpu tests FAILED"; status=1; }
+timeout 150 "$TEST" --gtest_color=no >"$LOG/gpu_test.log" 2>&1
+rc=$?
+grep -E "^\[ +(OK|FAILED|PASSED) " "$LOG/gpu_test.log"
+[ $rc -eq 0 ] || { echo "gpu tests FAILED (exit $rc)"; tail -20 "$LOG/gpu_test.log"; status=1; }
 
 if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   for tool in memcheck racecheck; do
@@ -43,7 +45,16 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
   echo "== benchmarks"
   timeout 240 "$BENCH" --benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true \
     ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} \
-    --benchmark_out="$LOG/kernels_bench.json" --benchmark_out_format=json 2>&1 | tee "$LOG/bench.log" | grep -E "median|Copy" 
+    --benchmark_out="$LOG/kernels_bench.json" --benchmark_out_format=json >"$LOG/bench.log" 2>&1
+  grep -E "median" "$LOG/bench.log" | sed -E 's/ +/ /g'
+  # A second benchmark binary (an experiment built with other flags), tiled benchmarks only.
+  if [ -n "${BENCH2:-}" ] && [ -x "$BIN/$BENCH2" ]; then
+    echo "== benchmarks of $BENCH2 (BM_Attention tiled only)"
+    timeout 120 "$BIN/$BENCH2" --benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true \
+      --benchmark_filter='BM_Attention/naive:0' \
+      --benchmark_out="$LOG/kernels_bench_$BENCH2.json" --benchmark_out_format=json >"$LOG/bench_$BENCH2.log" 2>&1
+    grep -E "median" "$LOG/bench_$BENCH2.log" | sed -E 's/ +/ /g'
+  fi
 fi
 
 tar -czf "$OUT/kernels_gpu.tar.gz" -C "$OUT" kernels && rm -rf "$LOG"

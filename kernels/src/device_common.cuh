@@ -117,6 +117,13 @@ __device__ __forceinline__ float fast_exp2(float x) {
   return y;
 }
 
+// Two 2^x at once in fp16 (ex2.approx.f16x2, one SFU op for both halves); 2^-inf = +0.
+__device__ __forceinline__ std::uint32_t fast_exp2_half2(std::uint32_t x) {
+  std::uint32_t y;
+  asm("ex2.approx.f16x2 %0, %1;\n" : "=r"(y) : "r"(x));
+  return y;
+}
+
 // ---- Instrumentation -------------------------------------------------------------------------------------
 __device__ __forceinline__ std::uint64_t global_timer_ns() {
   std::uint64_t t;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // naive.pv: O = P V with P [B, H, Nq, Nkv] (input dtype) read from HBM.
 // CTA = 128 rows x d of O of one (b, h); 8 warps, 16 rows each. Reduction over Nkv in steps of 32 through
-// a 2-stage cp.async ring (P[128 x 32] + V[32 x d] per stage). O staged in the ring memory, then stored
-// with 16-byte coalesced stores. When Nkv is not a multiple of 8 the rows of P are not 16-byte aligned, so
-// P is copied with 2-byte loads instead of cp.async (same tiles, same bytes; slower).
+// a 2-stage cp.async ring (P[128 x 32] + V[32 x d] per stage), both stages in flight. O staged in the ring
+// memory, then stored with 16-byte coalesced stores. When Nkv is not a multiple of 8 the rows of P are not
+// 16-byte aligned, so P is copied with 2-byte loads instead of cp.async (same tiles, same bytes; slower).
 #include <cuda_runtime.h>
 
 #include "device_common.cuh"
@@ -63,8 +63,9 @@ __device__ __forceinline__ void load_step(PvSharedStorage<T, D>& smem, int stage
   }
 }
 
+// 4 CTAs per SM at d = 64 (2 at d = 128): more P tiles in flight for a kernel that streams P from HBM.
 template <typename T, int D, bool Instrumented>
-__global__ void __launch_bounds__(kThreads) naive_pv_kernel(const NaiveParams p) {
+__global__ void __launch_bounds__(kThreads, D == 64 ? 4 : 2) naive_pv_kernel(const NaiveParams p) {
   using Traits = device::ElementTraits<T>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   PvSharedStorage<T, D>& smem = *reinterpret_cast<PvSharedStorage<T, D>*>(smem_raw);
@@ -81,19 +82,19 @@ __global__ void __launch_bounds__(kThreads) naive_pv_kernel(const NaiveParams p)
 
   const int step_begin = p.col_block_begin;
   const int n_steps = max(0, p.col_block_end - step_begin);
+  // Both stages filled up front: two reduction steps in flight per CTA (this kernel streams P from HBM and
+  // is latency bound with one); a stage is refilled with step + 2 once every warp has read it.
   if (n_steps > 0) load_step<T, D>(smem, 0, pm, v, row0, p.seq_q, step_begin * kBk, p.seq_kv, aligned, tid);
+  device::cp_async_commit();
+  if (n_steps > 1)
+    load_step<T, D>(smem, 1, pm, v, row0, p.seq_q, (step_begin + 1) * kBk, p.seq_kv, aligned, tid);
   device::cp_async_commit();
 
   float acc[D / 8][4] = {};
   for (int step = 0; step < n_steps; ++step) {
     const int stage = step % kStages;
-    device::cp_async_wait<0>();
+    device::cp_async_wait<1>();  // step's group done; step + 1's may still be in flight
     __syncthreads();
-    if (step + 1 < n_steps) {
-      load_step<T, D>(smem, (step + 1) % kStages, pm, v, row0, p.seq_q, (step_begin + step + 1) * kBk,
-                      p.seq_kv, aligned, tid);
-    }
-    device::cp_async_commit();
 #pragma unroll
     for (int kk = 0; kk < kBk / 16; ++kk) {
       std::uint32_t a[4];
@@ -114,6 +115,12 @@ __global__ void __launch_bounds__(kThreads) naive_pv_kernel(const NaiveParams p)
         Traits::mma(acc[2 * dp + 1], a, b[2], b[3]);
       }
     }
+    if (step + 2 < n_steps) {
+      __syncthreads();  // every warp is done with this stage
+      load_step<T, D>(smem, stage, pm, v, row0, p.seq_q, (step_begin + step + 2) * kBk, p.seq_kv, aligned,
+                      tid);
+    }
+    device::cp_async_commit();  // possibly empty: one group per step keeps wait<1> exact
   }
   device::cp_async_wait<0>();
   __syncthreads();  // the ring becomes the O staging tile

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // naive.qk: S = Q K^T * scale, written to HBM in the input dtype (as frameworks' unfused attention does).
 // CTA = one 128 x 128 tile of S of one (b, h); 8 warps as 2 (rows) x 4 (columns), each 64 x 32.
-// Reduction over d in steps of 32 through a 2-stage cp.async ring (Q[128 x 32] + K[128 x 32] per stage).
+// Reduction over d in steps of 32 through a 2-stage cp.async ring (Q[128 x 32] + K[128 x 32] per stage),
+// both stages in flight: a stage is refilled with step + 2 after all warps have read it.
 // The S tile is staged in the (then free) ring memory and stored with 16-byte coalesced stores.
 #include <cuda_runtime.h>
 
@@ -56,21 +57,22 @@ __global__ void __launch_bounds__(kThreads) naive_qk_kernel(const NaiveParams p)
   if constexpr (Instrumented) start = device::global_timer_ns();
 
   constexpr int kSteps = D / kBk;
+  // Both ring stages are filled up front, so two steps are in flight (for d = 64 that is the whole
+  // reduction); a stage is refilled (step + 2) once every warp has finished reading it.
   load_slab<T, D>(smem.ring.q[0], q, row0, p.seq_q, 0, tid);
   load_slab<T, D>(smem.ring.k[0], k, col0, p.seq_kv, 0, tid);
   device::cp_async_commit();
+  load_slab<T, D>(smem.ring.q[1], q, row0, p.seq_q, kBk, tid);
+  load_slab<T, D>(smem.ring.k[1], k, col0, p.seq_kv, kBk, tid);
+  device::cp_async_commit();
+  static_assert(kSteps >= 2 && kStages == 2, "d >= 64: at least two reduction steps for the two stages");
 
   float acc[4][4][4] = {};
 #pragma unroll
   for (int step = 0; step < kSteps; ++step) {
     const int stage = step % kStages;
-    device::cp_async_wait<0>();
+    device::cp_async_wait<1>();  // step's group done; step + 1's may still be in flight
     __syncthreads();
-    if (step + 1 < kSteps) {
-      load_slab<T, D>(smem.ring.q[(step + 1) % kStages], q, row0, p.seq_q, (step + 1) * kBk, tid);
-      load_slab<T, D>(smem.ring.k[(step + 1) % kStages], k, col0, p.seq_kv, (step + 1) * kBk, tid);
-    }
-    device::cp_async_commit();
 #pragma unroll
     for (int kk = 0; kk < kBk / 16; ++kk) {
       std::uint32_t a[4][4];
@@ -95,6 +97,12 @@ __global__ void __launch_bounds__(kThreads) naive_qk_kernel(const NaiveParams p)
         }
       }
     }
+    if (step + 2 < kSteps) {
+      __syncthreads();  // every warp is done with this stage
+      load_slab<T, D>(smem.ring.q[stage], q, row0, p.seq_q, (step + 2) * kBk, tid);
+      load_slab<T, D>(smem.ring.k[stage], k, col0, p.seq_kv, (step + 2) * kBk, tid);
+    }
+    device::cp_async_commit();  // possibly empty: one group per step keeps wait<1> exact
   }
   device::cp_async_wait<0>();
   __syncthreads();  // the ring becomes the S staging tile

@@ -12,7 +12,12 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
+
+#ifndef ATTNSCOPE_TILED_HALF_EXP
+#define ATTNSCOPE_TILED_HALF_EXP 0
+#endif
 
 #include "device_common.cuh"
 #include "launch_registry.hpp"
@@ -73,6 +78,8 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
   // Q fragments stay in registers for d = 64; for d = 128 they are re-read from shared memory every kv
   // step (32 registers saved, which the S and O accumulators need).
   constexpr bool kQInRegisters = D == 64;
+  // fp16 only, when built with ATTNSCOPE_TILED_HALF_EXP=1: exponentials in f16x2 (see kernel-notes).
+  constexpr bool kHalfExp = ATTNSCOPE_TILED_HALF_EXP != 0 && std::is_same_v<T, __half>;
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   SharedStorage& smem = *reinterpret_cast<SharedStorage*>(smem_raw);
@@ -208,7 +215,9 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
       }
     }
 
-    // Online softmax, base 2: p = 2^(s * scale_log2 - m * scale_log2).
+    // Online softmax, base 2: p = 2^(s * scale_log2 - m * scale_log2), packed straight into the A fragments
+    // of P V (p_frag[n tile][row half] = two probabilities in the input dtype).
+    std::uint32_t p_frag[kNTiles][2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       float m = row_max[r];
@@ -223,9 +232,18 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
       float sum = 0.0f;
 #pragma unroll
       for (int nt = 0; nt < kNTiles; ++nt) {
-        s_acc[nt][2 * r] = device::fast_exp2(fmaf(s_acc[nt][2 * r], p.scale_log2, -m_scaled));
-        s_acc[nt][2 * r + 1] = device::fast_exp2(fmaf(s_acc[nt][2 * r + 1], p.scale_log2, -m_scaled));
-        sum += s_acc[nt][2 * r] + s_acc[nt][2 * r + 1];
+        const float x0 = fmaf(s_acc[nt][2 * r], p.scale_log2, -m_scaled);
+        const float x1 = fmaf(s_acc[nt][2 * r + 1], p.scale_log2, -m_scaled);
+        if constexpr (kHalfExp) {
+          // One ex2.f16x2 for two probabilities: half the SFU work; P is rounded to fp16 for P V anyway.
+          p_frag[nt][r] = device::fast_exp2_half2(Traits::pack(x0, x1));
+          const float2 f = Traits::unpack(p_frag[nt][r]);
+          sum += f.x + f.y;
+        } else {
+          const float p0 = device::fast_exp2(x0), p1 = device::fast_exp2(x1);
+          p_frag[nt][r] = Traits::pack(p0, p1);
+          sum += p0 + p1;
+        }
       }
       row_sum[r] = row_sum[r] * alpha + sum;
 #pragma unroll
@@ -239,10 +257,8 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
     const std::uint32_t v_base = v_lane_base + static_cast<std::uint32_t>(stage * Bc * D * sizeof(T));
 #pragma unroll
     for (int kk = 0; kk < kKvSteps; ++kk) {
-      const std::uint32_t a[4] = {Traits::pack(s_acc[2 * kk][0], s_acc[2 * kk][1]),
-                                  Traits::pack(s_acc[2 * kk][2], s_acc[2 * kk][3]),
-                                  Traits::pack(s_acc[2 * kk + 1][0], s_acc[2 * kk + 1][1]),
-                                  Traits::pack(s_acc[2 * kk + 1][2], s_acc[2 * kk + 1][3])};
+      const std::uint32_t a[4] = {p_frag[2 * kk][0], p_frag[2 * kk][1], p_frag[2 * kk + 1][0],
+                                  p_frag[2 * kk + 1][1]};
 #pragma unroll
       for (int dp = 0; dp < D / 16; ++dp) {
         std::uint32_t b[4];
