@@ -1,16 +1,149 @@
 // SPDX-License-Identifier: Apache-2.0
-// PLACEHOLDER: replaced by the component owner. Registers the subcommand so --help lists it.
-#include <cstdio>
+// `attnscope simulate`: predict bytes at every memory level and the time of the naive and/or tiled kernels
+// for a workload on a GPU spec, with no GPU present. Prints a table; --json writes the report.
+#include <fmt/format.h>
 
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "attnscope/reports/from_sim.hpp"
+#include "attnscope/reports/json_io.hpp"
+#include "attnscope/reports/units.hpp"
+#include "attnscope/sim/error.hpp"
+#include "attnscope/sim/simulate.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "workload_options.hpp"
 
 namespace attnscope::cli {
-void add_simulate_command(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("simulate", "(simulate: not implemented yet)");
-  cmd->callback([exit_code] {
-    std::fprintf(stderr, "attnscope simulate: not implemented yet\n");
-    *exit_code = kFailure;
-  });
+namespace {
+
+struct SimulateFlags {
+  WorkloadOptions workload;
+  std::string json;
+  bool no_l2_reuse = false;
+  std::string l2_start{"cold"};
+};
+
+// The command line as typed, for report provenance.
+std::string command_line() {
+  std::string out;
+  if (std::FILE* f = std::fopen("/proc/self/cmdline", "rb")) {
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0)
+      for (std::size_t i = 0; i < n; ++i) out += buffer[i] == '\0' ? ' ' : buffer[i];
+    std::fclose(f);
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
+
+double hit_rate(const sim::LevelBytes& b) {
+  const auto requests = static_cast<double>(b.l2_read + b.l2_write);
+  return requests > 0 ? static_cast<double>(b.l2_hit) / requests : 0.0;
+}
+
+void print_row(const std::string& name, const sim::LevelBytes& b, double flops, double time_s,
+               const std::string& ctas, const std::string& waves) {
+  const double hbm = static_cast<double>(b.hbm_read + b.hbm_write);
+  std::printf("%-15s %10s %10s %10s %10s %7s %10s %10s %11s %8.1f %9s %7s %6s\n", name.c_str(),
+              reports::format_bytes(static_cast<double>(b.hbm_read)).c_str(),
+              reports::format_bytes(static_cast<double>(b.hbm_write)).c_str(),
+              reports::format_bytes(static_cast<double>(b.l2_read)).c_str(),
+              reports::format_bytes(static_cast<double>(b.l2_write)).c_str(),
+              reports::format_percent(hit_rate(b)).c_str(),
+              reports::format_bytes(static_cast<double>(b.smem_read + b.smem_write)).c_str(),
+              fmt::format("{:.3g}", flops).c_str(), reports::format_seconds(time_s).c_str(),
+              time_s > 0 ? flops / time_s / 1e12 : 0.0,
+              fmt::format("{:.0f}", time_s > 0 ? hbm / time_s / 1e9 : 0.0).c_str(), ctas.c_str(),
+              waves.c_str());
+}
+
+void print_result(const sim::SimResult& r) {
+  std::printf(
+      "\n%s kernel, tiles %s%s\n", std::string(sim::to_string(r.kind)).c_str(), r.tiles.label().c_str(),
+      r.kind == sim::KernelKind::naive ? " (naive GEMM tiles 128x128x32, softmax 8 rows per CTA)" : "");
+  std::printf("%-15s %10s %10s %10s %10s %7s %10s %10s %11s %8s %9s %7s %6s\n", "kernel", "HBM read",
+              "HBM write", "L2 read", "L2 write", "L2 hit", "smem r+w", "FLOPs", "time", "TFLOP/s",
+              "HBM GB/s", "CTAs", "waves");
+  for (const sim::KernelResult& k : r.kernels)
+    print_row(k.name, k.totals, k.flops, k.time_s, std::to_string(k.ctas), std::to_string(k.waves));
+  if (r.kernels.size() > 1) print_row("total", r.totals, r.flops, r.time_s, "", "");
+  for (const sim::KernelResult& k : r.kernels)
+    std::printf(
+        "  %-13s %d CTA/SM (limited by %s; %lld B smem, %d regs/thread); L2 at end: %s resident, %s dirty\n",
+        k.name.c_str(), k.ctas_per_sm, k.occupancy_limiter.c_str(), static_cast<long long>(k.smem_per_cta),
+        k.registers_per_thread, reports::format_bytes(static_cast<double>(k.l2_resident_end)).c_str(),
+        reports::format_bytes(static_cast<double>(k.l2_dirty_end)).c_str());
+  std::printf("  attention FLOPs (4*B*H*Nq*Nkv*d%s): %.3g -> %.1f TFLOP/s\n", r.workload.causal ? "/2" : "",
+              r.workload.flops(), r.tflops_achieved());
+}
+
+int run_simulate(const SimulateFlags& f) {
+  sim::GpuSpec gpu;
+  sim::Workload w;
+  sim::TileConfig tiles;
+  sim::SimOptions options;
+  std::vector<sim::KernelKind> kinds;
+  try {
+    gpu = sim::load_gpu_spec(f.workload.gpu);
+    w = f.workload.workload();
+    tiles = f.workload.tile_config();
+    options.l2_reuse = !f.no_l2_reuse;
+    if (f.l2_start == "warm")
+      options.l2_start = sim::L2Start::warm;
+    else if (f.l2_start != "cold")
+      throw sim::InvalidInput("--l2-start '" + f.l2_start + "' is not one of cold, warm");
+    if (f.workload.kernel != "tiled") kinds.push_back(sim::KernelKind::naive);
+    if (f.workload.kernel != "naive") kinds.push_back(sim::KernelKind::tiled);
+    for (sim::KernelKind k : kinds) sim::check_config(gpu, w, k, tiles);
+  } catch (const sim::InvalidInput& e) {
+    std::fprintf(stderr, "attnscope simulate: %s\n", e.what());
+    return kBadInput;
+  }
+  std::printf(
+      "attnscope simulate: %s (B=%lld H=%lld Nq=%lld Nkv=%lld d=%lld %s%s) on %s (model, %s L2, reuse %s)\n",
+      w.name.c_str(), static_cast<long long>(w.batch), static_cast<long long>(w.heads),
+      static_cast<long long>(w.seq_q), static_cast<long long>(w.seq_kv), static_cast<long long>(w.head_dim),
+      std::string(sim::to_string(w.dtype)).c_str(), w.causal ? ", causal" : "", gpu.name.c_str(),
+      f.l2_start.c_str(), options.l2_reuse ? "on" : "off");
+  std::vector<sim::SimResult> results;
+  for (sim::KernelKind k : kinds) {
+    results.push_back(sim::simulate(gpu, w, k, tiles, options));
+    print_result(results.back());
+  }
+  if (!f.json.empty()) {
+    try {
+      // One report: the first result's entry, then the other kind's kernels.
+      reports::Report report = reports::report_from_simulation(results.front(), command_line());
+      for (std::size_t i = 1; i < results.size(); ++i)
+        for (const sim::KernelResult& k : results[i].kernels)
+          report.kernels.push_back(reports::modeled_kernel_entry(k, results[i].gpu));
+      reports::write_report_json(report, f.json);
+    } catch (const reports::ReportError& e) {
+      std::fprintf(stderr, "attnscope simulate: cannot write %s: %s\n", f.json.c_str(), e.what());
+      return kIoError;
+    }
+    std::printf("\nwrote %s\n", f.json.c_str());
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<SimulateFlags>();
+  auto* cmd = app.add_subcommand("simulate",
+                                 "predict bytes per memory level and time with the model (no GPU needed)");
+  add_workload_options(*cmd, flags->workload);
+  cmd->add_option("--json", flags->json, "write the modeled report (totals and per-tile records) to FILE");
+  cmd->add_flag("--no-l2-reuse", flags->no_l2_reuse, "every L2 request misses (the closed-form check)");
+  cmd->add_option("--l2-start", flags->l2_start, "L2 state before the first kernel: cold (flushed) or warm")
+      ->check(CLI::IsMember({"cold", "warm"}))
+      ->capture_default_str();
+  cmd->callback([flags, exit_code] { *exit_code = run_simulate(*flags); });
+}
+
 }  // namespace attnscope::cli

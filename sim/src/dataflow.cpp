@@ -204,7 +204,8 @@ void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t 
     // No visible key tile in the window: the CTA only writes its (zero) output rows and LSE = -inf.
     out.records.push_back(key(j0));
     CtaStep s;
-    s.stores = {o_block, lse_block};
+    s.stores[0] = o_block;
+    s.stores[1] = lse_block;
     s.store_count = 2;
     out.steps.push_back(s);
     return;
@@ -222,15 +223,19 @@ void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t 
     const auto kv_bytes = static_cast<std::uint64_t>(2 * cols * d * e);
     const auto q_bytes = static_cast<std::uint64_t>(rows * d * e);
     s.smem_write = kv_bytes + (j == j0 ? q_bytes : 0);
-    // Every warp reads all of K_j and V_j (its 16 rows need every key); Q goes to registers once.
-    s.smem_read = static_cast<std::uint64_t>(warps_) * kv_bytes + (j == j0 ? q_bytes : 0);
+    // Every warp reads all of K_j and V_j (its 16 rows need every key). Q fragments stay in registers
+    // for d = 64 (read once); for d = 128 they are re-read from shared memory every step.
+    s.smem_read = static_cast<std::uint64_t>(warps_) * kv_bytes + (j == j0 || d != 64 ? q_bytes : 0);
     const auto rc = static_cast<double>(rows * cols);
     s.tensor_flops = 4.0 * rc * static_cast<double>(d);  // S = Q K^T and O += P V
     s.exps = rc;
     s.fp32_ops = 4.0 * rc + 2.0 * static_cast<double>(rows * d);  // scale/max/sum per score, rescale O
     if (j == j1 - 1) {
-      s.stores = {o_block, lse_block};
+      s.stores[0] = o_block;
+      s.stores[1] = lse_block;
       s.store_count = 2;
+      s.smem_write += q_bytes;  // O is staged in the Q tile's shared memory for 16-byte stores
+      s.smem_read += q_bytes;
     }
     out.steps.push_back(s);
   }
@@ -273,36 +278,42 @@ void KernelDataflow::qk_program(std::int64_t n_block, std::int64_t m_block, std:
 }
 
 // naive.softmax: rows_per_cta rows of S, one warp per row, P written in place. A row that fits in registers
-// (Nkv <= kSoftmaxRegisterRowLimit) is read once; a longer one twice (max and sum, then normalise).
+// (Nkv <= kSoftmaxRegisterRowLimit) is read once; a longer one twice (max and sum, then normalise). Causal
+// rows read only their visible keys but write the whole row (zeros past the diagonal).
 void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice, CtaProgram& out) const {
   const std::int64_t e = bytes_of(w_.dtype), nkv = w_.seq_kv;
   const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
   const std::int64_t r0 = row_block * t_.softmax_rows_per_cta;
   const std::int64_t r1 = std::min(r0 + t_.softmax_rows_per_cta, w_.seq_q), rows = r1 - r0;
   out.records.push_back({static_cast<int>(b), static_cast<int>(h), static_cast<int>(row_block), 0});
-  std::int64_t visible = rows * nkv;
-  if (w_.causal) {
-    visible = 0;
-    for (std::int64_t i = r0; i < r1; ++i)
-      visible += std::clamp<std::int64_t>(i + nkv - w_.seq_q + 1, 0, nkv);
-  }
   const BlockAccess s_rows =
       block(Tensor::s, map_.address(Tensor::s, b, h, r0, 0), rows, nkv * e, map_.row_pitch(Tensor::s));
+  CtaStep read;
+  if (!w_.causal) {
+    read.loads[0] = s_rows;
+    read.load_count = 1;
+  } else {
+    for (std::int64_t i = r0; i < r1; ++i) {
+      const std::int64_t visible = std::clamp<std::int64_t>(i + nkv - w_.seq_q + 1, 0, nkv);
+      if (visible > 0)
+        read.loads[static_cast<std::size_t>(read.load_count++)] =
+            block(Tensor::s, map_.address(Tensor::s, b, h, i, 0), 1, visible * e, map_.row_pitch(Tensor::s));
+    }
+  }
   const double elements = static_cast<double>(rows * nkv);
-  const bool two_pass = nkv > kSoftmaxRegisterRowLimit;
-  CtaStep first;
-  first.loads[0] = s_rows;
-  first.load_count = 1;
-  first.exps = static_cast<double>(visible);
-  first.fp32_ops = (two_pass ? 2.0 : 4.0) * elements;
-  if (!two_pass) {
-    first.stores[0] = s_rows;
-    first.store_count = 1;
-    out.steps.push_back(first);
+  // Exponentials: once for the sum and once for the output, over every element (masked ones are -inf).
+  if (nkv <= kSoftmaxRegisterRowLimit) {
+    read.exps = 2.0 * elements;
+    read.fp32_ops = 4.0 * elements;
+    read.stores[0] = s_rows;
+    read.store_count = 1;
+    out.steps.push_back(read);
     return;
   }
-  out.steps.push_back(first);
-  CtaStep second = first;
+  read.exps = elements;
+  read.fp32_ops = 2.0 * elements;
+  out.steps.push_back(read);
+  CtaStep second = read;
   second.stores[0] = s_rows;
   second.store_count = 1;
   out.steps.push_back(second);
@@ -344,6 +355,13 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, CtaPro
     }
     out.steps.push_back(s);
   }
+}
+
+std::int64_t KernelDataflow::max_records() const {
+  if (id_ != KernelId::tiled) return cta_count_;
+  const std::int64_t kv_tiles = ceil_div(w_.seq_kv, t_.bc);
+  const std::int64_t end = window_.kv_tile_end < 0 ? kv_tiles : window_.kv_tile_end;
+  return cta_count_ * std::max<std::int64_t>(1, end - window_.kv_tile_begin);
 }
 
 int KernelDataflow::estimated_registers_per_thread() const {

@@ -81,7 +81,6 @@ class Engine {
   // Walks the lines of one block through the L2, counting into `bytes` and the per-resource demand.
   void walk(const BlockAccess& a, bool write, LevelBytes& bytes);
   void flush(bool write, LevelBytes& bytes);
-  void touch(const L2Cache::Cursor& at, std::uint8_t sectors, bool write, LevelBytes& bytes);
   // Turns the demand gathered by walk() into a completion time for a request issued by `sm` at `now`.
   double serve_request(int sm, double now, bool wait_for_hbm);
 
@@ -103,11 +102,11 @@ class Engine {
   std::vector<BandwidthServer> hbm_, l2_partition_, sm_port_, tensor_, sfu_, fp32_;
   double tensor_seconds_ = 0, sfu_seconds_ = 0, fp32_seconds_ = 0;  // per unit on one SM
   // Demand of the request being walked
-  std::vector<double> partition_bytes_;
-  std::vector<std::uint64_t> channel_read_, channel_write_;  // bytes per HBM channel
+  std::vector<std::uint64_t> partition_sectors_;             // sectors per L2 partition
+  std::vector<std::uint64_t> channel_read_, channel_write_;  // sectors per HBM channel
   std::uint32_t channel_count_ = 1;
   bool request_hbm_ = false;  // the request touched HBM (a miss, a write-back, or no L2 reuse)
-  std::uint64_t request_bytes_ = 0;
+  std::uint64_t request_sectors_ = 0;
   bool request_missed_ = false;
   L2Cache::Cursor cursor_;
   bool cursor_valid_ = false;
@@ -153,11 +152,12 @@ KernelResult Engine::run() {
   tensor_seconds_ = 1.0 / tensor_rate;
   sfu_seconds_ = 1.0 / sfu_rate;
   fp32_seconds_ = 1.0 / fp32_rate;
-  partition_bytes_.assign(partitions, 0);
+  partition_sectors_.assign(partitions, 0);
   channel_read_.assign(channels, 0);
   channel_write_.assign(channels, 0);
   channel_count_ = static_cast<std::uint32_t>(channels);
 
+  if (opt_.record_tiles) result_.tiles.reserve(static_cast<std::size_t>(flow_.max_records()));
   // Breadth-first over SMs: the first wave puts one CTA on every SM before a second on any.
   const std::int64_t resident = std::min<std::int64_t>(slots_total, flow_.cta_count());
   slots_.resize(static_cast<std::size_t>(resident));
@@ -344,65 +344,73 @@ void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
 // Runs the gathered lines through the cache in order, prefetching the sets of the lines a few ahead:
 // the model's speed is bound by host memory latency, not arithmetic.
 void Engine::flush(bool write, LevelBytes& bytes) {
+  // Sector counts accumulate in locals and reach `bytes` once per batch (this loop is the model's hot path).
   constexpr std::size_t kAhead = 12;
-  if (opt_.l2_reuse)
-    for (std::size_t i = 0; i < std::min(kAhead, pending_count_); ++i) l2_.prefetch(pending_[i].cursor);
-  for (std::size_t i = 0; i < pending_count_; ++i) {
-    if (opt_.l2_reuse && i + kAhead < pending_count_) l2_.prefetch(pending_[i + kAhead].cursor);
-    touch(pending_[i].cursor, pending_[i].sectors, write, bytes);
+  const std::size_t n = pending_count_;
+  const auto partitions = static_cast<std::uint32_t>(partition_sectors_.size());
+  std::uint64_t requested = 0, hit = 0, missed = 0, written_back = 0;
+  if (!opt_.l2_reuse) {  // every request goes through to HBM and nothing stays in L2
+    for (std::size_t i = 0; i < n; ++i) {
+      const Pending& p = pending_[i];
+      const std::uint32_t sectors = popcount8(p.sectors);
+      requested += sectors;
+      partition_sectors_[p.cursor.set % partitions] += sectors;
+      (write ? channel_write_ : channel_read_)[hbm_channel(p.cursor.line, channel_count_)] += sectors;
+    }
+    (write ? bytes.hbm_write : bytes.hbm_read) += requested << sector_shift_;
+    request_hbm_ = request_missed_ = n > 0;
+  } else {
+    for (std::size_t i = 0; i < std::min(kAhead, n); ++i) l2_.prefetch(pending_[i].cursor);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i + kAhead < n) l2_.prefetch(pending_[i + kAhead].cursor);
+      const Pending& p = pending_[i];
+      const std::uint32_t sectors = popcount8(p.sectors);
+      requested += sectors;
+      partition_sectors_[p.cursor.set % partitions] += sectors;
+      const L2Cache::Outcome o = l2_.access(p.cursor, p.sectors, write);
+      hit += o.hit_sectors;
+      if (!write && o.miss_sectors > 0) {
+        missed += o.miss_sectors;
+        channel_read_[hbm_channel(p.cursor.line, channel_count_)] += o.miss_sectors;
+      }
+      if (o.writeback_sectors > 0) {
+        written_back += o.writeback_sectors;
+        channel_write_[hbm_channel(o.victim_line, channel_count_)] += o.writeback_sectors;
+      }
+    }
+    bytes.l2_hit += hit << sector_shift_;
+    bytes.hbm_read += missed << sector_shift_;
+    bytes.hbm_write += written_back << sector_shift_;
+    if (missed > 0) request_missed_ = true;
+    if (missed + written_back > 0) request_hbm_ = true;
   }
+  (write ? bytes.l2_write : bytes.l2_read) += requested << sector_shift_;
+  request_sectors_ += requested;
   pending_count_ = 0;
 }
 
-void Engine::touch(const L2Cache::Cursor& at, std::uint8_t sectors, bool write, LevelBytes& bytes) {
-  const auto requested = std::uint64_t{popcount8(sectors)} << sector_shift_;
-  (write ? bytes.l2_write : bytes.l2_read) += requested;
-  request_bytes_ += requested;
-  partition_bytes_[static_cast<std::size_t>(l2_.partition(at))] += static_cast<double>(requested);
-  const auto note_channel = [this](std::uint64_t l, std::uint64_t n, bool is_write) {
-    (is_write ? channel_write_ : channel_read_)[hbm_channel(l, channel_count_)] += n;
-    request_hbm_ = true;
-  };
-  if (!opt_.l2_reuse) {  // every request goes through to HBM and nothing stays in L2
-    (write ? bytes.hbm_write : bytes.hbm_read) += requested;
-    note_channel(at.line, requested, write);
-    request_missed_ = true;
-    return;
-  }
-  const L2Cache::Outcome o = l2_.access(at, sectors, write);
-  bytes.l2_hit += std::uint64_t{o.hit_sectors} << sector_shift_;
-  if (!write && o.miss_sectors > 0) {
-    const std::uint64_t n = std::uint64_t{o.miss_sectors} << sector_shift_;
-    bytes.hbm_read += n;
-    note_channel(at.line, n, false);
-    request_missed_ = true;
-  }
-  if (o.writeback_sectors > 0) {
-    const std::uint64_t n = std::uint64_t{o.writeback_sectors} << sector_shift_;
-    bytes.hbm_write += n;
-    note_channel(o.victim_line, n, true);
-  }
-}
-
 double Engine::serve_request(int sm, double now, bool wait_for_hbm) {
-  double done = sm_port_[static_cast<std::size_t>(sm)].serve(now, static_cast<double>(request_bytes_));
-  for (std::size_t p = 0; p < partition_bytes_.size(); ++p) {
-    if (partition_bytes_[p] > 0) done = std::max(done, l2_partition_[p].serve(now, partition_bytes_[p]));
-    partition_bytes_[p] = 0;
+  const auto sector = static_cast<double>(std::uint64_t{1} << sector_shift_);  // bytes
+  double done =
+      sm_port_[static_cast<std::size_t>(sm)].serve(now, static_cast<double>(request_sectors_) * sector);
+  for (std::size_t p = 0; p < partition_sectors_.size(); ++p) {
+    if (partition_sectors_[p] > 0)
+      done = std::max(done, l2_partition_[p].serve(now, static_cast<double>(partition_sectors_[p]) * sector));
+    partition_sectors_[p] = 0;
   }
   double hbm_done = now;
   if (request_hbm_) {
     for (std::size_t c = 0; c < channel_read_.size(); ++c) {
       // Reads first: the request waits for its own data; write-backs queue behind, delaying later requests.
       if (channel_read_[c] > 0)
-        hbm_done = std::max(hbm_done, hbm_[c].serve(now, static_cast<double>(channel_read_[c])));
-      if (channel_write_[c] > 0) hbm_[c].serve(now, static_cast<double>(channel_write_[c]));
+        hbm_done = std::max(hbm_done, hbm_[c].serve(now, static_cast<double>(channel_read_[c]) * sector));
+      if (channel_write_[c] > 0) hbm_[c].serve(now, static_cast<double>(channel_write_[c]) * sector);
       channel_read_[c] = channel_write_[c] = 0;
     }
     request_hbm_ = false;
   }
   const bool missed = request_missed_ && wait_for_hbm;
-  request_bytes_ = 0;
+  request_sectors_ = 0;
   request_missed_ = false;
   if (missed) return std::max(done, hbm_done) + gpu_.hbm_latency_ns * 1e-9;
   return done + gpu_.l2_latency_ns * 1e-9;

@@ -51,7 +51,7 @@ void validate_tiling(KernelId k, const Workload& w, const TileConfig& t) {
   require_multiple_of_16(t.gemm_bk, k, "gemm_bk");
   require_range(t.gemm_warps, 1, 32, k, "gemm_warps");
   require_range(t.gemm_stages, 1, 8, k, "gemm_stages");
-  require_range(t.softmax_rows_per_cta, 1, 32, k, "softmax_rows_per_cta");
+  require_range(t.softmax_rows_per_cta, 1, kMaxLoadsPerStep, k, "softmax_rows_per_cta");
   require(t.gemm_bm % (16 * t.gemm_warps) == 0 || k != KernelId::naive_pv, k,
           "gemm_bm must be a multiple of 16 * gemm_warps (each warp owns 16-row slabs of O)");
 }
@@ -78,12 +78,12 @@ int estimate_registers_per_thread(KernelId k, const Workload& w, const TileConfi
   std::int64_t regs = kOverhead;
   switch (k) {
     case KernelId::tiled: {
-      const std::int64_t rows = t.br / t.warps;  // query rows per warp
-      regs += rows * d / 32;                     // O accumulator, fp32
-      regs += rows * t.bc / 32;                  // S accumulator, fp32
-      regs += rows * d * e / 4 / 32;             // Q fragments kept in registers
-      regs += rows * t.bc * 2 / 4 / 32;          // P as 16-bit A fragments
-      regs += rows / 16 * 4;                     // running max and sum per row
+      const std::int64_t rows = t.br / t.warps;    // query rows per warp
+      regs += rows * d / 32;                       // O accumulator, fp32
+      regs += rows * t.bc / 32;                    // S accumulator, fp32
+      if (d == 64) regs += rows * d * e / 4 / 32;  // Q fragments kept in registers (d = 128 re-reads smem)
+      regs += rows * t.bc * 2 / 4 / 32;            // P as 16-bit A fragments
+      regs += rows / 16 * 4;                       // running max and sum per row
       break;
     }
     case KernelId::naive_qk: {

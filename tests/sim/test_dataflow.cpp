@@ -165,6 +165,16 @@ TEST(Dataflow, SoftmaxReadsLongRowsTwice) {
   EXPECT_EQ(short_rows.l2_read, u64{8 * 8192 * 2});
 }
 
+TEST(Dataflow, CausalSoftmaxReadsVisibleKeysAndWritesWholeRows) {
+  const std::int64_t n = 256;
+  const LevelBytes sm =
+      expected_bytes(KernelId::naive_softmax, shape(1, 1, n, n, 64, DType::fp16, true), TileConfig{});
+  u64 visible_sectors = 0;  // row i reads keys [0, i], 2 bytes each, rows 512 bytes apart (sector-aligned)
+  for (std::int64_t i = 0; i < n; ++i) visible_sectors += u64((i + 1) * 2 + 31) / 32;
+  EXPECT_EQ(sm.l2_read, visible_sectors * 32);
+  EXPECT_EQ(sm.l2_write, u64(n * n * 2));
+}
+
 TEST(Dataflow, WindowLaunchesOnlyItsTiles) {
   const Workload w = shape(1, 2, 1024, 1024, 64);
   TileConfig t;  // 8 q-tiles of 128, 16 kv-tiles of 64

@@ -5,7 +5,9 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/gpu_spec.hpp"
@@ -17,7 +19,9 @@ using ::testing::HasSubstr;
 
 std::string read_builtin(const std::string& name) {
   std::ifstream in(std::string(ATTNSCOPE_GPU_SPEC_DIR) + "/" + name + ".json");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 std::string message_of(const std::function<void()>& f) {

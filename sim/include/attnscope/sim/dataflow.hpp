@@ -48,9 +48,11 @@ struct BlockAccess {
   std::uint64_t sectors(std::uint32_t sector_bytes) const;
 };
 
+inline constexpr int kMaxLoadsPerStep = 8;  // the causal softmax loads each of its 8 rows up to its diagonal
+
 struct CtaStep {
   int record = 0;  // index into CtaProgram::records that this step's bytes and time belong to
-  std::array<BlockAccess, 3> loads{};
+  std::array<BlockAccess, kMaxLoadsPerStep> loads{};
   int load_count = 0;
   std::array<BlockAccess, 2> stores{};
   int store_count = 0;
@@ -89,6 +91,7 @@ class KernelDataflow {
   int pipeline_stages() const { return stages_; }      // 1 = no overlap of loads with math
   std::int64_t smem_per_cta() const { return smem_; }  // bytes of the CTA's SharedStorage
   int estimated_registers_per_thread() const;          // for occupancy, when not told the real number
+  std::int64_t max_records() const;  // upper bound of records over all CTAs (to reserve storage)
 
   // Fills `out` with CTA `cta` (0 <= cta < cta_count(), launch order); reuses out's storage.
   void program(std::int64_t cta, CtaProgram& out) const;
