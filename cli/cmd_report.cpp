@@ -1,16 +1,95 @@
 // SPDX-License-Identifier: Apache-2.0
-// PLACEHOLDER: replaced by the component owner. Registers the subcommand so --help lists it.
+// `attnscope report RUN.json [--gate EXPR]... [--html F] [--junit F] [--markdown F] [--csv PREFIX] [--trace
+// F]`: prints the kernel x metric table, checks gates (exit 3 naming each failed one) and writes other
+// formats.
 #include <cstdio>
+#include <string>
+#include <vector>
 
+#include "attnscope/reports/gate.hpp"
+#include "attnscope/reports/json_io.hpp"
+#include "attnscope/reports/writers.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 
 namespace attnscope::cli {
-void add_report_command(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("report", "(report: not implemented yet)");
-  cmd->callback([exit_code] {
-    std::fprintf(stderr, "attnscope report: not implemented yet\n");
-    *exit_code = kFailure;
-  });
+
+namespace {
+
+struct ReportOptions {
+  std::string input;
+  std::vector<std::string> gates;
+  std::string html, junit, markdown, csv_prefix, trace;
+  bool quiet = false;
+};
+
+int run_report(const ReportOptions& o) {
+  reports::Report report;
+  try {
+    report = reports::read_report(o.input);
+  } catch (const reports::ReportError& e) {
+    std::fprintf(stderr, "attnscope report: %s\n", e.what());
+    return kMalformedReport;
+  }
+  std::vector<reports::GateResult> results;
+  try {
+    results = reports::evaluate_gates(o.gates, report);
+  } catch (const reports::GateError& e) {
+    std::fprintf(stderr, "attnscope report: %s\n", e.what());
+    return kBadInput;
+  }
+  if (!o.quiet) std::fputs(reports::to_text_table(report).c_str(), stdout);
+  std::size_t failed = 0;
+  if (!results.empty()) std::printf("\ngates:\n");
+  for (const auto& g : results) {
+    std::printf("  %s  %s: %s\n", g.passed ? "pass" : "FAIL", g.gate.text.c_str(), g.message.c_str());
+    failed += g.passed ? 0 : 1;
+  }
+  try {
+    if (!o.html.empty()) reports::write_file_atomic(o.html, reports::to_html(report, results));
+    if (!o.junit.empty()) reports::write_file_atomic(o.junit, reports::to_junit(report, results));
+    if (!o.markdown.empty()) reports::write_file_atomic(o.markdown, reports::to_markdown(report, results));
+    if (!o.trace.empty()) reports::write_file_atomic(o.trace, reports::to_chrome_trace(report));
+    if (!o.csv_prefix.empty()) {
+      reports::write_file_atomic(o.csv_prefix + "-totals.csv", reports::totals_csv(report));
+      reports::write_file_atomic(o.csv_prefix + "-tiles.csv", reports::tiles_csv(report));
+      if (!report.sweep.empty())
+        reports::write_file_atomic(o.csv_prefix + "-sweep.csv", reports::sweep_csv(report));
+    }
+  } catch (const reports::ReportError& e) {
+    std::fprintf(stderr, "attnscope report: %s\n", e.what());
+    return kIoError;
+  }
+  if (failed > 0) {
+    std::fprintf(stderr, "attnscope report: %zu of %zu gate(s) failed:\n", failed, results.size());
+    for (const auto& g : results)
+      if (!g.passed) std::fprintf(stderr, "  FAILED %s: %s\n", g.gate.text.c_str(), g.message.c_str());
+    return kGateFailed;
+  }
+  return kOk;
 }
+
+}  // namespace
+
+void add_report_command(CLI::App& app, int* exit_code) {
+  auto* cmd = app.add_subcommand(
+      "report", "read a report, print measured vs modeled, check gates, write other formats");
+  auto o = std::make_shared<ReportOptions>();
+  cmd->add_option("report", o->input, "report JSON (from profile, simulate, sweep or run)")->required();
+  cmd->add_option(
+      "--gate,-g", o->gates,
+      "gate such as 'tiled.dram_read.error < 5%', 'tiled.time < 0.6ms', 'naive.qk.dram_write.measured <= "
+      "1.2GB' (repeatable; exit 3 when one fails)");
+  cmd->add_option("--html", o->html, "write a self-contained HTML report");
+  cmd->add_option("--junit", o->junit, "write JUnit XML, one testcase per gate");
+  cmd->add_option("--markdown,--md", o->markdown, "write a Markdown summary (CI job summary)");
+  cmd->add_option("--csv", o->csv_prefix,
+                  "write PREFIX-totals.csv and PREFIX-tiles.csv (and PREFIX-sweep.csv)");
+  cmd->add_option("--trace", o->trace, "write Chrome trace-event JSON of the tile timelines (Perfetto)");
+  cmd->add_flag("--quiet,-q", o->quiet, "do not print the table");
+  cmd->footer(
+      "Exit codes: 0 all gates pass, 2 bad gate, 3 a gate failed, 4 unreadable report, 15 cannot write.");
+  cmd->callback([o, exit_code] { *exit_code = run_report(*o); });
+}
+
 }  // namespace attnscope::cli

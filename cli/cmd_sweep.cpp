@@ -1,20 +1,317 @@
 // SPDX-License-Identifier: Apache-2.0
-// PLACEHOLDER: replaced by the component owner. Registers the subcommand so --help lists it.
-#include <cstdio>
+// `attnscope sweep`: what-if tile studies over Br, Bc, warps, stages, head dim, sequence length,
+// shared-memory limit and GPU spec, on all cores. `attnscope merge`: join the shards of one sweep.
+#include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "attnscope/reports/json_io.hpp"
+#include "attnscope/reports/sweep_analysis.hpp"
+#include "attnscope/reports/sweep_runner.hpp"
+#include "attnscope/reports/units.hpp"
+#include "attnscope/reports/writers.hpp"
+#include "attnscope/sim/error.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "workload_options.hpp"
 
 namespace attnscope::cli {
+
+namespace {
+
+// The command line as typed, for report provenance.
+std::string command_line() {
+  std::string out;
+  if (std::FILE* f = std::fopen("/proc/self/cmdline", "rb")) {
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0)
+      for (std::size_t i = 0; i < n; ++i) out += buffer[i] == '\0' ? ' ' : buffer[i];
+    std::fclose(f);
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : text + ",") {
+    if (c == ',') {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+    } else if (c != ' ') {
+      item += c;
+    }
+  }
+  return out;
+}
+
+template <typename T>
+std::vector<T> parse_int_list(const std::string& flag, const std::string& text) {
+  std::vector<T> out;
+  for (const auto& item : split_list(text)) {
+    std::size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size()) throw sim::InvalidInput(flag + ": '" + item + "' is not an integer");
+    out.push_back(static_cast<T>(v));
+  }
+  if (out.empty()) throw sim::InvalidInput(flag + ": empty list");
+  return out;
+}
+
+// Sequence lengths may be written 4096 or 4K (= 4096).
+std::vector<std::int64_t> parse_size_list(const std::string& flag, const std::string& text, bool bytes) {
+  std::vector<std::int64_t> out;
+  for (const auto& item : split_list(text)) {
+    reports::Quantity q;
+    try {
+      q = reports::parse_quantity(item);
+    } catch (const std::invalid_argument& e) {
+      throw sim::InvalidInput(flag + ": " + e.what());
+    }
+    if (q.dimension != reports::Dimension::none && q.dimension != reports::Dimension::bytes)
+      throw sim::InvalidInput(flag + ": '" + item + "' is not a size");
+    if (bytes == false && q.dimension == reports::Dimension::bytes && item.back() == 'B')
+      throw sim::InvalidInput(flag + ": '" + item + "' is a size in bytes, not a token count");
+    out.push_back(static_cast<std::int64_t>(q.value));
+  }
+  if (out.empty()) throw sim::InvalidInput(flag + ": empty list");
+  return out;
+}
+
+struct SweepOptions {
+  WorkloadOptions workload;
+  std::string br, bc, warps, stages, seq, head_dim, smem, gpu{"h200"};
+  std::string shard;
+  int threads = 0;
+  std::string output{"sweep.json"}, html, markdown, csv_prefix;
+  std::size_t top = 10;
+  bool no_progress = false;
+};
+
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled), tty_(::isatty(STDERR_FILENO) == 1) {}
+  void update(std::size_t done, std::size_t total) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0;
+    const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0.0;
+    if (tty_) {
+      if (done != total && now - last_ < std::chrono::milliseconds(100)) return;
+      last_ = now;
+      constexpr int kWidth = 32;
+      const int filled = total ? static_cast<int>(kWidth * done / total) : kWidth;
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu  %.0f points/s  ETA %.0f s ", std::string(filled, '#').c_str(),
+                   std::string(kWidth - filled, '.').c_str(), done, total, rate, eta);
+      if (done == total) std::fprintf(stderr, "\n");
+    } else {
+      // Not a terminal (CI log): a line every 10 % or 10 s.
+      const std::size_t decile = total ? 10 * done / total : 10;
+      if (done != total && decile == last_decile_ && now - last_ < std::chrono::seconds(10)) return;
+      last_decile_ = decile;
+      last_ = now;
+      std::fprintf(stderr, "sweep: %zu/%zu points (%.0f%%), %.0f points/s, ETA %.0f s\n", done, total,
+                   total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, rate, eta);
+    }
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_, tty_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_{};
+  std::size_t last_decile_ = 0;
+};
+
+void print_table(const reports::Report& r, std::size_t top) {
+  const auto groups = reports::group_by_problem(r);
+  std::size_t feasible = 0;
+  for (const auto& p : r.sweep) feasible += p.feasible ? 1 : 0;
+  std::printf("%zu points (%zu feasible) in %zu problem(s)\n", r.sweep.size(), feasible, groups.size());
+  for (const auto& g : groups) {
+    std::vector<const reports::SweepPoint*> ok;
+    for (const auto* p : g.points)
+      if (p->feasible) ok.push_back(p);
+    std::sort(ok.begin(), ok.end(), [](const auto* a, const auto* b) {
+      return reports::modeled_metric(*a, "time") < reports::modeled_metric(*b, "time");
+    });
+    std::printf("\n%s: %zu points, %zu feasible; fastest %zu:\n", g.label.c_str(), g.points.size(), ok.size(),
+                std::min(top, ok.size()));
+    std::printf("  %-6s %-22s %10s %10s %12s %12s %12s\n", "kernel", "tiles", "smem lim", "smem/CTA", "time",
+                "HBM bytes", "L2 read");
+    for (std::size_t i = 0; i < std::min(top, ok.size()); ++i) {
+      const auto& p = *ok[i];
+      std::printf("  %-6s %-22s %10s %10s %12s %12s %12s\n", std::string(sim::to_string(p.kind)).c_str(),
+                  p.kind == sim::KernelKind::tiled ? p.tiles.label().c_str() : "-",
+                  reports::format_bytes(static_cast<double>(p.smem_limit)).c_str(),
+                  reports::format_bytes(reports::modeled_metric(p, "smem_per_cta")).c_str(),
+                  reports::format_seconds(reports::modeled_metric(p, "time")).c_str(),
+                  reports::format_bytes(reports::hbm_bytes(p)).c_str(),
+                  reports::format_bytes(reports::modeled_metric(p, "l2_read")).c_str());
+    }
+    if (const auto* best = reports::best_point(g.points))
+      std::printf("  best tile: %s (time %s, HBM %s, smem/CTA %s)\n", best->tiles.label().c_str(),
+                  reports::format_seconds(reports::modeled_metric(*best, "time")).c_str(),
+                  reports::format_bytes(reports::hbm_bytes(*best)).c_str(),
+                  reports::format_bytes(reports::modeled_metric(*best, "smem_per_cta")).c_str());
+    else
+      std::printf("  best tile: none feasible\n");
+  }
+}
+
+int write_outputs(const reports::Report& r, const std::string& json, const std::string& html,
+                  const std::string& markdown, const std::string& csv_prefix, const char* who) {
+  try {
+    if (!json.empty()) reports::write_report_json(r, json);
+    if (!html.empty()) reports::write_file_atomic(html, reports::to_html(r));
+    if (!markdown.empty()) reports::write_file_atomic(markdown, reports::to_markdown(r));
+    if (!csv_prefix.empty()) reports::write_file_atomic(csv_prefix + "-sweep.csv", reports::sweep_csv(r));
+  } catch (const reports::ReportError& e) {
+    std::fprintf(stderr, "attnscope %s: %s\n", who, e.what());
+    return kIoError;
+  }
+  std::fprintf(stderr, "attnscope %s: wrote %s%s%s%s%s%s%s\n", who, json.c_str(), html.empty() ? "" : ", ",
+               html.c_str(), markdown.empty() ? "" : ", ", markdown.c_str(), csv_prefix.empty() ? "" : ", ",
+               csv_prefix.empty() ? "" : (csv_prefix + "-sweep.csv").c_str());
+  return kOk;
+}
+
+int run_sweep_command(const SweepOptions& o) {
+  reports::SweepSpec spec;
+  reports::SweepRunOptions run;
+  try {
+    spec.base = o.workload.workload();
+    const sim::TileConfig defaults = o.workload.tile_config();
+    spec.order = defaults.order;
+    spec.brs = o.br.empty() ? std::vector<int>{defaults.br} : parse_int_list<int>("--br", o.br);
+    spec.bcs = o.bc.empty() ? std::vector<int>{defaults.bc} : parse_int_list<int>("--bc", o.bc);
+    if (!o.warps.empty()) spec.warps = parse_int_list<int>("--warps", o.warps);
+    spec.stages =
+        o.stages.empty() ? std::vector<int>{defaults.stages} : parse_int_list<int>("--stages", o.stages);
+    if (!o.seq.empty()) spec.seqs = parse_size_list("--seq", o.seq, false);
+    if (!o.head_dim.empty()) spec.head_dims = parse_int_list<std::int64_t>("--head-dim", o.head_dim);
+    if (!o.smem.empty()) spec.smem_limits = parse_size_list("--smem", o.smem, true);
+    spec.gpus = split_list(o.gpu);
+    spec.tiled = o.workload.kernel != "naive";
+    spec.naive_baseline = o.workload.kernel != "tiled";
+    if (!o.shard.empty()) {
+      const auto slash = o.shard.find('/');
+      std::size_t u1 = 0, u2 = 0;
+      try {
+        if (slash == std::string::npos) throw std::invalid_argument("no slash");
+        run.shard_index = std::stoi(o.shard.substr(0, slash), &u1);
+        run.shard_count = std::stoi(o.shard.substr(slash + 1), &u2);
+        if (u1 != slash || u2 != o.shard.size() - slash - 1) throw std::invalid_argument("trailing text");
+      } catch (const std::exception&) {
+        throw sim::InvalidInput("--shard '" + o.shard + "' is not i/n (e.g. 0/4)");
+      }
+    }
+    run.threads = o.threads;
+    const std::size_t total = reports::enumerate_sweep(spec).size();
+    std::fprintf(stderr, "attnscope sweep: %zu configurations%s\n", total,
+                 run.shard_count > 1 ? (" (shard " + o.shard + ")").c_str() : "");
+  } catch (const sim::InvalidInput& e) {
+    std::fprintf(stderr, "attnscope sweep: %s\n", e.what());
+    return kBadInput;
+  }
+  Progress progress(!o.no_progress);
+  run.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
+  reports::Report r;
+  const auto t0 = std::chrono::steady_clock::now();
+  try {
+    r = reports::run_sweep(spec, run, command_line());
+  } catch (const sim::InvalidInput& e) {
+    std::fprintf(stderr, "attnscope sweep: %s\n", e.what());
+    return kBadInput;
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "attnscope sweep: %zu points in %.2f s (%.0f points/s)\n", r.sweep.size(), seconds,
+               seconds > 0 ? static_cast<double>(r.sweep.size()) / seconds : 0.0);
+  print_table(r, o.top);
+  return write_outputs(r, o.output, o.html, o.markdown, o.csv_prefix, "sweep");
+}
+
+struct MergeOptions {
+  std::vector<std::string> inputs;
+  std::string output, html, markdown, csv_prefix;
+};
+
+int run_merge(const MergeOptions& o) {
+  std::vector<reports::Report> shards;
+  try {
+    for (const auto& path : o.inputs) shards.push_back(reports::read_report(path));
+  } catch (const reports::ReportError& e) {
+    std::fprintf(stderr, "attnscope merge: %s\n", e.what());
+    return kMalformedReport;
+  }
+  reports::Report merged;
+  try {
+    merged = reports::merge_sweep_reports(shards, o.inputs, command_line());
+  } catch (const reports::ReportError& e) {
+    std::fprintf(stderr, "attnscope %s\n", e.what());
+    return kBadInput;
+  }
+  std::printf("merged %zu shard(s): %zu points\n", shards.size(), merged.sweep.size());
+  return write_outputs(merged, o.output, o.html, o.markdown, o.csv_prefix, "merge");
+}
+
+}  // namespace
+
 void add_sweep_command(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("sweep", "(sweep: not implemented yet)");
-  cmd->callback([exit_code] {
-    std::fprintf(stderr, "attnscope sweep: not implemented yet\n");
-    *exit_code = kFailure;
-  });
+  auto* cmd =
+      app.add_subcommand("sweep", "what-if tile study: simulate every combination of the listed values");
+  auto o = std::make_shared<SweepOptions>();
+  add_workload_options(*cmd, o->workload);
+  // The shared single-value tile and shape flags become lists here.
+  for (const char* name : {"--br", "--bc", "--warps", "--stages", "--seq", "--head-dim", "--gpu"})
+    cmd->remove_option(cmd->get_option(name));
+  cmd->add_option("--br", o->br, "query rows per CTA, e.g. 64,128");
+  cmd->add_option("--bc", o->bc, "key/value rows per step, e.g. 32,64,128");
+  cmd->add_option("--warps", o->warps, "warps per CTA (default Br/16, as the real kernel)");
+  cmd->add_option("--stages", o->stages, "cp.async pipeline stages, e.g. 2,3");
+  cmd->add_option("--seq,-n", o->seq, "sequence lengths (queries = keys), e.g. 1024,2048,4K");
+  cmd->add_option("--head-dim,-d", o->head_dim, "head dimensions, e.g. 64,128");
+  cmd->add_option("--smem", o->smem,
+                  "per-CTA shared-memory limits, e.g. 48K,100K,227K (default: the GPU's; above it models a "
+                  "bigger SRAM)");
+  cmd->add_option("--gpu", o->gpu, "GPU specs, e.g. h200,h100 (or JSON files)")->capture_default_str();
+  cmd->add_option("--shard", o->shard, "run one deterministic slice i/n (points with index % n == i)");
+  cmd->add_option("--threads,-j", o->threads, "worker threads (default: all cores)");
+  cmd->add_option("--output,-o", o->output, "sweep report JSON")->capture_default_str();
+  cmd->add_option("--html", o->html, "HTML with the block-size, shared-memory and Pareto charts");
+  cmd->add_option("--markdown,--md", o->markdown, "Markdown summary");
+  cmd->add_option("--csv", o->csv_prefix, "write PREFIX-sweep.csv");
+  cmd->add_option("--top", o->top, "rows of the table per problem")->capture_default_str();
+  cmd->add_flag("--no-progress", o->no_progress, "no progress output on stderr");
+  cmd->footer(
+      "--kernel tiled sweeps tiles only; both (default) adds one naive baseline per problem; naive: "
+      "baselines only.");
+  cmd->callback([o, exit_code] { *exit_code = run_sweep_command(*o); });
 }
+
 void add_merge_command(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("merge", "(merge: not implemented yet)");
-  cmd->callback([exit_code] { *exit_code = kFailure; });
+  auto* cmd = app.add_subcommand(
+      "merge", "join the shards of one sweep (attnscope sweep --shard i/n) into one report");
+  auto o = std::make_shared<MergeOptions>();
+  cmd->add_option("shards", o->inputs, "shard reports")->required();
+  cmd->add_option("--output,-o", o->output, "merged report JSON")->required();
+  cmd->add_option("--html", o->html, "HTML of the merged sweep");
+  cmd->add_option("--markdown,--md", o->markdown, "Markdown summary");
+  cmd->add_option("--csv", o->csv_prefix, "write PREFIX-sweep.csv");
+  cmd->callback([o, exit_code] { *exit_code = run_merge(*o); });
 }
+
 }  // namespace attnscope::cli

@@ -14,10 +14,11 @@ using detail::number_or_empty;
 std::string totals_csv(const Report& report) {
   std::string out = "kernel,metric,unit,measured,modeled,relative_error\n";
   for (const auto& k : report.kernels)
-    for (const auto& [key, v] : k.metrics)
-      out += fmt::format("{},{},{},{},{},{}\n", csv_field(k.name), csv_field(key), csv_field(v.unit),
-                         number_or_empty(v.measured), number_or_empty(v.modeled),
-                         number_or_empty(v.relative_error()));
+    for (const auto& key : ordered_metric_keys(k.metrics))
+      out += fmt::format("{},{},{},{},{},{}\n", csv_field(k.name), csv_field(key),
+                         csv_field(k.metrics.at(key).unit), number_or_empty(k.metrics.at(key).measured),
+                         number_or_empty(k.metrics.at(key).modeled),
+                         number_or_empty(k.metrics.at(key).relative_error()));
   return out;
 }
 

@@ -220,8 +220,10 @@ GateResult evaluate_gate(const Gate& gate, const Report& report) {
     return r;
   }
   r.passed = compare(*r.actual, gate.op, gate.threshold);
-  r.message = fmt::format("{} = {}{} ({}), wanted {}", label, r.field_used == "error" ? "|error| " : "",
-                          show(*r.actual), r.field_used, wanted);
+  if (r.field_used == "error")
+    r.message = fmt::format("{} |error| = {}, wanted {}", label, show(*r.actual), wanted);
+  else
+    r.message = fmt::format("{} = {} ({}), wanted {}", label, show(*r.actual), r.field_used, wanted);
   return r;
 }
 

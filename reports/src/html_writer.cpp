@@ -96,7 +96,8 @@ std::string error_table(const Report& r) {
       "or not predicted by the model).</p>\n<table><tr><th class=\"l\">Kernel</th><th class=\"l\">Metric</th>"
       "<th>Measured</th><th>Modeled</th><th>Error</th></tr>";
   for (const auto& k : r.kernels)
-    for (const auto& [key, v] : k.metrics) {
+    for (const auto& key : ordered_metric_keys(k.metrics)) {
+      const Value& v = k.metrics.at(key);
       const auto e = v.relative_error();
       out += fmt::format("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>{}{}{}</tr>", xml_escape(k.name),
                          xml_escape(key), value_cell(v.measured, v.unit), value_cell(v.modeled, v.unit),

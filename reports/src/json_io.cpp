@@ -24,15 +24,18 @@ using nlohmann::json;
 
 namespace {
 
-json optional_number(const std::optional<double>& v) {
+// Written in a fixed, readable order (format_version first), read in any order.
+using ojson = nlohmann::ordered_json;
+
+ojson optional_number(const std::optional<double>& v) {
   if (!v || !std::isfinite(*v)) return nullptr;
   return *v;
 }
 
-json metrics_to_json(const Metrics& metrics) {
-  json out = json::object();
+ojson metrics_to_json(const Metrics& metrics) {
+  ojson out = ojson::object();
   for (const auto& [key, value] : metrics) {
-    json v = json::object();
+    ojson v = ojson::object();
     if (value.measured) v["measured"] = optional_number(value.measured);
     if (value.modeled) v["modeled"] = optional_number(value.modeled);
     if (!value.unit.empty()) v["unit"] = value.unit;
@@ -42,7 +45,7 @@ json metrics_to_json(const Metrics& metrics) {
   return out;
 }
 
-json workload_to_json(const sim::Workload& w) {
+ojson workload_to_json(const sim::Workload& w) {
   return {{"name", w.name},
           {"batch", w.batch},
           {"heads", w.heads},
@@ -54,7 +57,7 @@ json workload_to_json(const sim::Workload& w) {
           {"scale", w.scale}};
 }
 
-json tiles_to_json(const sim::TileConfig& t) {
+ojson tiles_to_json(const sim::TileConfig& t) {
   return {{"br", t.br},
           {"bc", t.bc},
           {"warps", t.warps},
@@ -67,8 +70,8 @@ json tiles_to_json(const sim::TileConfig& t) {
           {"gemm_stages", t.gemm_stages}};
 }
 
-json tile_entry_to_json(const TileEntry& t) {
-  json j{{"batch", t.batch}, {"head", t.head}, {"q_tile", t.q_tile}, {"kv_tile", t.kv_tile}};
+ojson tile_entry_to_json(const TileEntry& t) {
+  ojson j{{"batch", t.batch}, {"head", t.head}, {"q_tile", t.q_tile}, {"kv_tile", t.kv_tile}};
   if (t.sm_modeled) j["sm_modeled"] = *t.sm_modeled;
   if (t.sm_measured) j["sm_measured"] = *t.sm_measured;
   if (t.start_modeled_s) j["start_modeled_s"] = optional_number(t.start_modeled_s);
@@ -79,34 +82,34 @@ json tile_entry_to_json(const TileEntry& t) {
   return j;
 }
 
-json provenance_to_json(const Provenance& p) {
-  json j{{"tool_version", p.tool_version},
-         {"git_revision", p.git_revision},
-         {"date", p.date},
-         {"command", p.command},
-         {"host", p.host},
-         {"gpu_name", p.gpu_name},
-         {"driver", p.driver},
-         {"cuda_runtime", p.cuda_runtime},
-         {"cache_mode", p.cache_mode},
-         {"gpu_spec", p.gpu_spec}};
+ojson provenance_to_json(const Provenance& p) {
+  ojson j{{"tool_version", p.tool_version},
+          {"git_revision", p.git_revision},
+          {"date", p.date},
+          {"command", p.command},
+          {"host", p.host},
+          {"gpu_name", p.gpu_name},
+          {"driver", p.driver},
+          {"cuda_runtime", p.cuda_runtime},
+          {"cache_mode", p.cache_mode},
+          {"gpu_spec", p.gpu_spec}};
   j["sm_clock_mhz"] = optional_number(p.sm_clock_mhz);
   j["mem_clock_mhz"] = optional_number(p.mem_clock_mhz);
   return j;
 }
 
-json report_to_json(const Report& r) {
-  json j;
+ojson report_to_json(const Report& r) {
+  ojson j;
   j["format_version"] = r.format_version;
   j["kind"] = r.kind;
   j["provenance"] = provenance_to_json(r.provenance);
   j["workload"] = workload_to_json(r.workload);
   j["tiles"] = tiles_to_json(r.tiles);
-  json kernels = json::array();
+  ojson kernels = ojson::array();
   for (const auto& k : r.kernels) {
-    json tiles = json::array();
+    ojson tiles = ojson::array();
     for (const auto& t : k.tiles) tiles.push_back(tile_entry_to_json(t));
-    json notes = json::object();
+    ojson notes = ojson::object();
     for (const auto& [key, value] : k.notes) notes[key] = value;
     kernels.push_back({{"name", k.name},
                        {"metrics", metrics_to_json(k.metrics)},
@@ -119,16 +122,16 @@ json report_to_json(const Report& r) {
                              {"total_points", r.sweep_definition.total_points},
                              {"shard_index", r.sweep_definition.shard_index},
                              {"shard_count", r.sweep_definition.shard_count}};
-    json points = json::array();
+    ojson points = ojson::array();
     for (const auto& p : r.sweep) {
-      json pj{{"index", p.index},
-              {"workload", workload_to_json(p.workload)},
-              {"kind", std::string(sim::to_string(p.kind))},
-              {"tiles", tiles_to_json(p.tiles)},
-              {"gpu_spec", p.gpu_spec},
-              {"smem_limit", p.smem_limit},
-              {"feasible", p.feasible},
-              {"metrics", metrics_to_json(p.metrics)}};
+      ojson pj{{"index", p.index},
+               {"workload", workload_to_json(p.workload)},
+               {"kind", std::string(sim::to_string(p.kind))},
+               {"tiles", tiles_to_json(p.tiles)},
+               {"gpu_spec", p.gpu_spec},
+               {"smem_limit", p.smem_limit},
+               {"feasible", p.feasible},
+               {"metrics", metrics_to_json(p.metrics)}};
       if (!p.infeasible_reason.empty()) pj["infeasible_reason"] = p.infeasible_reason;
       points.push_back(std::move(pj));
     }

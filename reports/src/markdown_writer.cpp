@@ -44,7 +44,8 @@ std::string to_markdown(const Report& report, const std::vector<GateResult>& gat
   if (!report.kernels.empty()) {
     out += "### Kernels\n\n| Kernel | Metric | Measured | Modeled | Error |\n|---|---|---:|---:|---:|\n";
     for (const auto& k : report.kernels)
-      for (const auto& [key, v] : k.metrics) {
+      for (const auto& key : ordered_metric_keys(k.metrics)) {
+        const Value& v = k.metrics.at(key);
         const auto e = v.relative_error();
         out += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(k.name), md_cell(key),
                            cell(v.measured, v.unit), cell(v.modeled, v.unit), e ? format_percent(*e) : "–");

@@ -38,4 +38,14 @@ const std::vector<std::string>& known_metric_keys() {
   return keys;
 }
 
+std::vector<std::string> ordered_metric_keys(const Metrics& metrics) {
+  std::vector<std::string> keys;
+  for (const auto& k : known_metric_keys())
+    if (metrics.count(k)) keys.push_back(k);
+  for (const auto& [k, v] : metrics)
+    if (std::find(known_metric_keys().begin(), known_metric_keys().end(), k) == known_metric_keys().end())
+      keys.push_back(k);
+  return keys;
+}
+
 }  // namespace attnscope::reports

@@ -111,6 +111,10 @@ Report merge_sweep_reports(const std::vector<Report>& shards, const std::vector<
   for (const auto& s : shards) merged.sweep.insert(merged.sweep.end(), s.sweep.begin(), s.sweep.end());
   std::sort(merged.sweep.begin(), merged.sweep.end(),
             [](const SweepPoint& a, const SweepPoint& b) { return a.index < b.index; });
+  if (static_cast<std::int64_t>(merged.sweep.size()) != first.sweep_definition.total_points)
+    throw ReportError(fmt::format(
+        "merge: the shards hold {} of the sweep's {} points ({} of {} shards given)", merged.sweep.size(),
+        first.sweep_definition.total_points, shards.size(), first.sweep_definition.shard_count));
   for (std::size_t i = 0; i < merged.sweep.size(); ++i)
     if (merged.sweep[i].index != static_cast<std::int64_t>(i))
       throw ReportError(fmt::format(
@@ -118,10 +122,6 @@ Report merge_sweep_reports(const std::vector<Report>& shards, const std::vector<
           i < merged.sweep.size() && merged.sweep[i].index > static_cast<std::int64_t>(i) ? "missing"
                                                                                           : "duplicated",
           shards.size(), first.sweep_definition.shard_count));
-  if (static_cast<std::int64_t>(merged.sweep.size()) != first.sweep_definition.total_points)
-    throw ReportError(fmt::format(
-        "merge: the shards hold {} of the sweep's {} points ({} of {} shards given)", merged.sweep.size(),
-        first.sweep_definition.total_points, shards.size(), first.sweep_definition.shard_count));
   merged.sweep_definition.shard_index = 0;
   merged.sweep_definition.shard_count = 1;
   return merged;

@@ -14,7 +14,8 @@ std::string to_text_table(const Report& report) {
   };
   std::vector<Row> rows{{"kernel", "metric", "measured", "modeled", "error"}};
   for (const auto& k : report.kernels)
-    for (const auto& [key, v] : k.metrics) {
+    for (const auto& key : ordered_metric_keys(k.metrics)) {
+      const Value& v = k.metrics.at(key);
       const auto e = v.relative_error();
       rows.push_back({k.name, key, v.measured ? format_value(*v.measured, v.unit) : "-",
                       v.modeled ? format_value(*v.modeled, v.unit) : "-", e ? format_percent(*e) : "-"});

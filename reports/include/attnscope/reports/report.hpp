@@ -104,5 +104,7 @@ std::string_view default_unit(std::string_view metric);
 bool lower_is_better(std::string_view metric);
 // Known metric keys in display order (the keys listed above).
 const std::vector<std::string>& known_metric_keys();
+// The keys of `metrics` in display order: known keys first in the order above, then the rest by name.
+std::vector<std::string> ordered_metric_keys(const Metrics& metrics);
 
 }  // namespace attnscope::reports

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+// What-if tile studies: the cross product of tile sizes, pipeline depth, problem shape, shared-memory limit
+// and GPU spec, each point simulated (modeled metrics only), spread over all cores.
+//
+//   SweepSpec s;  s.base = sim::preset("llm-4k");  s.brs = {64, 128};  s.bcs = {32, 64, 128};
+//   Report r = run_sweep(s, {.threads = 0}, "attnscope sweep ...");   // r.kind == "sweep"
+//
+// Enumeration order is fixed (GPU, seq, head dim, [naive baseline], smem limit, Br, Bc, warps, stages), so a
+// point's index is the same in every run and shard i/n holds exactly the points with index % n == i.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "attnscope/reports/report.hpp"
+#include "attnscope/sim/workload.hpp"
+
+namespace attnscope::reports {
+
+struct SweepSpec {
+  sim::Workload base;  // batch, heads, dtype, causal, scale (and seq/head dim if not swept)
+  std::vector<std::string> gpus{"h200"};  // built-in names or spec files
+  std::vector<std::int64_t> seqs;         // seq_q = seq_kv; empty: the base workload's lengths
+  std::vector<std::int64_t> head_dims;    // empty: the base workload's
+  std::vector<int> brs{128}, bcs{64};
+  std::vector<int> warps;  // empty: Br / 16 (the real kernel: 16 query rows per warp)
+  std::vector<int> stages{2};
+  std::vector<std::int64_t> smem_limits;  // per-CTA shared-memory limit; empty: the GPU's own limit
+  sim::LaunchOrder order = sim::LaunchOrder::q_tile_fastest;
+  bool tiled = true;            // sweep the tiled kernel's tiles
+  bool naive_baseline = false;  // add one naive point per problem
+
+  // Canonical one-line description; equal strings mean the same enumeration (checked by merge).
+  std::string definition_text() const;
+};
+
+struct SweepRunOptions {
+  int threads = 0;  // 0: all hardware threads
+  int shard_index = 0, shard_count = 1;
+  // Called from worker threads (serialised) after each point: points done in this shard, points in it.
+  std::function<void(std::size_t done, std::size_t total)> progress;
+};
+
+// All points of the sweep, unevaluated (metrics empty), in index order. Throws sim::InvalidInput for an
+// empty axis or a bad value.
+std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec);
+// Simulates the shard's points; infeasible points (tile does not fit, unsupported shape) are kept with their
+// reason. Throws sim::InvalidInput for an unknown GPU spec or a bad shard.
+Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const std::string& command_line);
+
+}  // namespace attnscope::reports

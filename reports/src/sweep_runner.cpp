@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "attnscope/reports/sweep_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "attnscope/reports/from_sim.hpp"
+#include "attnscope/reports/units.hpp"
+#include "attnscope/sim/error.hpp"
+#include "attnscope/sim/simulate.hpp"
+
+namespace attnscope::reports {
+
+namespace {
+
+template <typename T>
+std::string join(const std::vector<T>& v) {
+  std::string s;
+  for (const auto& x : v) {
+    if (!s.empty()) s += ',';
+    s += fmt::format("{}", x);
+  }
+  return s.empty() ? "default" : s;
+}
+
+template <typename T>
+void require_non_empty_positive(const std::vector<T>& v, const char* axis, bool may_be_empty) {
+  if (v.empty() && !may_be_empty) throw sim::InvalidInput(fmt::format("sweep: the {} list is empty", axis));
+  for (const auto& x : v)
+    if (x <= 0) throw sim::InvalidInput(fmt::format("sweep: {} must be positive, got {}", axis, x));
+}
+
+Value modeled(double v, std::string_view unit) {
+  Value out;
+  out.modeled = v;
+  out.unit = std::string(unit);
+  return out;
+}
+
+}  // namespace
+
+std::string SweepSpec::definition_text() const {
+  const auto& w = base;
+  return fmt::format(
+      "workload B={} H={} Nq={} Nkv={} d={} {} causal={} scale={}; gpus={}; seq={}; head_dim={}; br={}; "
+      "bc={}; "
+      "warps={}; stages={}; smem={}; order={}; tiled={}; naive_baseline={}",
+      w.batch, w.heads, w.seq_q, w.seq_kv, w.head_dim, sim::to_string(w.dtype), w.causal ? 1 : 0, w.scale,
+      join(gpus), join(seqs), join(head_dims), join(brs), join(bcs), warps.empty() ? "br/16" : join(warps),
+      join(stages), join(smem_limits), sim::to_string(order), tiled ? 1 : 0, naive_baseline ? 1 : 0);
+}
+
+std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
+  require_non_empty_positive(spec.seqs, "--seq", true);
+  require_non_empty_positive(spec.head_dims, "--head-dim", true);
+  require_non_empty_positive(spec.brs, "--br", false);
+  require_non_empty_positive(spec.bcs, "--bc", false);
+  require_non_empty_positive(spec.warps, "--warps", true);
+  require_non_empty_positive(spec.stages, "--stages", false);
+  require_non_empty_positive(spec.smem_limits, "--smem", true);
+  if (spec.gpus.empty()) throw sim::InvalidInput("sweep: the --gpu list is empty");
+  if (!spec.tiled && !spec.naive_baseline)
+    throw sim::InvalidInput("sweep: neither tiled points nor a naive baseline");
+  sim::validate(spec.base);
+  const std::vector<std::int64_t> seqs = spec.seqs.empty() ? std::vector<std::int64_t>{-1} : spec.seqs;
+  const std::vector<std::int64_t> dims =
+      spec.head_dims.empty() ? std::vector<std::int64_t>{spec.base.head_dim} : spec.head_dims;
+  const std::vector<std::int64_t> limits =
+      spec.smem_limits.empty() ? std::vector<std::int64_t>{0} : spec.smem_limits;
+  std::vector<SweepPoint> points;
+  auto add = [&points](SweepPoint p) {
+    p.index = static_cast<std::int64_t>(points.size());
+    points.push_back(std::move(p));
+  };
+  for (const auto& gpu : spec.gpus)
+    for (std::int64_t seq : seqs)
+      for (std::int64_t d : dims) {
+        sim::Workload w = spec.base;
+        if (seq > 0) w.seq_q = w.seq_kv = seq;
+        w.head_dim = d;
+        sim::validate(w);
+        SweepPoint base;
+        base.workload = w;
+        base.gpu_spec = gpu;
+        if (spec.naive_baseline) {
+          SweepPoint p = base;
+          p.kind = sim::KernelKind::naive;
+          p.tiles.order = spec.order;
+          p.smem_limit = 0;  // the GPU's own limit
+          add(p);
+        }
+        if (!spec.tiled) continue;
+        for (std::int64_t limit : limits)
+          for (int br : spec.brs)
+            for (int bc : spec.bcs)
+              for (int warps : spec.warps.empty() ? std::vector<int>{std::max(1, br / 16)} : spec.warps)
+                for (int stages : spec.stages) {
+                  SweepPoint p = base;
+                  p.kind = sim::KernelKind::tiled;
+                  p.tiles.br = br;
+                  p.tiles.bc = bc;
+                  p.tiles.warps = warps;
+                  p.tiles.stages = stages;
+                  p.tiles.order = spec.order;
+                  p.smem_limit = limit;
+                  add(p);
+                }
+      }
+  return points;
+}
+
+Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const std::string& command_line) {
+  if (options.shard_count < 1 || options.shard_index < 0 || options.shard_index >= options.shard_count)
+    throw sim::InvalidInput(fmt::format("sweep: shard {}/{} is not valid (want 0 <= i < n)",
+                                        options.shard_index, options.shard_count));
+  std::vector<SweepPoint> all = enumerate_sweep(spec);
+  std::map<std::string, sim::GpuSpec> gpus;
+  for (const auto& name : spec.gpus) gpus.emplace(name, sim::load_gpu_spec(name));
+
+  Report report;
+  report.kind = "sweep";
+  report.provenance = basic_provenance(command_line);
+  const sim::GpuSpec& first_gpu = gpus.at(spec.gpus.front());
+  report.provenance.gpu_name = first_gpu.name;
+  std::string spec_names;
+  for (const auto& n : spec.gpus) {
+    if (!spec_names.empty()) spec_names += ',';
+    spec_names += n;
+  }
+  report.provenance.gpu_spec = spec_names;
+  report.workload = spec.base;
+  report.tiles.order = spec.order;
+  report.sweep_definition.text = spec.definition_text();
+  report.sweep_definition.total_points = static_cast<std::int64_t>(all.size());
+  report.sweep_definition.shard_index = options.shard_index;
+  report.sweep_definition.shard_count = options.shard_count;
+  for (auto& p : all)
+    if (p.index % options.shard_count == options.shard_index) report.sweep.push_back(std::move(p));
+
+  const std::size_t total = report.sweep.size();
+  std::atomic<std::size_t> next{0};
+  std::size_t done = 0;
+  std::mutex progress_mutex;
+  auto evaluate = [&](SweepPoint& p) {
+    sim::GpuSpec gpu = gpus.at(p.gpu_spec);
+    if (p.smem_limit <= 0) {
+      p.smem_limit = gpu.smem_per_block;
+    } else {
+      // A what-if chip: the per-CTA limit is the swept value (above the real one models a bigger SRAM).
+      gpu.smem_per_block = p.smem_limit;
+      gpu.smem_per_sm = std::max(gpu.smem_per_sm, p.smem_limit + gpu.smem_reserved_per_cta);
+    }
+    try {
+      if (p.kind == sim::KernelKind::tiled) {
+        const std::int64_t smem = sim::smem_bytes_per_cta(p.workload, p.kind, p.tiles);
+        p.metrics["smem_per_cta"] = modeled(static_cast<double>(smem), "B");
+        if (smem > p.smem_limit) {
+          p.feasible = false;
+          p.infeasible_reason = fmt::format("needs {} of shared memory per CTA, limit {}",
+                                            format_bytes(static_cast<double>(smem)),
+                                            format_bytes(static_cast<double>(p.smem_limit)));
+          return;
+        }
+      }
+      sim::SimOptions so;
+      so.record_tiles = false;
+      so.threads = 1;
+      const sim::SimResult r = sim::simulate(gpu, p.workload, p.kind, p.tiles, so);
+      std::int64_t smem = 0;
+      std::uint64_t cycles = 0;
+      for (const auto& k : r.kernels) smem = std::max(smem, k.smem_per_cta), cycles += k.cycles;
+      p.metrics["dram_read"] = modeled(static_cast<double>(r.totals.hbm_read), "B");
+      p.metrics["dram_write"] = modeled(static_cast<double>(r.totals.hbm_write), "B");
+      p.metrics["l2_read"] = modeled(static_cast<double>(r.totals.l2_read), "B");
+      p.metrics["l2_write"] = modeled(static_cast<double>(r.totals.l2_write), "B");
+      p.metrics["l2_hit"] = modeled(static_cast<double>(r.totals.l2_hit), "B");
+      p.metrics["smem_read"] = modeled(static_cast<double>(r.totals.smem_read), "B");
+      p.metrics["smem_write"] = modeled(static_cast<double>(r.totals.smem_write), "B");
+      p.metrics["time"] = modeled(r.time_s, "s");
+      p.metrics["cycles"] = modeled(static_cast<double>(cycles), "cycles");
+      p.metrics["flops"] = modeled(r.flops, "FLOP");
+      p.metrics["smem_per_cta"] = modeled(static_cast<double>(smem), "B");
+      p.feasible = true;
+    } catch (const sim::InvalidInput& e) {
+      p.feasible = false;
+      p.infeasible_reason = e.what();
+    }
+  };
+  auto worker = [&] {
+    for (std::size_t i = next.fetch_add(1); i < total; i = next.fetch_add(1)) {
+      evaluate(report.sweep[i]);
+      std::lock_guard lock(progress_mutex);
+      ++done;
+      if (options.progress) options.progress(done, total);
+    }
+  };
+  unsigned threads =
+      options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(1, total))));
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+    worker();
+  }
+  return report;
+}
+
+}  // namespace attnscope::reports

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs the attnscope binary (cli/cmd_report.cpp, cmd_compare.cpp, cmd_sweep.cpp) as a CI job would.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "attnscope/reports/json_io.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class Cli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("attnscope_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  CommandResult run(const std::string& args) {
+    const std::string cmd = std::string(ATTNSCOPE_BIN) + " " + args + " >" + (dir_ / "out.txt").string() +
+                            " 2>" + (dir_ / "err.txt").string();
+    const int status = std::system(cmd.c_str());
+    CommandResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_text(dir_ / "out.txt");
+    r.err = read_text(dir_ / "err.txt");
+    return r;
+  }
+  static std::string data(const std::string& name) {
+    return (fs::path(ATTNSCOPE_DATA_DIR) / "reports" / name).string();
+  }
+  fs::path dir_;
+};
+
+TEST_F(Cli, ReportPrintsTableAndPassesGates) {
+  const CommandResult r = run("report " + data("synthetic-profile-small.json") +
+                              " --gate 'tiled.time < 1s' --gate "
+                              "'tiled.l2_read.modeled > 0'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, AllOf(HasSubstr("kernel"), HasSubstr("dram_read"), HasSubstr("measured"),
+                           HasSubstr("modeled"), HasSubstr("pass  tiled.time < 1s")));
+}
+
+TEST_F(Cli, FailingGateExitsThreeAndJUnitRecordsTheFailure) {
+  const fs::path junit = dir_ / "gates.xml", md = dir_ / "summary.md", html = dir_ / "r.html";
+  const CommandResult r = run("report " + data("synthetic-profile-small.json") +
+                              " --gate 'tiled.time < 1s' --gate 'tiled.dram_read.error < 0.001%' --junit " +
+                              junit.string() + " --markdown " + md.string() + " --html " + html.string() +
+                              " --csv " + (dir_ / "c").string() + " --trace " + (dir_ / "t.json").string());
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_THAT(r.err,
+              AllOf(HasSubstr("1 of 2 gate(s) failed"), HasSubstr("FAILED tiled.dram_read.error < 0.001%")));
+  const std::string xml = read_text(junit);
+  EXPECT_THAT(xml, AllOf(HasSubstr("tests=\"2\" failures=\"1\""), HasSubstr("name=\"tiled.time &lt; 1s\""),
+                         HasSubstr("<failure type=\"gate\" message=\"tiled.dram_read")));
+  EXPECT_THAT(read_text(md), HasSubstr("Gates: 1 of 2 passed"));
+  EXPECT_THAT(read_text(html), HasSubstr("FAIL"));
+  EXPECT_TRUE(fs::exists(dir_ / "c-totals.csv"));
+  EXPECT_TRUE(fs::exists(dir_ / "c-tiles.csv"));
+  EXPECT_TRUE(fs::exists(dir_ / "t.json"));
+}
+
+TEST_F(Cli, BadGateIsBadInputNamingWhatExists) {
+  CommandResult r = run("report " + data("synthetic-profile-small.json") + " --gate 'flash.time < 1ms'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, AllOf(HasSubstr("no kernel 'flash'"), HasSubstr("naive.qk")));
+  r = run("report " + data("synthetic-profile-small.json") + " --gate 'tiled.time 1ms'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("no comparison"));
+}
+
+TEST_F(Cli, MalformedTruncatedAndFutureReportsExitFourWithAClearMessage) {
+  CommandResult r = run("report " + data("malformed.json"));
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_THAT(r.err, AllOf(HasSubstr("malformed.json"), HasSubstr("not valid JSON at byte")));
+  r = run("report " + data("truncated.json"));
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_THAT(r.err, AllOf(HasSubstr("truncated.json"), HasSubstr("truncated")));
+  r = run("report " + data("future-version.json"));
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_THAT(r.err,
+              HasSubstr("was written by format version 2; this attnscope reads up to 1: upgrade attnscope"));
+  r = run("report " + (dir_ / "missing.json").string());
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_THAT(r.err, HasSubstr("cannot open report"));
+}
+
+TEST_F(Cli, CompareFailsOnRegressionOnlyWhenAsked) {
+  using namespace attnscope::reports;
+  Report worse = read_report(data("synthetic-profile-small.json"));
+  for (auto& k : worse.kernels)
+    if (k.name == "tiled") *k.metrics.at("dram_read").measured *= 1.5;
+  const fs::path worse_path = dir_ / "worse.json";
+  write_report_json(worse, worse_path);
+  CommandResult r = run("compare " + data("synthetic-profile-small.json") + " " + worse_path.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, AllOf(HasSubstr("REGRESSION"), HasSubstr("dram_read")));
+  r = run("compare " + data("synthetic-profile-small.json") + " " + worse_path.string() +
+          " --fail-on-regression");
+  EXPECT_EQ(r.exit_code, 3);
+  r = run("compare " + data("synthetic-profile-small.json") + " " + data("synthetic-profile-small.json") +
+          " --fail-on-regression --threshold 2%");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("no change beyond the threshold"));
+}
+
+TEST_F(Cli, TwoShardsMergedEqualTheUnshardedSweep) {
+  const std::string axes =
+      " --heads 1 --seq 256,512 --br 64,128 --bc 32,64 --stages 2 --smem 16K,48K --gpu h200,h100 "
+      "--no-progress";
+  ASSERT_EQ(run("sweep" + axes + " -o " + (dir_ / "all.json").string()).exit_code, 0);
+  ASSERT_EQ(run("sweep" + axes + " --shard 0/2 -o " + (dir_ / "s0.json").string()).exit_code, 0);
+  ASSERT_EQ(run("sweep" + axes + " --shard 1/2 -o " + (dir_ / "s1.json").string()).exit_code, 0);
+  const CommandResult m = run("merge " + (dir_ / "s1.json").string() + " " + (dir_ / "s0.json").string() +
+                              " -o " + (dir_ / "merged.json").string());
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  using namespace attnscope::reports;
+  Report all = read_report(dir_ / "all.json"), merged = read_report(dir_ / "merged.json");
+  EXPECT_EQ(all.sweep.size(), 2u * 2u * (1u + 2u * 2u * 2u));
+  merged.provenance = all.provenance;  // compare everything except provenance (dates, command)
+  EXPECT_EQ(to_json_string(merged), to_json_string(all));
+  // A shard of a different sweep is refused.
+  ASSERT_EQ(run("sweep --heads 1 --seq 256 --shard 1/2 --no-progress -o " + (dir_ / "other.json").string())
+                .exit_code,
+            0);
+  const CommandResult bad = run("merge " + (dir_ / "s0.json").string() + " " +
+                                (dir_ / "other.json").string() + " -o " + (dir_ / "bad.json").string());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_THAT(bad.err, HasSubstr("comes from a different sweep"));
+}
+
+TEST_F(Cli, SweepOfMoreThanAThousandConfigurationsFromOneCommand) {
+  const fs::path html = dir_ / "sweep.html";
+  const CommandResult r =
+      run("sweep --heads 1 --kernel tiled --br 64,128 --bc 32,64,128 --stages 2,3 --seq 128,256,384,512,640 "
+          "--head-dim 64,128 --smem 48K,100K,227K --gpu h200,h100,a100 -o " +
+          (dir_ / "sweep.json").string() + " --html " + html.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.err, AllOf(HasSubstr("1080 configurations"), HasSubstr("sweep: 1080/1080 points (100%)")));
+  EXPECT_THAT(r.out, HasSubstr("best tile: Br"));
+  const std::string page = read_text(html);
+  for (const char* chart : {"HBM bytes vs block size", "Time vs block size", "Bytes vs shared-memory size M",
+                            "Θ(N²d²/M)", "Pareto front"})
+    EXPECT_THAT(page, HasSubstr(chart));
+}
+
+TEST_F(Cli, SweepRejectsBadLists) {
+  CommandResult r = run("sweep --br 64,abc --no-progress -o " + (dir_ / "x.json").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--br: 'abc' is not an integer"));
+  r = run("sweep --shard 2/2 --no-progress -o " + (dir_ / "x.json").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("shard 2/2 is not valid"));
+}
+
+}  // namespace
