@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "models/tile_grid_model.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "models/metric_levels.hpp"
+
+namespace attnscope::gui {
+namespace {
+
+std::optional<double> duration(const std::optional<double>& start, const std::optional<double>& end) {
+  if (!start || !end) return std::nullopt;
+  return *end - *start;
+}
+
+std::optional<double> tileValue(const reports::TileEntry& tile, const std::string& key, Side side) {
+  if (key == TileGridModel::kDurationKey) {
+    return side == Side::measured ? duration(tile.start_measured_s, tile.end_measured_s)
+                                  : duration(tile.start_modeled_s, tile.end_modeled_s);
+  }
+  return metricValue(tile.metrics, key, side);
+}
+
+// Measured where the tile has it, else modeled: what a comparison of two reports compares.
+std::optional<double> preferredValue(const reports::TileEntry& tile, const std::string& key) {
+  if (auto v = tileValue(tile, key, Side::measured)) return v;
+  return tileValue(tile, key, Side::modeled);
+}
+
+QString timing(const char* what, const std::optional<int>& sm, const std::optional<double>& start,
+               const std::optional<double>& end) {
+  if (!start || !end)
+    return QStringLiteral("<tr><td>%1</td><td colspan=2>–</td></tr>").arg(QLatin1String(what));
+  return QStringLiteral("<tr><td>%1</td><td>SM %2</td><td>%3 … %4 (%5)</td></tr>")
+      .arg(QLatin1String(what), sm ? QString::number(*sm) : QStringLiteral("?"), formatSeconds(*start),
+           formatSeconds(*end), formatSeconds(*end - *start));
+}
+
+}  // namespace
+
+TileGridModel::TileGridModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void TileGridModel::setReports(ReportPtr primary, ReportPtr comparison) {
+  primary_ = std::move(primary);
+  comparison_ = std::move(comparison);
+  if (!comparison_ && mode_ == Mode::versusComparison) mode_ = Mode::modeled;
+  rebuild();
+}
+
+void TileGridModel::setKernel(const QString& name) {
+  if (name == kernel_) return;
+  kernel_ = name;
+  rebuild();
+}
+
+void TileGridModel::setBatch(int batch) {
+  if (batch == batch_) return;
+  batch_ = batch;
+  rebuild();
+}
+
+void TileGridModel::setHead(int head) {
+  if (head == head_) return;
+  head_ = head;
+  rebuild();
+}
+
+void TileGridModel::setMetric(const QString& key) {
+  if (key == metric_) return;
+  metric_ = key;
+  rebuild();
+}
+
+void TileGridModel::setMode(Mode mode) {
+  if (mode == mode_) return;
+  mode_ = mode;
+  rebuild();
+}
+
+bool TileGridModel::isTime() const {
+  return metric_ == QLatin1String(kDurationKey);
+}
+
+QStringList TileGridModel::kernelNames() const {
+  QStringList names;
+  if (primary_) {
+    for (const auto& k : primary_->kernels) names << QString::fromStdString(k.name);
+  }
+  return names;
+}
+
+const reports::KernelEntry* TileGridModel::findKernel(const ReportPtr& report) const {
+  if (!report) return nullptr;
+  const std::string name = kernel_.toStdString();
+  for (const auto& k : report->kernels) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+std::optional<double> TileGridModel::cellValue(const reports::TileEntry* tile,
+                                               const reports::TileEntry* compared) const {
+  if (!tile) return std::nullopt;
+  const std::string key = metric_.toStdString();
+  switch (mode_) {
+    case Mode::measured:
+      return tileValue(*tile, key, Side::measured);
+    case Mode::modeled:
+      return tileValue(*tile, key, Side::modeled);
+    case Mode::modeledMinusMeasured: {
+      const auto measured = tileValue(*tile, key, Side::measured);
+      const auto modeled = tileValue(*tile, key, Side::modeled);
+      if (!measured || !modeled) return std::nullopt;
+      return *modeled - *measured;
+    }
+    case Mode::versusComparison: {
+      if (!compared) return std::nullopt;
+      const auto mine = preferredValue(*tile, key);
+      const auto theirs = preferredValue(*compared, key);
+      if (!mine || !theirs) return std::nullopt;
+      return *mine - *theirs;
+    }
+  }
+  return std::nullopt;
+}
+
+void TileGridModel::rebuild() {
+  beginResetModel();
+  // A kernel name the primary report lacks falls back to its first kernel, so a new report always shows.
+  if (primary_ && !primary_->kernels.empty() && !findKernel(primary_)) {
+    kernel_ = QString::fromStdString(primary_->kernels.front().name);
+  }
+  const reports::KernelEntry* kernel = findKernel(primary_);
+  rows_ = columns_ = batch_count_ = head_count_ = 0;
+  grid_.clear();
+  compared_grid_.clear();
+  values_.clear();
+  range_.reset();
+  if (kernel) {
+    for (const auto& t : kernel->tiles) {
+      rows_ = std::max(rows_, t.q_tile + 1);
+      columns_ = std::max(columns_, t.kv_tile + 1);
+      batch_count_ = std::max(batch_count_, t.batch + 1);
+      head_count_ = std::max(head_count_, t.head + 1);
+    }
+    const auto cells = static_cast<std::size_t>(rows_) * static_cast<std::size_t>(columns_);
+    grid_.assign(cells, nullptr);
+    compared_grid_.assign(cells, nullptr);
+    const auto place = [&](const reports::KernelEntry& k, std::vector<const reports::TileEntry*>& grid) {
+      for (const auto& t : k.tiles) {
+        if (t.batch != batch_ || t.head != head_ || t.q_tile < 0 || t.kv_tile < 0 || t.q_tile >= rows_ ||
+            t.kv_tile >= columns_) {
+          continue;
+        }
+        auto& slot = grid[static_cast<std::size_t>(t.q_tile * columns_ + t.kv_tile)];
+        if (!slot) slot = &t;  // a (q, kv) pair appears once per kernel; keep the first if a file repeats it
+      }
+    };
+    place(*kernel, grid_);
+    if (const auto* compared = findKernel(comparison_)) place(*compared, compared_grid_);
+    values_.resize(cells);
+    for (std::size_t i = 0; i < cells; ++i) {
+      values_[i] = cellValue(grid_[i], compared_grid_[i]);
+      if (!values_[i]) continue;
+      const double v = *values_[i];
+      range_ = range_ ? std::pair{std::min(range_->first, v), std::max(range_->second, v)} : std::pair{v, v};
+    }
+  }
+  endResetModel();
+}
+
+std::optional<double> TileGridModel::value(int q_tile, int kv_tile) const {
+  if (q_tile < 0 || kv_tile < 0 || q_tile >= rows_ || kv_tile >= columns_) return std::nullopt;
+  return values_[static_cast<std::size_t>(q_tile * columns_ + kv_tile)];
+}
+
+QString TileGridModel::formatValue(double v) const {
+  const QString text = isTime() ? formatSeconds(v) : formatBytes(v);
+  return isDifference() && v > 0 ? QStringLiteral("+") + text : text;
+}
+
+QString TileGridModel::describeMode() const {
+  const QString level = isTime() ? tr("Tile time") : levelLabel(metric_.toStdString());
+  switch (mode_) {
+    case Mode::measured:
+      return tr("%1, measured").arg(level);
+    case Mode::modeled:
+      return tr("%1, modeled").arg(level);
+    case Mode::modeledMinusMeasured:
+      return tr("%1, modeled − measured").arg(level);
+    case Mode::versusComparison:
+      return tr("%1, this report − compared report").arg(level);
+  }
+  return level;
+}
+
+int TileGridModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : rows_;
+}
+int TileGridModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : columns_;
+}
+
+QVariant TileGridModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+  const auto v = value(index.row(), index.column());
+  switch (role) {
+    case Qt::DisplayRole:
+      return v ? QVariant(formatValue(*v)) : QVariant(QStringLiteral("–"));
+    case ValueRole:
+      return v ? QVariant(*v) : QVariant();
+    case Qt::ToolTipRole:
+      return tooltip(index.row(), index.column());
+    default:
+      return {};
+  }
+}
+
+QVariant TileGridModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role != Qt::DisplayRole) return {};
+  return orientation == Qt::Horizontal ? tr("kv %1").arg(section) : tr("q %1").arg(section);
+}
+
+QString TileGridModel::tooltip(int q_tile, int kv_tile) const {
+  const auto* tile = grid_[static_cast<std::size_t>(q_tile * columns_ + kv_tile)];
+  QString html = tr("<b>%1</b> q-tile %2, kv-tile %3 (batch %4, head %5)<br/>")
+                     .arg(kernel_)
+                     .arg(q_tile)
+                     .arg(kv_tile)
+                     .arg(batch_)
+                     .arg(head_);
+  if (!tile) return html + tr("no tile here (skipped, e.g. fully masked)");
+  html += QStringLiteral(
+      "<table><tr><th align=left>level</th><th>measured</th><th>modeled</th><th>error</th></tr>");
+  const auto row = [&](std::string_view key) {
+    const auto measured = metricValue(tile->metrics, key, Side::measured);
+    const auto modeled = metricValue(tile->metrics, key, Side::modeled);
+    QString error = QStringLiteral("–");
+    if (measured && modeled && *measured != 0) error = formatPercent((*modeled - *measured) / *measured);
+    html += QStringLiteral(
+                "<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td></tr>")
+                .arg(levelLabel(key), formatOptionalBytes(measured), formatOptionalBytes(modeled), error);
+  };
+  for (const auto& level : kByteLevels) row(level.key);
+  row("l2_hit");
+  html += QStringLiteral("</table><table>");
+  html += timing("modeled", tile->sm_modeled, tile->start_modeled_s, tile->end_modeled_s);
+  html += timing("measured", tile->sm_measured, tile->start_measured_s, tile->end_measured_s);
+  html += QStringLiteral("</table>");
+  if (const auto v = value(q_tile, kv_tile))
+    html += tr("shown: %1 = %2").arg(describeMode(), formatValue(*v));
+  return html;
+}
+
+}  // namespace attnscope::gui

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs the model off the UI thread and keeps only the newest question. A request while a run is in flight
+// replaces any queued one; when a run finishes and a newer request exists, its result is dropped as stale
+// (simulate() cannot be interrupted, so "cancel" means "never shown"). After each fresh main result the
+// tile-size sweep runs for the same request, and is dropped too if a newer request arrives meanwhile.
+#pragma once
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QObject>
+#include <optional>
+
+#include "models/whatif_request.hpp"
+
+namespace attnscope::gui {
+
+class WhatIfRunner : public QObject {
+  Q_OBJECT
+ public:
+  explicit WhatIfRunner(QObject* parent = nullptr);
+  ~WhatIfRunner() override;  // waits for a run in flight: its worker reads the request it holds
+
+  void request(const WhatIfRequest& request);
+  bool isBusy() const { return busy_; }  // a main model run is queued or in flight
+  bool isIdle() const { return !busy_ && !in_flight_; }
+  int staleResultsDropped() const { return stale_dropped_; }
+
+ signals:
+  void busyChanged(bool busy);
+  // latency_ms: from request() to this signal, i.e. the queueing and the model run and its conversion.
+  void modelReady(attnscope::gui::ReportPtr report, double latency_ms);
+  void sweepStarted();
+  void sweepReady(QVector<attnscope::gui::SweepPointResult> points, int current_br, int current_bc);
+  void failed(const QString& message);
+  void idle();  // nothing running or queued
+
+ private:
+  struct Outcome {
+    quint64 generation = 0;
+    bool is_sweep = false;
+    ReportPtr report;
+    QVector<SweepPointResult> points;
+    QString error;
+  };
+  struct Job {
+    WhatIfRequest request;
+    quint64 generation = 0;
+    bool is_sweep = false;
+  };
+  static Outcome run(const Job& job);
+  void startNext();
+  void onFinished();
+  void setBusy(bool busy);
+
+  QFutureWatcher<Outcome> watcher_;
+  std::optional<Job> queued_;       // newest request not yet started
+  std::optional<Job> sweep_after_;  // sweep to run once the main result of the same generation is shown
+  Job running_;
+  quint64 generation_ = 0;
+  QElapsedTimer since_request_;
+  bool busy_ = false;
+  // A run started and its finished() not yet handled. Kept by hand: a future that has finished but whose
+  // signal is still queued is no longer isRunning(), yet starting another would race with that signal.
+  bool in_flight_ = false;
+  int stale_dropped_ = 0;
+};
+
+}  // namespace attnscope::gui

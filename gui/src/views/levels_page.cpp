@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/levels_page.hpp"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSignalBlocker>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "views/level_bar_chart.hpp"
+
+namespace attnscope::gui {
+
+LevelsPage::LevelsPage(KernelLevelModel* model, QWidget* parent)
+    : QWidget(parent),
+      model_(model),
+      kernel_(new QComboBox(this)),
+      chart_(new LevelBarChart(this)),
+      table_(new QTableView(this)) {
+  kernel_->setObjectName(QStringLiteral("levelsKernel"));
+  table_->setModel(model_);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table_->verticalHeader()->hide();
+  auto* bar = new QHBoxLayout();
+  bar->addWidget(new QLabel(tr("Kernel"), this));
+  bar->addWidget(kernel_);
+  bar->addStretch();
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->addWidget(chart_);
+  splitter->addWidget(table_);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(bar);
+  layout->addWidget(splitter, 1);
+  connect(kernel_, &QComboBox::currentTextChanged, this, &LevelsPage::redraw);
+  connect(model_, &QAbstractItemModel::modelReset, this, &LevelsPage::syncKernels);
+  syncKernels();
+}
+
+void LevelsPage::syncKernels() {
+  {
+    const QSignalBlocker block(kernel_);
+    const QString keep = kernel_->currentText();
+    kernel_->clear();
+    kernel_->addItems(model_->kernelNames());
+    if (kernel_->findText(keep) >= 0) kernel_->setCurrentText(keep);
+  }
+  redraw();
+}
+
+void LevelsPage::redraw() {
+  const QString kernel = kernel_->currentText();
+  chart_->setRows(kernel, model_->rowsOf(kernel), model_->hasComparison());
+}
+
+}  // namespace attnscope::gui

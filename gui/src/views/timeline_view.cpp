@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/timeline_view.hpp"
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QToolTip>
+#include <QWheelEvent>
+#include <algorithm>
+#include <cmath>
+
+#include "models/metric_levels.hpp"
+
+namespace attnscope::gui {
+namespace {
+constexpr double kLeft = 70, kTop = 40, kRight = 16, kBottom = 28;
+
+QColor spanColor(const TileSpan& s, bool measured) {
+  const int hue = (s.q_tile * 47 + s.head * 13 + s.batch * 7) % 360;
+  const int lightness = (s.kv_tile % 2 == 0 ? 120 : 150) + (measured ? 30 : 0);
+  return QColor::fromHsl(hue, measured ? 140 : 190, std::min(lightness, 220));
+}
+
+// A "nice" tick step (1, 2 or 5 times a power of ten) giving about `target` ticks over `span`.
+double tickStep(double span, int target) {
+  const double raw = span / target;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (const double m : {1.0, 2.0, 5.0, 10.0}) {
+    if (m * power >= raw) return m * power;
+  }
+  return 10 * power;
+}
+}  // namespace
+
+TimelineView::TimelineView(QWidget* parent) : QWidget(parent) {
+  setMouseTracking(true);
+  setMinimumSize(400, 300);
+  setAutoFillBackground(true);
+  setBackgroundRole(QPalette::Base);
+}
+
+void TimelineView::setModel(TimelineModel* model) {
+  model_ = model;
+  connect(model_, &QAbstractItemModel::modelReset, this, &TimelineView::resetZoom);
+  resetZoom();
+}
+
+void TimelineView::setShowModeled(bool show) {
+  show_modeled_ = show;
+  update();
+}
+
+void TimelineView::setShowMeasured(bool show) {
+  show_measured_ = show;
+  update();
+}
+
+void TimelineView::resetZoom() {
+  start_s_ = 0;
+  end_s_ = model_ && model_->endTime() > 0 ? model_->endTime() * 1.02 : 1e-6;
+  update();
+}
+
+QRectF TimelineView::plotRect() const {
+  return {kLeft, kTop, std::max(10.0, width() - kLeft - kRight), std::max(10.0, height() - kTop - kBottom)};
+}
+
+double TimelineView::xOf(double seconds) const {
+  const QRectF plot = plotRect();
+  return plot.left() + (seconds - start_s_) / (end_s_ - start_s_) * plot.width();
+}
+
+double TimelineView::secondsAt(double x) const {
+  const QRectF plot = plotRect();
+  return start_s_ + (x - plot.left()) / plot.width() * (end_s_ - start_s_);
+}
+
+void TimelineView::zoomAt(double x, double factor) {
+  const double anchor = secondsAt(x);
+  const double span = std::max((end_s_ - start_s_) / factor, 1e-12);
+  const double fraction = (x - plotRect().left()) / plotRect().width();
+  start_s_ = anchor - fraction * span;
+  end_s_ = start_s_ + span;
+  update();
+}
+
+void TimelineView::panBy(double pixels) {
+  const double shift = pixels / plotRect().width() * (end_s_ - start_s_);
+  start_s_ -= shift;
+  end_s_ -= shift;
+  update();
+}
+
+void TimelineView::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.fillRect(rect(), palette().base());
+  p.setPen(palette().text().color());
+  if (!model_ || model_->smCount() == 0) {
+    p.drawText(
+        rect(), Qt::AlignCenter,
+        tr("No tile timing in this report for this kernel (the model records it; a profile records it\n"
+           "only when the kernels were built with per-tile timestamps)."));
+    return;
+  }
+  const QRectF plot = plotRect();
+  const int sms = model_->smCount();
+  const double row_h = plot.height() / sms;
+  const bool both = show_modeled_ && show_measured_;
+  QFont bold = font();
+  bold.setBold(true);
+  p.setFont(bold);
+  p.drawText(
+      QRectF(kLeft, 2, plot.width(), 18), Qt::AlignLeft | Qt::AlignVCenter,
+      tr("%1 — tiles per SM over time (%2 modeled, %3 measured); wheel: zoom, drag: pan, double click: all")
+          .arg(model_->kernel())
+          .arg(model_->modeledSpans().size())
+          .arg(model_->measuredSpans().size()));
+  p.setFont(font());
+  p.save();
+  p.setClipRect(plot);
+  const auto paint = [&](const std::vector<TileSpan>& spans, bool measured) {
+    for (const auto& s : spans) {
+      if (s.end_s < start_s_ || s.start_s > end_s_ || s.sm < 0) continue;
+      double top = plot.top() + s.sm * row_h;
+      double h = row_h;
+      if (both) {
+        h = row_h / 2;
+        if (measured) top += h;
+      }
+      const double x0 = xOf(s.start_s), x1 = xOf(s.end_s);
+      p.fillRect(QRectF(x0, top + 0.5, std::max(1.0, x1 - x0), std::max(1.0, h - 1)), spanColor(s, measured));
+    }
+  };
+  if (show_modeled_) paint(model_->modeledSpans(), false);
+  if (show_measured_) paint(model_->measuredSpans(), true);
+  p.restore();
+  // SM axis.
+  p.setPen(palette().text().color());
+  const int sm_step = std::max(1, static_cast<int>(std::ceil(14.0 / row_h)));
+  for (int sm = 0; sm < sms; sm += sm_step) {
+    p.drawText(QRectF(0, plot.top() + sm * row_h - 7 + row_h / 2, kLeft - 6, 14),
+               Qt::AlignRight | Qt::AlignVCenter, tr("SM %1").arg(sm));
+  }
+  if (both) {
+    p.drawText(QRectF(0, kTop - 18, kLeft + 200, 14), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("each row: upper = modeled, lower = measured"));
+  }
+  // Time axis.
+  const double step = tickStep(end_s_ - start_s_, 8);
+  for (double t = std::ceil(start_s_ / step) * step; t <= end_s_; t += step) {
+    const double x = xOf(t);
+    p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
+    p.drawText(QRectF(x - 50, plot.bottom() + 5, 100, 16), Qt::AlignCenter, formatSeconds(t));
+  }
+  p.drawRect(plot);
+}
+
+const TileSpan* TimelineView::spanAt(QPointF pos, bool* measured) const {
+  if (!model_ || model_->smCount() == 0) return nullptr;
+  const QRectF plot = plotRect();
+  if (!plot.contains(pos)) return nullptr;
+  const double row_h = plot.height() / model_->smCount();
+  const int sm = static_cast<int>((pos.y() - plot.top()) / row_h);
+  const bool lower = std::fmod(pos.y() - plot.top(), row_h) > row_h / 2;
+  *measured = show_measured_ && (!show_modeled_ || lower);
+  const double t = secondsAt(pos.x());
+  const auto& spans = *measured ? model_->measuredSpans() : model_->modeledSpans();
+  for (const auto& s : spans) {
+    if (s.sm == sm && s.start_s <= t && t <= s.end_s) return &s;
+  }
+  return nullptr;
+}
+
+void TimelineView::wheelEvent(QWheelEvent* event) {
+  const double steps = event->angleDelta().y() / 120.0;
+  zoomAt(event->position().x(), std::pow(1.25, steps));
+  event->accept();
+}
+
+void TimelineView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() == Qt::LeftButton) drag_from_ = event->position();
+}
+
+void TimelineView::mouseMoveEvent(QMouseEvent* event) {
+  if (drag_from_) {
+    panBy(event->position().x() - drag_from_->x());
+    drag_from_ = event->position();
+    return;
+  }
+  bool measured = false;
+  if (const auto* s = spanAt(event->position(), &measured)) {
+    QToolTip::showText(
+        event->globalPosition().toPoint(),
+        tr("%1 tile: batch %2, head %3, q-tile %4, kv-tile %5<br/>SM %6, %7 … %8 (%9)")
+            .arg(measured ? tr("measured") : tr("modeled"))
+            .arg(s->batch)
+            .arg(s->head)
+            .arg(s->q_tile)
+            .arg(s->kv_tile)
+            .arg(s->sm)
+            .arg(formatSeconds(s->start_s), formatSeconds(s->end_s), formatSeconds(s->end_s - s->start_s)),
+        this);
+  } else {
+    QToolTip::hideText();
+  }
+}
+
+void TimelineView::mouseReleaseEvent(QMouseEvent*) {
+  drag_from_.reset();
+}
+
+void TimelineView::mouseDoubleClickEvent(QMouseEvent*) {
+  resetZoom();
+}
+
+}  // namespace attnscope::gui

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+// Paints a TimelineModel: one row per SM, time to the right, each tile a box; the modeled tiles in the upper
+// half of a row and the measured ones in the lower half. Wheel zooms around the cursor, dragging pans,
+// a double click shows everything again. Boxes of one CTA share a hue; alternate kv-tiles alternate shade.
+#pragma once
+#include <QWidget>
+#include <optional>
+
+#include "models/timeline_model.hpp"
+
+namespace attnscope::gui {
+
+class TimelineView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit TimelineView(QWidget* parent = nullptr);
+  void setModel(TimelineModel* model);
+  void setShowModeled(bool show);
+  void setShowMeasured(bool show);
+  void resetZoom();
+  // Zoom by `factor` (>1 zooms in) keeping the time under widget x fixed; pan by pixels.
+  void zoomAt(double x, double factor);
+  void panBy(double pixels);
+  double visibleStart() const { return start_s_; }
+  double visibleEnd() const { return end_s_; }
+  QSize sizeHint() const override { return {1000, 700}; }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+
+ private:
+  QRectF plotRect() const;
+  double xOf(double seconds) const;
+  double secondsAt(double x) const;
+  const TileSpan* spanAt(QPointF pos, bool* measured) const;
+
+  TimelineModel* model_ = nullptr;
+  bool show_modeled_ = true, show_measured_ = true;
+  double start_s_ = 0, end_s_ = 1e-6;
+  std::optional<QPointF> drag_from_;
+};
+
+}  // namespace attnscope::gui

@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "views/whatif_page.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <exception>
+
+#include "attnscope/sim/gpu_spec.hpp"
+#include "models/metric_levels.hpp"
+#include "views/sweep_chart.hpp"
+
+namespace attnscope::gui {
+namespace {
+
+QSpinBox* spin(QWidget* parent, int low, int high, const QString& name) {
+  auto* s = new QSpinBox(parent);
+  s->setRange(low, high);
+  s->setObjectName(name);
+  s->setKeyboardTracking(false);  // re-run when the number is complete, not at every digit
+  return s;
+}
+
+QComboBox* tileBox(QWidget* parent, const QString& name) {
+  auto* c = new QComboBox(parent);
+  for (const int v : {16, 32, 64, 128, 256}) c->addItem(QString::number(v), v);
+  c->setObjectName(name);
+  return c;
+}
+
+double sumOf(const reports::Report& r, std::string_view key, bool modeled) {
+  double total = 0;
+  for (const auto& k : r.kernels) {
+    if (const auto v = metricValue(k.metrics, key, modeled ? Side::modeled : Side::measured)) total += *v;
+  }
+  return total;
+}
+
+}  // namespace
+
+WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
+    : QWidget(parent),
+      preset_(new QComboBox(this)),
+      dtype_(new QComboBox(this)),
+      kernel_(new QComboBox(this)),
+      br_(tileBox(this, QStringLiteral("whatifBr"))),
+      bc_(tileBox(this, QStringLiteral("whatifBc"))),
+      gpu_(new QComboBox(this)),
+      batch_(spin(this, 1, 4096, QStringLiteral("whatifBatch"))),
+      heads_(spin(this, 1, 1024, QStringLiteral("whatifHeads"))),
+      seq_q_(spin(this, 1, 1 << 20, QStringLiteral("whatifSeqQ"))),
+      seq_kv_(spin(this, 1, 1 << 20, QStringLiteral("whatifSeqKv"))),
+      head_dim_(spin(this, 16, 512, QStringLiteral("whatifHeadDim"))),
+      warps_(spin(this, 1, 32, QStringLiteral("whatifWarps"))),
+      stages_(spin(this, 1, 8, QStringLiteral("whatifStages"))),
+      smem_kib_(spin(this, 0, 1024, QStringLiteral("whatifSmem"))),
+      causal_(new QCheckBox(tr("causal"), this)),
+      auto_run_(new QCheckBox(tr("re-run on every change"), this)),
+      status_(new QLabel(this)),
+      summary_(new QLabel(this)),
+      sweep_chart_(new SweepChart(this)) {
+  preset_->setObjectName(QStringLiteral("whatifPreset"));
+  gpu_->setObjectName(QStringLiteral("whatifGpu"));
+  kernel_->setObjectName(QStringLiteral("whatifKernel"));
+  status_->setObjectName(QStringLiteral("whatifStatus"));
+  for (const auto& name : sim::preset_names()) preset_->addItem(QString::fromStdString(name));
+  preset_->addItem(tr("custom"));
+  for (const char* d : {"fp16", "bf16", "fp32"}) dtype_->addItem(QLatin1String(d));
+  kernel_->addItem(tr("tiled (FlashAttention-2)"), static_cast<int>(KernelChoice::tiled));
+  kernel_->addItem(tr("naive (3 kernels)"), static_cast<int>(KernelChoice::naive));
+  kernel_->addItem(tr("both"), static_cast<int>(KernelChoice::both));
+  for (const auto& name : sim::builtin_gpu_names())
+    gpu_->addItem(QString::fromStdString(name), QString::fromStdString(name));
+  gpu_->addItem(tr("spec file…"), QString());
+  smem_kib_->setSpecialValueText(tr("GPU spec's limit"));
+  smem_kib_->setSuffix(tr(" KiB per CTA"));
+  auto_run_->setChecked(true);
+  status_->setWordWrap(true);
+  summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  summary_->setWordWrap(true);
+
+  auto* workload = new QGroupBox(tr("Workload"), this);
+  auto* wf = new QFormLayout(workload);
+  wf->addRow(tr("Preset"), preset_);
+  wf->addRow(tr("Batch"), batch_);
+  wf->addRow(tr("Heads"), heads_);
+  wf->addRow(tr("Query length"), seq_q_);
+  wf->addRow(tr("Key/value length"), seq_kv_);
+  wf->addRow(tr("Head dim"), head_dim_);
+  wf->addRow(tr("Type"), dtype_);
+  wf->addRow(QString(), causal_);
+  auto* kernel = new QGroupBox(tr("Kernel and GPU"), this);
+  auto* kf = new QFormLayout(kernel);
+  kf->addRow(tr("Kernel"), kernel_);
+  kf->addRow(tr("Br (q rows per CTA)"), br_);
+  kf->addRow(tr("Bc (kv rows per step)"), bc_);
+  kf->addRow(tr("Warps per CTA"), warps_);
+  kf->addRow(tr("Pipeline stages"), stages_);
+  kf->addRow(tr("Shared memory"), smem_kib_);
+  kf->addRow(tr("GPU spec"), gpu_);
+  auto* run = new QPushButton(tr("Run model (Ctrl+R)"), this);
+  auto* controls = new QVBoxLayout();
+  controls->addWidget(workload);
+  controls->addWidget(kernel);
+  controls->addWidget(auto_run_);
+  controls->addWidget(run);
+  controls->addWidget(status_);
+  controls->addStretch();
+  auto* right = new QVBoxLayout();
+  right->addWidget(summary_);
+  right->addWidget(sweep_chart_, 1);
+  auto* layout = new QHBoxLayout(this);
+  layout->addLayout(controls);
+  layout->addLayout(right, 1);
+
+  sweep_chart_->setModel(sweep);
+  setRequest(WhatIfRequest{});
+  preset_->setCurrentText(
+      QString::fromUtf8(sim::kDefaultPreset.data(), static_cast<qsizetype>(sim::kDefaultPreset.size())));
+
+  connect(run, &QPushButton::clicked, this, &WhatIfPage::runRequested);
+  connect(preset_, &QComboBox::currentTextChanged, this, &WhatIfPage::applyPreset);
+  for (auto* s : {batch_, heads_, seq_q_, seq_kv_, head_dim_, warps_, stages_, smem_kib_}) {
+    connect(s, &QSpinBox::valueChanged, this, &WhatIfPage::controlChanged);
+  }
+  for (auto* c : {dtype_, kernel_, bc_})
+    connect(c, &QComboBox::currentIndexChanged, this, &WhatIfPage::controlChanged);
+  // The real kernel gives each warp 16 query rows: a new Br brings warps = Br/16 along (still editable).
+  connect(br_, &QComboBox::currentIndexChanged, this, [this] {
+    if (filling_) return;
+    filling_ = true;
+    warps_->setValue(std::max(1, br_->currentData().toInt() / 16));
+    filling_ = false;
+    controlChanged();
+  });
+  connect(causal_, &QCheckBox::toggled, this, &WhatIfPage::controlChanged);
+  connect(gpu_, &QComboBox::currentIndexChanged, this, [this](int i) {
+    if (gpu_->itemData(i).toString().isEmpty()) {
+      const QString file =
+          QFileDialog::getOpenFileName(this, tr("GPU spec"), QString(), tr("GPU spec (*.json)"));
+      if (file.isEmpty()) {
+        gpu_->setCurrentIndex(0);
+        return;
+      }
+      gpu_->insertItem(i, file, file);
+      gpu_->setCurrentIndex(i);
+      return;
+    }
+    controlChanged();
+  });
+}
+
+void WhatIfPage::applyPreset(const QString& name) {
+  if (filling_ || name == tr("custom")) return;
+  WhatIfRequest r = request();
+  try {
+    r.workload = sim::preset(name.toStdString());
+  } catch (const std::exception& e) {
+    showError(QString::fromStdString(e.what()));
+    return;
+  }
+  setRequest(r);
+  preset_->blockSignals(true);
+  preset_->setCurrentText(name);
+  preset_->blockSignals(false);
+  emit requestChanged();
+}
+
+void WhatIfPage::controlChanged() {
+  if (filling_) return;
+  // A hand-edited workload is no longer the preset.
+  preset_->blockSignals(true);
+  const WhatIfRequest r = request();
+  bool matches = false;
+  try {
+    const sim::Workload p = sim::preset(preset_->currentText().toStdString());
+    matches = p.batch == r.workload.batch && p.heads == r.workload.heads && p.seq_q == r.workload.seq_q &&
+              p.seq_kv == r.workload.seq_kv && p.head_dim == r.workload.head_dim &&
+              p.dtype == r.workload.dtype && p.causal == r.workload.causal;
+  } catch (const std::exception&) {
+  }
+  if (!matches) preset_->setCurrentText(tr("custom"));
+  preset_->blockSignals(false);
+  emit requestChanged();
+}
+
+WhatIfRequest WhatIfPage::request() const {
+  WhatIfRequest r;
+  r.workload.name = preset_->currentText().toStdString();
+  r.workload.batch = batch_->value();
+  r.workload.heads = heads_->value();
+  r.workload.seq_q = seq_q_->value();
+  r.workload.seq_kv = seq_kv_->value();
+  r.workload.head_dim = head_dim_->value();
+  r.workload.dtype = sim::parse_dtype(dtype_->currentText().toStdString()).value_or(sim::DType::fp16);
+  r.workload.causal = causal_->isChecked();
+  r.kernels = static_cast<KernelChoice>(kernel_->currentData().toInt());
+  r.tiles.br = br_->currentData().toInt();
+  r.tiles.bc = bc_->currentData().toInt();
+  r.tiles.warps = warps_->value();
+  r.tiles.stages = stages_->value();
+  r.smem_limit = static_cast<std::int64_t>(smem_kib_->value()) * 1024;
+  r.gpu = gpu_->currentData().toString();
+  return r;
+}
+
+void WhatIfPage::setRequest(const WhatIfRequest& r) {
+  filling_ = true;
+  const auto& w = r.workload;
+  const auto clampInt = [](std::int64_t v) { return static_cast<int>(std::min<std::int64_t>(v, 1 << 20)); };
+  preset_->setCurrentText(QString::fromStdString(w.name));
+  if (preset_->currentText() != QString::fromStdString(w.name)) preset_->setCurrentText(tr("custom"));
+  batch_->setValue(clampInt(w.batch));
+  heads_->setValue(clampInt(w.heads));
+  seq_q_->setValue(clampInt(w.seq_q));
+  seq_kv_->setValue(clampInt(w.seq_kv));
+  head_dim_->setValue(clampInt(w.head_dim));
+  const std::string_view dtype = sim::to_string(w.dtype);
+  dtype_->setCurrentText(QString::fromUtf8(dtype.data(), static_cast<qsizetype>(dtype.size())));
+  causal_->setChecked(w.causal);
+  kernel_->setCurrentIndex(kernel_->findData(static_cast<int>(r.kernels)));
+  const auto selectTile = [](QComboBox* box, int v) {
+    if (box->findData(v) < 0) box->addItem(QString::number(v), v);
+    box->setCurrentIndex(box->findData(v));
+  };
+  selectTile(br_, r.tiles.br);
+  selectTile(bc_, r.tiles.bc);
+  warps_->setValue(r.tiles.warps);
+  stages_->setValue(r.tiles.stages);
+  smem_kib_->setValue(static_cast<int>(r.smem_limit / 1024));
+  if (gpu_->findData(r.gpu) < 0) gpu_->insertItem(gpu_->count() - 1, r.gpu, r.gpu);
+  gpu_->setCurrentIndex(gpu_->findData(r.gpu));
+  filling_ = false;
+}
+
+bool WhatIfPage::autoRun() const {
+  return auto_run_->isChecked();
+}
+
+void WhatIfPage::setBusy(bool busy) {
+  if (busy) {
+    status_->setStyleSheet(QString());
+    status_->setText(tr("computing…"));
+  }
+}
+
+void WhatIfPage::showResult(const ReportPtr& report, double model_ms, double views_ms) {
+  status_->setStyleSheet(QString());
+  status_->setText(tr("updated in %1 ms (model %2 ms + views %3 ms)")
+                       .arg(model_ms + views_ms, 0, 'f', 1)
+                       .arg(model_ms, 0, 'f', 1)
+                       .arg(views_ms, 0, 'f', 1));
+  const auto& r = *report;
+  summary_->setText(
+      tr("<b>%1</b> on %2, %3<br/>time %4 · HBM read %5 · HBM write %6 · L2 read %7 · L2 write %8 · "
+         "shared %9")
+          .arg(QString::fromStdString(r.workload.name), QString::fromStdString(r.provenance.gpu_spec),
+               QString::fromStdString(r.tiles.label()))
+          .arg(formatSeconds(sumOf(r, "time", true)), formatBytes(sumOf(r, "dram_read", true)),
+               formatBytes(sumOf(r, "dram_write", true)), formatBytes(sumOf(r, "l2_read", true)),
+               formatBytes(sumOf(r, "l2_write", true)),
+               formatBytes(sumOf(r, "smem_read", true) + sumOf(r, "smem_write", true))));
+}
+
+void WhatIfPage::showError(const QString& message) {
+  status_->setStyleSheet(QStringLiteral("color: #b0302a"));
+  status_->setText(tr("The model cannot run this configuration: %1").arg(message));
+}
+
+void WhatIfPage::setSweepComputing() {
+  sweep_chart_->setComputing(true);
+}
+
+}  // namespace attnscope::gui

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: Apache-2.0
+// Tests of gui/src/models: TileGridModel, KernelLevelModel, TimelineModel, SweepModel (each wrapped in
+// QAbstractItemModelTester), ColorScale, the number formatting, computeModel() and WhatIfRunner's
+// keep-only-the-newest rule. No widgets: QTEST_GUILESS_MAIN.
+#include <QAbstractItemModelTester>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "models/color_scale.hpp"
+#include "models/kernel_level_model.hpp"
+#include "models/metric_levels.hpp"
+#include "models/sweep_model.hpp"
+#include "models/tile_grid_model.hpp"
+#include "models/timeline_model.hpp"
+#include "models/whatif_runner.hpp"
+
+using namespace attnscope;
+using namespace attnscope::gui;
+
+namespace {
+
+reports::Value both(double measured, double modeled) {
+  return {measured, modeled, "B"};
+}
+
+// A report with one kernel "tiled" of 2 q-tiles x 3 kv-tiles for batch 0, head 0 and head 1, bytes that
+// depend on the tile, timing on two SMs; and a second kernel "naive.qk" with totals only.
+reports::Report smallReport(double scale = 1.0) {
+  reports::Report r;
+  r.kind = "profile";
+  reports::KernelEntry tiled;
+  tiled.name = "tiled";
+  double total_read = 0;
+  for (int head = 0; head < 2; ++head) {
+    for (int q = 0; q < 2; ++q) {
+      for (int kv = 0; kv < 3; ++kv) {
+        reports::TileEntry t;
+        t.head = head;
+        t.q_tile = q;
+        t.kv_tile = kv;
+        t.sm_modeled = q;
+        t.sm_measured = 1 - q;
+        t.start_modeled_s = kv * 1e-6;
+        t.end_modeled_s = (kv + 1) * 1e-6;
+        t.start_measured_s = kv * 1.1e-6;
+        t.end_measured_s = (kv + 1) * 1.1e-6;
+        const double bytes = scale * (1000 * (q + 1) + 100 * kv + 10 * head);
+        t.metrics["dram_read"] = both(bytes, bytes * 1.05);
+        t.metrics["l2_read"] = both(2 * bytes, 2 * bytes);
+        total_read += bytes;
+        tiled.tiles.push_back(t);
+      }
+    }
+  }
+  tiled.metrics["dram_read"] = both(total_read, total_read * 1.05);
+  tiled.metrics["time"] = {2e-5, 1.9e-5, "s"};
+  reports::KernelEntry qk;
+  qk.name = "naive.qk";
+  qk.metrics["dram_write"] = both(4096, 4096);
+  r.kernels = {qk, tiled};
+  return r;
+}
+
+ReportPtr shared(reports::Report r) {
+  return std::make_shared<const reports::Report>(std::move(r));
+}
+
+}  // namespace
+
+class GuiModelsTest : public QObject {
+  Q_OBJECT
+ private slots:
+  void tileGridShowsModeledMeasuredAndDifference() {
+    TileGridModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReports(shared(smallReport()), nullptr);
+    model.setKernel(QStringLiteral("tiled"));
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.columnCount(), 3);
+    QCOMPARE(model.headCount(), 2);
+    model.setHead(1);
+    model.setMode(TileGridModel::Mode::measured);
+    QCOMPARE(model.index(1, 2).data(TileGridModel::ValueRole).toDouble(), 2000.0 + 200 + 10);
+    model.setMode(TileGridModel::Mode::modeled);
+    QCOMPARE(model.index(1, 2).data(TileGridModel::ValueRole).toDouble(), (2000.0 + 200 + 10) * 1.05);
+    model.setMode(TileGridModel::Mode::modeledMinusMeasured);
+    QVERIFY(qAbs(model.index(0, 0).data(TileGridModel::ValueRole).toDouble() - 1010 * 0.05) < 1e-9);
+    QVERIFY(model.isDifference());
+    // The tooltip lists every level (measured and modeled) and the tile's timing.
+    const QString tip = model.index(0, 1).data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("HBM read")) && tip.contains(QStringLiteral("Shared write")),
+             qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("SM 0")) && tip.contains(QStringLiteral("SM 1")), qPrintable(tip));
+    // Tile time pseudo-metric: end - start.
+    model.setMetric(QString::fromLatin1(TileGridModel::kDurationKey));
+    model.setMode(TileGridModel::Mode::measured);
+    QVERIFY(qAbs(model.value(0, 0).value() - 1.1e-6) < 1e-15);
+  }
+
+  void tileGridComparesTwoReports() {
+    TileGridModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReports(shared(smallReport(2.0)), shared(smallReport(1.0)));
+    model.setKernel(QStringLiteral("tiled"));
+    model.setMode(TileGridModel::Mode::versusComparison);
+    // Both reports have measured values: the difference is of the measured side.
+    QCOMPARE(model.value(1, 0).value(), 2000.0);
+    const auto range = model.valueRange();
+    QVERIFY(range.has_value());
+    QCOMPARE(range->first, 1000.0);
+    QCOMPARE(range->second, 2200.0);
+    // Dropping the comparison falls back to a mode that exists.
+    model.setReports(shared(smallReport()), nullptr);
+    QVERIFY(model.mode() != TileGridModel::Mode::versusComparison);
+  }
+
+  void tileGridWithoutMeasuredValuesHasNoRange() {
+    reports::Report r = smallReport();
+    for (auto& k : r.kernels) {
+      for (auto& t : k.tiles) {
+        for (auto& [key, v] : t.metrics) v.measured.reset();
+      }
+    }
+    TileGridModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReports(shared(std::move(r)), nullptr);
+    model.setKernel(QStringLiteral("tiled"));
+    model.setMode(TileGridModel::Mode::measured);
+    QVERIFY(!model.valueRange().has_value());
+    QVERIFY(!model.index(0, 0).data(TileGridModel::ValueRole).isValid());
+  }
+
+  void kernelLevelsListMeasuredModeledAndError() {
+    KernelLevelModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReports(shared(smallReport()), nullptr);
+    QCOMPARE(model.kernelNames(), (QStringList{QStringLiteral("naive.qk"), QStringLiteral("tiled")}));
+    QCOMPARE(model.rowCount(), 2 * static_cast<int>(kByteLevels.size() + 1));
+    QCOMPARE(model.columnCount(), static_cast<int>(KernelLevelModel::comparedMeasuredColumn));
+    const auto rows = model.rowsOf(QStringLiteral("tiled"));
+    QCOMPARE(rows.size(), kByteLevels.size());
+    QCOMPARE(rows.front().key, std::string("dram_read"));
+    QVERIFY(qAbs(*rows.front().modeled / *rows.front().measured - 1.05) < 1e-12);
+    // Row 7 is tiled's dram_read; its error column is +5 %.
+    const int tiled_dram = static_cast<int>(kByteLevels.size() + 1);
+    QVERIFY(qAbs(model.index(tiled_dram, KernelLevelModel::errorColumn)
+                     .data(KernelLevelModel::ValueRole)
+                     .toDouble() -
+                 0.05) < 1e-12);
+    QCOMPARE(model.index(tiled_dram, KernelLevelModel::errorColumn).data().toString(),
+             QStringLiteral("+5.00 %"));
+    model.setReports(shared(smallReport()), shared(smallReport(0.5)));
+    QCOMPARE(model.columnCount(), static_cast<int>(KernelLevelModel::columnsWithComparison));
+    QVERIFY(model.rowsOf(QStringLiteral("tiled")).front().compared_measured.has_value());
+  }
+
+  void timelineHasSpansPerSide() {
+    TimelineModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReport(shared(smallReport()));
+    model.setKernel(QStringLiteral("tiled"));
+    QCOMPARE(model.rowCount(), 12);
+    QCOMPARE(model.modeledSpans().size(), std::size_t{12});
+    QCOMPARE(model.measuredSpans().size(), std::size_t{12});
+    QCOMPARE(model.smCount(), 2);
+    QVERIFY(qAbs(model.endTime() - 3.3e-6) < 1e-15);
+    model.setKernel(QStringLiteral("naive.qk"));
+    QCOMPARE(model.rowCount(), 0);
+    QCOMPARE(model.smCount(), 0);
+  }
+
+  void sweepMarksTheCurrentChoice() {
+    SweepModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVector<SweepPointResult> points;
+    points.push_back({64, 64, 4, 2, true, {}, 1e6, 2e6, 1e-5});
+    points.push_back({128, 64, 8, 2, true, {}, 5e5, 2e6, 8e-6});
+    points.push_back({256, 128, 16, 2, false, QStringLiteral("needs 160 KiB of shared memory"), 0, 0, 0});
+    model.setPoints(points, 128, 64);
+    QCOMPARE(model.currentRow(), 1);
+    QCOMPARE(model.index(1, SweepModel::noteColumn).data().toString(), QStringLiteral("current"));
+    QVERIFY(!model.index(2, SweepModel::hbmColumn).data(SweepModel::ValueRole).isValid());
+    QVERIFY(
+        model.index(2, SweepModel::noteColumn).data().toString().contains(QStringLiteral("shared memory")));
+  }
+
+  void colorScaleIsSymmetricForDifferences() {
+    const ColorScale diverging(-10, 40, true);
+    QCOMPARE(diverging.low(), -40.0);
+    QCOMPARE(diverging.position(0), 0.5);
+    QCOMPARE(diverging.color(0), QColor(247, 247, 247));  // white means "no difference"
+    const ColorScale sequential(0, 100, false);
+    QVERIFY(sequential.color(0) != sequential.color(100));
+    QCOMPARE(sequential.position(150), 1.0);
+  }
+
+  void formatsBytesAndSeconds() {
+    QCOMPARE(formatBytes(512), QStringLiteral("512 B"));
+    QCOMPARE(formatBytes(3.0 * 1024 * 1024), QStringLiteral("3.00 MiB"));
+    QCOMPARE(formatBytes(-2048), QStringLiteral("-2.00 KiB"));
+    QCOMPARE(formatSeconds(2.5e-6), QStringLiteral("2.50 us"));
+    QCOMPARE(formatPercent(-0.0123), QStringLiteral("-1.23 %"));
+  }
+
+  void computeModelGivesOneTilePerQkvStep() {
+    WhatIfRequest request;
+    request.workload.heads = 2;
+    request.workload.seq_q = request.workload.seq_kv = 512;
+    request.sweep = false;
+    const ReportPtr report = computeModel(request);
+    QCOMPARE(report->kernels.size(), std::size_t{1});
+    const auto& tiled = report->kernels.front();
+    QCOMPARE(tiled.name, std::string("tiled"));
+    // 512/128 q-tiles x 512/64 kv-tiles x 2 heads.
+    QCOMPARE(tiled.tiles.size(), std::size_t{4 * 8 * 2});
+    request.kernels = KernelChoice::both;
+    QCOMPARE(computeModel(request)->kernels.size(), std::size_t{4});
+  }
+
+  void runnerShowsOnlyTheNewestAnswer() {
+    WhatIfRunner runner;
+    QSignalSpy ready(&runner, &WhatIfRunner::modelReady);
+    QSignalSpy idle(&runner, &WhatIfRunner::idle);
+    WhatIfRequest request;
+    request.workload.heads = 2;
+    request.workload.seq_q = request.workload.seq_kv = 512;
+    request.sweep = false;
+    runner.request(request);  // starts at once
+    request.tiles.br = 64;
+    request.tiles.warps = 4;  // 16 query rows per warp, as the kernel requires
+    runner.request(request);  // queued
+    request.tiles.br = 32;
+    request.tiles.warps = 2;
+    runner.request(request);  // replaces the queued one
+    QTRY_VERIFY_WITH_TIMEOUT(idle.count() > 0, 60000);
+    QCOMPARE(ready.count(), 1);
+    const auto report = ready.front().front().value<ReportPtr>();
+    QCOMPARE(report->tiles.br, 32);
+    QCOMPARE(runner.staleResultsDropped(), 1);  // the first run finished after newer requests came
+  }
+
+  void runnerReportsBadInput() {
+    WhatIfRunner runner;
+    QSignalSpy failed(&runner, &WhatIfRunner::failed);
+    WhatIfRequest request;
+    request.gpu = QStringLiteral("no-such-gpu");
+    runner.request(request);
+    QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 1, 30000);
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("no-such-gpu")));
+    QVERIFY(!runner.isBusy());
+  }
+};
+
+QTEST_GUILESS_MAIN(GuiModelsTest)
+#include "gui_models_test.moc"
