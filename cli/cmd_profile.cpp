@@ -1,16 +1,262 @@
 // SPDX-License-Identifier: Apache-2.0
-// PLACEHOLDER: replaced by the component owner. Registers the subcommand so --help lists it.
-#include <cstdio>
+// `attnscope profile`: run the real kernels under CUPTI counters while the model simulates the same workload,
+// and write one report with both side by side. Also the drivers the measurement script needs: --launch-only
+// (run each kernel once with no counters, for ncu) and --matrix (many workloads in one process).
+#include <fmt/format.h>
 
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attnscope/profiler/error.hpp"
+#include "attnscope/profiler/gpu_session.hpp"
+#include "attnscope/profiler/matrix.hpp"
+#include "attnscope/profiler/metric_set.hpp"
+#include "attnscope/profiler/profile.hpp"
+#include "attnscope/reports/json_io.hpp"
+#include "attnscope/sim/error.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "workload_options.hpp"
 
 namespace attnscope::cli {
+
+// The exit code of each profiler error (tested in tests/profiler/test_exit_codes.cpp).
+int exit_code_for(profiler::ErrorCode code) {
+  using profiler::ErrorCode;
+  switch (code) {
+    case ErrorCode::no_cuda_device:
+      return kNoCudaDevice;
+    case ErrorCode::driver_too_old:
+      return kDriverTooOld;
+    case ErrorCode::no_counter_permission:
+      return kNoCounterPermission;
+    case ErrorCode::metric_unsupported:
+      return kMetricUnsupported;
+    case ErrorCode::config_not_compiled:
+      return kConfigNotCompiled;
+    case ErrorCode::bad_input:
+      return kBadInput;
+    case ErrorCode::io_error:
+      return kIoError;
+    case ErrorCode::cuda_error:
+    case ErrorCode::cupti_error:
+      return kFailure;
+  }
+  return kFailure;
+}
+
+namespace {
+
+struct ProfileFlags {
+  WorkloadOptions workload;
+  std::string cache = "flush";
+  std::string replay = "user";
+  std::string tiles = "sample";
+  std::vector<std::string> metrics;
+  std::string out = "attnscope-profile.json";
+  bool no_model = false;
+  bool launch_only = false;
+  bool no_cupti = false;
+  bool no_timeline = false;
+  std::string matrix;
+  std::string out_dir = "attnscope-matrix";
+  double deadline_s = 0;
+  unsigned long long seed = 0x5eed;
+  bool print_metrics = false;
+};
+
+// The command line as typed, for report provenance.
+std::string command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string out, arg;
+  while (std::getline(in, arg, '\0')) out += (out.empty() ? "" : " ") + arg;
+  return out;
+}
+
+std::string number(const std::optional<double>& v, const std::string& unit) {
+  if (!v) return "-";
+  if (unit == "B") return fmt::format("{:.2f} MB", *v / 1e6);
+  if (unit == "s") return fmt::format("{:.3f} ms", *v * 1e3);
+  return fmt::format("{:.4g}", *v);
+}
+
+void print_summary(const reports::Report& r) {
+  static const char* keys[] = {"dram_read", "dram_write", "l2_dirty_end", "l2_read", "l2_write",
+                               "l2_hit",    "smem_read",  "smem_write",   "time",    "cycles"};
+  for (const auto& k : r.kernels) {
+    std::printf("%s\n", k.name.c_str());
+    for (const char* key : keys) {
+      auto it = k.metrics.find(key);
+      if (it == k.metrics.end()) continue;
+      const auto& v = it->second;
+      const auto err = v.relative_error();
+      std::printf("  %-13s measured %14s  modeled %14s  %s\n", key, number(v.measured, v.unit).c_str(),
+                  number(v.modeled, v.unit).c_str(), err ? fmt::format("{:+.1f}%", *err * 100).c_str() : "");
+    }
+  }
+}
+
+profiler::ProfileOptions options_from(const ProfileFlags& f, const sim::Workload& w, sim::KernelKind kind) {
+  profiler::ProfileOptions o;
+  o.request.workload = w;
+  o.request.kind = kind;
+  o.request.tiles = f.workload.tile_config();
+  auto cache = profiler::parse_cache_mode(f.cache);
+  if (!cache) throw sim::InvalidInput("--cache '" + f.cache + "' is not one of flush, warm");
+  o.request.cache = *cache;
+  o.request.replay = *profiler::parse_replay_mode(f.replay);
+  o.request.extra_metrics = f.metrics;
+  o.request.timeline = !f.no_timeline;
+  o.request.use_cupti = !(f.launch_only || f.no_cupti);
+  o.request.seed = f.seed;
+  auto tiles = profiler::parse_tile_mode(f.tiles);
+  if (!tiles) throw sim::InvalidInput("--tiles '" + f.tiles + "' is not one of all, row, sample, none");
+  o.tile_mode = o.request.use_cupti ? *tiles : profiler::TileMode::none;
+  o.gpu_spec = f.workload.gpu;
+  o.run_model = !f.no_model && o.request.use_cupti;
+  return o;
+}
+
+std::vector<sim::KernelKind> kinds_of(const std::string& kernel) {
+  if (kernel == "naive") return {sim::KernelKind::naive};
+  if (kernel == "tiled") return {sim::KernelKind::tiled};
+  return {sim::KernelKind::naive, sim::KernelKind::tiled};
+}
+
+int run_single(const ProfileFlags& f, const std::string& command) {
+  const sim::Workload w = f.workload.workload();
+  profiler::SessionOptions so;
+  so.extra_metrics = f.metrics;
+  so.use_cupti = !(f.launch_only || f.no_cupti);
+  so.replay = *profiler::parse_replay_mode(f.replay);
+  profiler::GpuSession session(so);
+  reports::Report report;
+  for (auto kind : kinds_of(f.workload.kernel)) {
+    reports::Report r = profiler::run_profile(session, options_from(f, w, kind), command);
+    if (report.kernels.empty()) {
+      report = std::move(r);
+    } else {
+      for (auto& k : r.kernels) report.kernels.push_back(std::move(k));
+    }
+  }
+  if (!so.use_cupti) {
+    std::printf("launched %zu kernels once each on %s (no counters)\n", report.kernels.size(),
+                session.device().name.c_str());
+    return kOk;
+  }
+  print_summary(report);
+  reports::write_report_json(report, f.out);
+  std::printf("wrote %s\n", f.out.c_str());
+  return kOk;
+}
+
+int run_matrix(const ProfileFlags& f, const std::string& command) {
+  const auto points = profiler::measurement_matrix(f.matrix);
+  std::filesystem::create_directories(f.out_dir);
+  profiler::SessionOptions so;
+  so.extra_metrics = f.metrics;
+  so.replay = *profiler::parse_replay_mode(f.replay);
+  profiler::GpuSession session(so);
+  const auto start = std::chrono::steady_clock::now();
+  int written = 0, skipped = 0;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (f.deadline_s > 0 && elapsed > f.deadline_s) {
+      std::printf("deadline of %.0f s reached after %d of %zu points: stopping\n", f.deadline_s, written,
+                  points.size());
+      break;
+    }
+    ProfileFlags pf = f;
+    pf.tiles = "none";
+    pf.no_timeline = true;
+    profiler::ProfileOptions o = options_from(pf, p.workload, p.kind);
+    o.request.tiles = p.tiles;
+    try {
+      const auto r = profiler::run_profile(session, o, command + " [point " + p.label + "]");
+      reports::write_report_json(r, std::filesystem::path(f.out_dir) / (p.label + ".json"));
+      ++written;
+      double dram = 0, time = 0;
+      for (const auto& k : r.kernels) {
+        if (auto it = k.metrics.find("dram_read"); it != k.metrics.end() && it->second.measured)
+          dram += *it->second.measured;
+        if (auto it = k.metrics.find("time"); it != k.metrics.end() && it->second.measured)
+          time += *it->second.measured;
+      }
+      std::printf("[%zu/%zu] %-44s dram_read %10.2f MB  time %8.3f ms\n", i + 1, points.size(),
+                  p.label.c_str(), dram / 1e6, time * 1e3);
+    } catch (const profiler::ProfilerError& e) {
+      if (e.code() != profiler::ErrorCode::config_not_compiled && e.code() != profiler::ErrorCode::bad_input)
+        throw;
+      ++skipped;
+      std::printf("[%zu/%zu] %-44s skipped: %s\n", i + 1, points.size(), p.label.c_str(), e.what());
+    }
+    std::fflush(stdout);
+  }
+  std::printf("matrix %s: %d reports written to %s, %d skipped\n", f.matrix.c_str(), written,
+              f.out_dir.c_str(), skipped);
+  return kOk;
+}
+
+}  // namespace
+
 void add_profile_command(CLI::App& app, int* exit_code) {
-  auto* cmd = app.add_subcommand("profile", "(profile: not implemented yet)");
-  cmd->callback([exit_code] {
-    std::fprintf(stderr, "attnscope profile: not implemented yet\n");
-    *exit_code = kFailure;
+  auto flags = std::make_shared<ProfileFlags>();
+  auto* cmd = app.add_subcommand(
+      "profile", "run the real kernels under CUPTI counters with the model beside them; write one report");
+  add_workload_options(*cmd, flags->workload);
+  cmd->add_option("--cache", flags->cache, "L2 state before each measured range: flush or warm")
+      ->check(CLI::IsMember({"flush", "warm"}))
+      ->capture_default_str();
+  cmd->add_option("--replay", flags->replay,
+                  "how passes are replayed: user (we re-run and flush) or kernel (CUPTI kernel replay)")
+      ->check(CLI::IsMember({"user", "kernel"}))
+      ->capture_default_str();
+  cmd->add_option("--tiles", flags->tiles, "tile windows measured alone: all, row, sample or none")
+      ->check(CLI::IsMember({"all", "row", "sample", "none"}))
+      ->capture_default_str();
+  cmd->add_option("--metric", flags->metrics,
+                  "extra CUPTI metric to collect (repeatable), e.g. lts__t_bytes.sum");
+  cmd->add_option("--out,-o", flags->out, "report file (JSON)")->capture_default_str();
+  cmd->add_flag("--no-model", flags->no_model, "measure only; leave the modeled values out");
+  cmd->add_flag("--launch-only", flags->launch_only,
+                "run each kernel once with no counters and no flushes (to run under ncu)");
+  cmd->add_flag("--no-cupti", flags->no_cupti, "do not use CUPTI (implies --launch-only)");
+  cmd->add_flag("--no-timeline", flags->no_timeline, "skip the instrumented launch for per-tile timestamps");
+  cmd->add_option("--matrix", flags->matrix, "measure a fixed matrix of workloads: issue8 or quick");
+  cmd->add_option("--out-dir", flags->out_dir, "directory for --matrix reports")->capture_default_str();
+  cmd->add_option("--deadline-s", flags->deadline_s,
+                  "--matrix: stop starting new points after this many seconds");
+  cmd->add_option("--seed", flags->seed, "seed of the random inputs");
+  cmd->add_flag("--print-metrics", flags->print_metrics,
+                "print the standard CUPTI metric set (comma separated, as ncu --metrics takes it) and exit");
+  cmd->callback([flags, exit_code] {
+    if (flags->print_metrics) {
+      std::string list;
+      for (const auto& m : profiler::standard_counters()) list += (list.empty() ? "" : ",") + m;
+      std::printf("%s\n", list.c_str());
+      *exit_code = kOk;
+      return;
+    }
+    try {
+      const std::string command = command_line();
+      *exit_code = flags->matrix.empty() ? run_single(*flags, command) : run_matrix(*flags, command);
+    } catch (const profiler::ProfilerError& e) {
+      std::fprintf(stderr, "attnscope profile: %s\n", e.what());
+      *exit_code = exit_code_for(e.code());
+    } catch (const sim::InvalidInput& e) {
+      std::fprintf(stderr, "attnscope profile: %s\n", e.what());
+      *exit_code = kBadInput;
+    } catch (const reports::ReportError& e) {
+      std::fprintf(stderr, "attnscope profile: could not write the report: %s\n", e.what());
+      *exit_code = kIoError;
+    }
   });
 }
+
 }  // namespace attnscope::cli

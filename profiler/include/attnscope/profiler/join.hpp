@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+// The join: measured counters and the model's prediction of the same kernels, side by side in report
+// entries. Pure C++ (no CUDA), tested in CI on synthetic and on committed H200 measurements.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnscope/profiler/measurement.hpp"
+#include "attnscope/profiler/request.hpp"
+#include "attnscope/reports/report.hpp"
+#include "attnscope/sim/result.hpp"
+
+namespace attnscope::profiler {
+
+// The model's prediction for one lone tile window (see windows.hpp).
+struct WindowModel {
+  WindowSpec window;
+  sim::KernelResult result;
+};
+
+// One kernel: modeled side from `modeled` (may be null: measured only), measured side from `measured`.
+// Tile entries are matched by (batch, head, q_tile, kv_tile): timeline records fill start/end_measured_s and
+// sm_measured; measured windows fill the tile's measured metrics and replace its modeled metrics by the
+// window's lone-launch model (window_models), as notes["tile_windows"] explains. Adds notes on the L2 state
+// and write-back ("l2_writeback") with the numbers.
+reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::KernelResult* modeled,
+                                 const sim::GpuSpec& gpu, const std::vector<WindowModel>& window_models,
+                                 CacheMode cache);
+
+// The measured side of a metrics map from raw counters: report keys (derive_report_metrics) and every raw
+// counter under its CUPTI name. Unavailable counters are left out.
+reports::Metrics measured_metrics(const CounterValues& counters);
+
+// Put `measured` values into `into` (creating keys that are missing, keeping modeled values).
+void merge_measured(reports::Metrics& into, const reports::Metrics& measured);
+
+}  // namespace attnscope::profiler

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+// `attnscope profile` as a library call: the model simulates the workload on its own thread while the GPU
+// runs the real kernels under CUPTI; the two are joined into one report (kind "profile").
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attnscope/profiler/gpu_session.hpp"
+#include "attnscope/profiler/join.hpp"
+#include "attnscope/profiler/measurement.hpp"
+#include "attnscope/profiler/request.hpp"
+#include "attnscope/reports/report.hpp"
+#include "attnscope/sim/gpu_spec.hpp"
+#include "attnscope/sim/result.hpp"
+#include "attnscope/sim/simulate.hpp"
+
+namespace attnscope::profiler {
+
+struct ProfileOptions {
+  MeasureRequest request;
+  TileMode tile_mode = TileMode::sample;
+  std::string gpu_spec = "h200";  // the model's GPU (name or JSON file)
+  bool run_model = true;          // false: measured values only (the model can be re-run on the report)
+};
+
+// The report of one profiling run: provenance, workload, tiles, kernels with both sides.
+reports::Report build_profile_report(const Measurement& measurement,
+                                     const std::optional<sim::SimResult>& model, const sim::GpuSpec& gpu,
+                                     const std::vector<WindowModel>& window_models,
+                                     const MeasureRequest& request, const std::string& command_line);
+
+// Runs one profile on an open session: plans the windows, starts the model on its own thread, measures,
+// joins. Throws ProfilerError (GPU side) or sim::InvalidInput (bad workload / tiles).
+reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
+                            const std::string& command_line);
+
+// The model's L2 start state that matches a cache mode.
+sim::SimOptions sim_options_for(CacheMode cache, bool record_tiles);
+
+}  // namespace attnscope::profiler

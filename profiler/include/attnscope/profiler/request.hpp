@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+// What to measure: a workload, which kernels, how the L2 starts, which tile windows, which extra metrics.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "attnscope/sim/tile_config.hpp"
+#include "attnscope/sim/workload.hpp"
+
+namespace attnscope::profiler {
+
+// L2 state at the start of every measured range.
+enum class CacheMode {
+  flush,  // default: L2 emptied of the workload's data and of dirty lines (see docs/profiler.md)
+  warm,   // the same launch runs once unmeasured right before, so L2 holds what it left
+};
+std::optional<CacheMode> parse_cache_mode(std::string_view s);
+std::string_view to_string(CacheMode m);
+
+// How CUPTI replays a range to collect metrics needing several passes.
+enum class ReplayMode {
+  user,    // default: the profiler re-runs the whole sequence itself, flushing L2 before each range
+  kernel,  // CUPTI kernel replay with one auto range per kernel (CUPTI restores memory between passes;
+           // the L2 state of passes after the first is CUPTI's, not ours)
+};
+std::optional<ReplayMode> parse_replay_mode(std::string_view s);
+std::string_view to_string(ReplayMode m);
+
+// Which tile windows to re-launch and measure, each alone (one CTA, one tile, of batch 0 / head 0).
+enum class TileMode {
+  none,
+  sample,  // default: a few tiles at the start, middle and end of the grid
+  row,     // every tile of three q-tile rows (first, middle, last)
+  all,     // every tile of (batch 0, head 0)
+};
+std::optional<TileMode> parse_tile_mode(std::string_view s);
+std::string_view to_string(TileMode m);
+
+// One window: kernel name and the tile, in that kernel's tile units (see the kernels' dataflow).
+struct WindowSpec {
+  std::string kernel;  // "tiled", "naive.qk", "naive.softmax", "naive.pv"
+  int batch = 0, head = 0, q_tile = 0, kv_tile = 0;
+  friend bool operator==(const WindowSpec&, const WindowSpec&) = default;
+};
+
+struct MeasureRequest {
+  sim::Workload workload;
+  sim::KernelKind kind = sim::KernelKind::tiled;
+  sim::TileConfig tiles;
+  CacheMode cache = CacheMode::flush;
+  ReplayMode replay = ReplayMode::user;
+  std::vector<std::string> extra_metrics;  // --metric NAME (unsupported -> ProfilerError metric_unsupported)
+  std::vector<WindowSpec> windows;
+  bool timeline = true;         // one instrumented launch for per-tile timestamps (where compiled)
+  bool use_cupti = true;        // false: --launch-only (run each kernel once, no counters: for ncu)
+  std::uint64_t seed = 0x5eed;  // inputs are uniform random in [-1, 1), fresh per run
+};
+
+// The kernel names one kind launches, in order.
+std::vector<std::string> kernel_names(sim::KernelKind kind);
+
+}  // namespace attnscope::profiler

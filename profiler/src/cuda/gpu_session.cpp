@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: Apache-2.0
+// The GPU session: CUPTI set up once, then each measurement runs the workload's kernels inside named ranges
+// from a known L2 state, replays until CUPTI has every pass, decodes, and adds the per-tile windows and the
+// instrumented timeline.
+#include "attnscope/profiler/gpu_session.hpp"
+
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "attnscope/profiler/error.hpp"
+#include "checked_call.hpp"
+#include "device_info.hpp"
+#include "device_kernels.hpp"
+#include "device_workload.hpp"
+#include "metric_config.hpp"
+#include "nvtx_range.hpp"
+#include "range_profiler.hpp"
+
+namespace attnscope::profiler {
+
+bool built_with_cuda() {
+  return true;
+}
+
+namespace {
+
+// Flush buffer = this many times the L2 size: reading it replaces every line even with L2's hashing and
+// its two partitions.
+constexpr std::size_t kFlushL2Multiple = 4;
+constexpr int kMaxPasses = 64;
+
+std::vector<std::uint8_t> counter_availability(CUcontext context) {
+  auto p = detail::cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
+      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
+  p.ctx = context;
+  ATTNSCOPE_CUPTI(cuptiProfilerGetCounterAvailability(&p));
+  std::vector<std::uint8_t> image(p.counterAvailabilityImageSize, 0);
+  p.pCounterAvailabilityImage = image.data();
+  ATTNSCOPE_CUPTI(cuptiProfilerGetCounterAvailability(&p));
+  return image;
+}
+
+std::string chip_name() {
+  auto p = detail::cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
+  p.deviceIndex = 0;
+  ATTNSCOPE_CUPTI(cuptiDeviceGetChipName(&p));
+  return p.pChipName ? p.pChipName : "";
+}
+
+void check_device_supported() {
+  auto p = detail::cupti_params<CUpti_Profiler_DeviceSupported_Params>(
+      CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
+  p.cuDevice = 0;
+  p.api = CUPTI_PROFILER_RANGE_PROFILING;
+  ATTNSCOPE_CUPTI(cuptiProfilerDeviceSupported(&p));
+  if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return;
+  std::string why;
+  if (p.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why += " the GPU architecture (needs compute 7.0+);";
+  if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED)
+    why += " profiling is disabled on this vGPU;";
+  else if (p.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why += " vGPU;";
+  if (p.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
+    why += " confidential computing is on;";
+  if (p.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " SLI;";
+  if (p.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " a mining processor (CMP);";
+  if (p.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " WSL;";
+  throw ProfilerError(ErrorCode::cupti_error, "CUPTI's range profiler does not support this device:" + why +
+                                                  " use `attnscope simulate` for the model alone");
+}
+
+// What one recorded range is.
+struct PlannedRange {
+  enum class What { kernel, writeback, window, ignored } what = What::ignored;
+  std::string name;
+  std::size_t index = 0;  // kernel or window index
+};
+
+}  // namespace
+
+struct GpuSession::Impl {
+  SessionOptions options;
+  CUcontext context = nullptr;
+  DeviceInfo device;
+  cudaStream_t stream = nullptr;
+  void* flush_buffer = nullptr;
+  std::size_t flush_bytes = 0;
+  std::unique_ptr<cuda::MetricConfig> config;
+  std::unique_ptr<cuda::RangeProfiler> profiler;
+  std::vector<std::string> unavailable;
+
+  ~Impl() {
+    profiler.reset();
+    config.reset();
+    if (flush_buffer) cudaFree(flush_buffer);
+    if (stream) cudaStreamDestroy(stream);
+  }
+
+  void flush() {
+    cuda::NvtxRange range("l2_flush");
+    cuda::l2_flush_read(flush_buffer, flush_bytes, stream);
+  }
+
+  CounterValues counters_of(const std::vector<double>& values) const {
+    CounterValues c;
+    const auto& names = config->metrics();
+    for (std::size_t i = 0; i < names.size() && i < values.size(); ++i) c[names[i]] = values[i];
+    for (const auto& u : unavailable) c[u] = std::nullopt;
+    return c;
+  }
+
+  std::vector<MeasuredTileTime> timeline_of(cuda::DeviceWorkload& work, const std::string& kernel,
+                                            std::vector<std::string>& notes);
+};
+
+GpuSession::GpuSession(const SessionOptions& options) : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.options = options;
+  s.context = cuda::open_device();
+  s.device = cuda::describe_device();
+  ATTNSCOPE_CUDA(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
+  if (!options.use_cupti) return;  // launch only: no flush buffer (its memset would be one more launch)
+  ATTNSCOPE_CUDA(cudaCtxResetPersistingL2Cache());
+  s.flush_bytes =
+      kFlushL2Multiple * static_cast<std::size_t>(std::max<std::int64_t>(s.device.l2_bytes, 1 << 20));
+  ATTNSCOPE_CUDA(cudaMalloc(&s.flush_buffer, s.flush_bytes));
+  ATTNSCOPE_CUDA(cudaMemset(s.flush_buffer, 0, s.flush_bytes));
+  ATTNSCOPE_CUDA(cudaDeviceSynchronize());
+
+  auto init =
+      detail::cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
+  ATTNSCOPE_CUPTI(cuptiProfilerInitialize(&init));
+  check_device_supported();
+  s.device.chip = chip_name();
+  s.config = std::make_unique<cuda::MetricConfig>(s.device.chip, counter_availability(s.context));
+  std::vector<std::string> metrics;
+  for (const auto& m : standard_counters()) {
+    if (s.config->supported(m))
+      metrics.push_back(m);
+    else
+      s.unavailable.push_back(m);
+  }
+  for (const auto& m : options.extra_metrics) {
+    if (!s.config->supported(m))
+      throw ProfilerError(ErrorCode::metric_unsupported,
+                          fmt::format("metric '{}' is not supported on {} ({}): check the name with `ncu "
+                                      "--query-metrics --chip {}`",
+                                      m, s.device.name, s.device.chip, s.device.chip));
+    if (std::find(metrics.begin(), metrics.end(), m) == metrics.end()) metrics.push_back(m);
+  }
+  s.config->set_metrics(metrics);
+  s.profiler = std::make_unique<cuda::RangeProfiler>(s.context);
+}
+
+GpuSession::~GpuSession() = default;
+
+const DeviceInfo& GpuSession::device() const {
+  return impl_->device;
+}
+std::vector<std::string> GpuSession::metrics() const {
+  return impl_->config ? impl_->config->metrics() : std::vector<std::string>{};
+}
+int GpuSession::passes() const {
+  return impl_->config ? static_cast<int>(impl_->config->passes()) : 0;
+}
+
+std::vector<MeasuredTileTime> GpuSession::Impl::timeline_of(cuda::DeviceWorkload& work,
+                                                            const std::string& kernel,
+                                                            std::vector<std::string>& notes) {
+  std::vector<MeasuredTileTime> out;
+  if (!work.timeline_compiled(kernel)) {
+    notes.push_back(kernel + ": no instrumented build of this configuration, so no per-tile timeline");
+    return out;
+  }
+  const std::size_t capacity = work.timeline_capacity(kernel);
+  if (capacity == 0) return out;
+  void* device_memory = nullptr;
+  ATTNSCOPE_CUDA(cudaMalloc(&device_memory, capacity * sizeof(kernels::TileTiming)));
+  auto* device_records = static_cast<kernels::TileTiming*>(device_memory);
+  std::vector<kernels::TileTiming> records(capacity);
+  try {
+    ATTNSCOPE_CUDA(cudaMemsetAsync(device_records, 0, capacity * sizeof(kernels::TileTiming), stream));
+    flush();
+    {
+      cuda::NvtxRange range("timeline");
+      work.launch(kernel, device_records);
+    }
+    ATTNSCOPE_CUDA(cudaStreamSynchronize(stream));
+    ATTNSCOPE_CUDA(cudaMemcpy(records.data(), device_records, capacity * sizeof(kernels::TileTiming),
+                              cudaMemcpyDeviceToHost));
+  } catch (const ProfilerError& e) {
+    cudaFree(device_records);
+    if (e.code() != ErrorCode::config_not_compiled) throw;
+    notes.push_back(kernel + ": no per-tile timeline: " + e.what());
+    return out;
+  }
+  cudaFree(device_records);
+  std::uint64_t first = UINT64_MAX;
+  for (const auto& r : records)
+    if (r.start_ns != 0 || r.end_ns != 0) first = std::min(first, r.start_ns);
+  for (const auto& r : records) {
+    if (r.start_ns == 0 && r.end_ns == 0) continue;  // a record this launch did not produce
+    MeasuredTileTime t;
+    t.batch = static_cast<int>(r.batch);
+    t.head = static_cast<int>(r.head);
+    t.q_tile = static_cast<int>(r.q_tile);
+    t.kv_tile = static_cast<int>(r.kv_tile);
+    t.sm = static_cast<int>(r.sm);
+    t.start_s = static_cast<double>(r.start_ns - first) * 1e-9;
+    t.end_s = static_cast<double>(r.end_ns - first) * 1e-9;
+    out.push_back(t);
+  }
+  return out;
+}
+
+Measurement GpuSession::measure(const MeasureRequest& request) {
+  Impl& s = *impl_;
+  Measurement m;
+  m.device = s.device;
+  m.cache_mode = std::string(to_string(request.cache));
+  m.replay_mode = std::string(to_string(s.options.replay));
+  m.passes = passes();
+  m.unavailable_metrics = s.unavailable;
+  const auto names = kernel_names(request.kind);
+  cuda::DeviceWorkload work(request.workload, request.kind, request.tiles, request.seed, !s.options.use_cupti,
+                            s.stream);
+  for (const auto& n : names) m.kernels.push_back(MeasuredKernel{n, {}, std::nullopt, {}, {}});
+
+  if (!s.options.use_cupti) {  // --launch-only: each kernel once, for an outside profiler (ncu)
+    for (const auto& n : names) work.launch(n, nullptr);
+    ATTNSCOPE_CUDA(cudaStreamSynchronize(s.stream));
+    m.notes.push_back("launch only: each kernel ran once with no counters (for ncu)");
+    cuda::read_clocks(m.device);
+    return m;
+  }
+
+  const bool flush_mode = request.cache == CacheMode::flush;
+  const bool user = s.options.replay == ReplayMode::user;
+  // The ranges, in recording order. User replay records only pushed ranges; kernel replay records one auto
+  // range per launch, flushes included.
+  std::vector<PlannedRange> plan;
+  using What = PlannedRange::What;
+  if (!user && flush_mode) plan.push_back({What::ignored, "l2_flush", 0});
+  for (std::size_t i = 0; i < names.size(); ++i) plan.push_back({What::kernel, names[i], i});
+  if (flush_mode) plan.push_back({What::writeback, names.back() + ".writeback", names.size() - 1});
+  for (std::size_t i = 0; i < request.windows.size(); ++i) {
+    const auto& w = request.windows[i];
+    if (!user && flush_mode) plan.push_back({What::ignored, "l2_flush", 0});
+    if (!user && !flush_mode) plan.push_back({What::ignored, "warmup", 0});
+    plan.push_back(
+        {What::window, fmt::format("{}@b{}h{}q{}kv{}", w.kernel, w.batch, w.head, w.q_tile, w.kv_tile), i});
+  }
+  if (!user && !flush_mode) plan.insert(plan.begin(), names.size(), PlannedRange{What::ignored, "warmup", 0});
+
+  auto range = [&](const std::string& name, auto&& work_fn) {
+    if (user) s.profiler->push(name);
+    work_fn();
+    if (user) s.profiler->pop();
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  s.profiler->configure(*s.config, user ? CUPTI_UserRange : CUPTI_AutoRange,
+                        user ? CUPTI_UserReplay : CUPTI_KernelReplay, plan.size());
+  int pass = 0;
+  bool done = false;
+  while (!done) {
+    if (++pass > kMaxPasses)
+      throw ProfilerError(ErrorCode::cupti_error,
+                          fmt::format("CUPTI still wanted passes after {}", kMaxPasses));
+    cuda::NvtxRange phase(fmt::format("measure pass {}", pass));
+    s.profiler->start();
+    if (flush_mode)
+      s.flush();
+    else
+      for (const auto& n : names) work.launch(n, nullptr);  // warm-up run, unmeasured (user replay)
+    for (const auto& n : names) range(n, [&] { work.launch(n, nullptr); });
+    if (flush_mode) range(names.back() + ".writeback", [&] { s.flush(); });
+    for (const auto& w : request.windows) {
+      if (flush_mode)
+        s.flush();
+      else
+        work.launch_window(w);
+      range(fmt::format("{}@b{}h{}q{}kv{}", w.kernel, w.batch, w.head, w.q_tile, w.kv_tile),
+            [&] { work.launch_window(w); });
+    }
+    ATTNSCOPE_CUDA(cudaStreamSynchronize(s.stream));
+    done = s.profiler->stop();
+    if (!user) done = true;  // kernel replay: CUPTI replays each kernel inside the one pass
+  }
+  const auto ranges = s.profiler->decode(*s.config);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (ranges.size() != plan.size())
+    throw ProfilerError(ErrorCode::cupti_error, fmt::format("CUPTI returned {} ranges where {} were recorded",
+                                                            ranges.size(), plan.size()));
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const auto& p = plan[i];
+    if (user && ranges[i].name != p.name)
+      throw ProfilerError(ErrorCode::cupti_error, fmt::format("range {} came back as '{}', expected '{}'", i,
+                                                              ranges[i].name, p.name));
+    CounterValues c = s.counters_of(ranges[i].values);
+    switch (p.what) {
+      case What::kernel:
+        m.kernels[p.index].counters = std::move(c);
+        break;
+      case What::writeback:
+        m.kernels[p.index].writeback_after = std::move(c);
+        break;
+      case What::window: {
+        const auto& w = request.windows[p.index];
+        for (auto& k : m.kernels)
+          if (k.name == w.kernel)
+            k.windows.push_back(MeasuredWindow{w.batch, w.head, w.q_tile, w.kv_tile, std::move(c)});
+        break;
+      }
+      case What::ignored:
+        break;
+    }
+  }
+  m.notes.push_back(fmt::format("counters: {} ranges, {} pass{} ({} replay), {:.3f} s wall", plan.size(),
+                                pass, pass == 1 ? "" : "es", m.replay_mode, seconds));
+  if (flush_mode)
+    m.notes.push_back(fmt::format(
+        "L2 flush before each measured range: a kernel reads a {:.0f} MB buffer ({}x the {:.0f} MB L2) with "
+        "ordinary loads and stores nothing, so L2 holds only clean lines of that buffer and every dirty line "
+        "was "
+        "written back during the flush; persisting L2 lines were reset (cudaCtxResetPersistingL2Cache)",
+        static_cast<double>(s.flush_bytes) / 1e6, kFlushL2Multiple,
+        static_cast<double>(s.device.l2_bytes) / 1e6));
+  if (!user)
+    m.notes.push_back(
+        "kernel replay: CUPTI re-runs each kernel once per pass and restores memory between passes; "
+        "passes after the first start from the L2 state CUPTI's restore left, not a flushed one");
+
+  if (request.timeline)
+    for (auto& k : m.kernels) k.timeline = s.timeline_of(work, k.name, m.notes);
+  cuda::read_clocks(m.device);
+  return m;
+}
+
+}  // namespace attnscope::profiler

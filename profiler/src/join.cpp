@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "attnscope/profiler/join.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <tuple>
+
+#include "attnscope/reports/from_sim.hpp"
+
+namespace attnscope::profiler {
+
+namespace {
+
+using TileKey = std::tuple<int, int, int, int>;
+
+std::string key_unit(const std::string& key) {
+  if (key == "time") return "s";
+  if (key == "cycles") return "cycles";
+  if (key == "flops") return "FLOP";
+  return "B";
+}
+
+std::optional<double> measured_of(const reports::Metrics& m, const char* key) {
+  auto it = m.find(key);
+  return it == m.end() ? std::nullopt : it->second.measured;
+}
+
+std::string mb(double bytes) {
+  return fmt::format("{:.2f} MB", bytes / 1e6);
+}
+
+// What the L2 write-back did to this kernel's DRAM writes, with its numbers.
+std::string writeback_note(const reports::Metrics& m, CacheMode cache) {
+  const auto l2_write = measured_of(m, "l2_write");
+  const auto dram_write = measured_of(m, "dram_write");
+  const auto dirty = measured_of(m, "l2_dirty_end");
+  if (!l2_write || !dram_write) return "";
+  std::string s = fmt::format(
+      "L2 is write-back: the kernel wrote {} to L2 (l2_write, logical stores) but DRAM received {} while it "
+      "ran "
+      "(dram_write, {:.1f}% of l2_write). ",
+      mb(*l2_write), mb(*dram_write), *l2_write > 0 ? 100.0 * *dram_write / *l2_write : 0.0);
+  if (cache == CacheMode::flush) {
+    s += "L2 was flushed before the kernel, so no dirty lines of earlier work were written back during it: "
+         "dram_write is the kernel's own lines evicted while it ran. ";
+    if (dirty)
+      s += fmt::format(
+          "{} were still dirty in L2 when it ended and reached DRAM only during the flush that followed "
+          "(l2_dirty_end, measured as that flush's DRAM writes); dram_write + l2_dirty_end = {}. ",
+          mb(*dirty), mb(*dram_write + *dirty));
+    s += "Without a flush, dirty lines left by earlier work are written back during a later kernel and "
+         "counted "
+         "there, so DRAM writes depend on what ran before.";
+  } else {
+    s += "L2 was warm (the same launch ran just before, unmeasured): dram_write includes the write-back of "
+         "lines "
+         "that run left dirty, and lines this run leaves dirty are not counted.";
+  }
+  return s;
+}
+
+}  // namespace
+
+reports::Metrics measured_metrics(const CounterValues& counters) {
+  reports::Metrics m;
+  for (const auto& [key, value] : derive_report_metrics(counters)) {
+    reports::Value v;
+    v.measured = value;
+    v.unit = key_unit(key);
+    m[key] = v;
+  }
+  for (const auto& [name, value] : counters) {
+    if (!value) continue;
+    reports::Value v;
+    v.measured = *value;
+    v.unit = counter_unit(name);
+    m[name] = v;
+  }
+  return m;
+}
+
+void merge_measured(reports::Metrics& into, const reports::Metrics& measured) {
+  for (const auto& [key, value] : measured) {
+    auto& target = into[key];
+    target.measured = value.measured;
+    if (target.unit.empty()) target.unit = value.unit;
+  }
+}
+
+reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::KernelResult* modeled,
+                                 const sim::GpuSpec& gpu, const std::vector<WindowModel>& window_models,
+                                 CacheMode cache) {
+  reports::KernelEntry e;
+  if (modeled) {
+    e = reports::modeled_kernel_entry(*modeled, gpu);
+  } else {
+    e.name = measured.name;
+  }
+  merge_measured(e.metrics, measured_metrics(measured.counters));
+
+  if (measured.writeback_after) {
+    const auto after = derive_report_metrics(*measured.writeback_after);
+    if (auto it = after.find("dram_write"); it != after.end()) {
+      auto& v = e.metrics["l2_dirty_end"];
+      v.measured = it->second;
+      v.unit = key_unit("l2_dirty_end");
+      if (modeled) v.modeled = static_cast<double>(modeled->l2_dirty_end);
+    }
+  }
+  if (const std::string note = writeback_note(e.metrics, cache); !note.empty())
+    e.notes["l2_writeback"] = note;
+  e.notes["cache_mode"] = std::string(to_string(cache));
+
+  std::map<TileKey, std::size_t> index;
+  for (std::size_t i = 0; i < e.tiles.size(); ++i) {
+    const auto& t = e.tiles[i];
+    index[{t.batch, t.head, t.q_tile, t.kv_tile}] = i;
+  }
+  auto tile_at = [&](int b, int h, int q, int kv) -> reports::TileEntry& {
+    auto [it, inserted] = index.try_emplace(TileKey{b, h, q, kv}, e.tiles.size());
+    if (inserted) {
+      reports::TileEntry t;
+      t.batch = b;
+      t.head = h;
+      t.q_tile = q;
+      t.kv_tile = kv;
+      e.tiles.push_back(t);
+    }
+    return e.tiles[it->second];
+  };
+
+  for (const auto& r : measured.timeline) {
+    auto& t = tile_at(r.batch, r.head, r.q_tile, r.kv_tile);
+    t.start_measured_s = r.start_s;
+    t.end_measured_s = r.end_s;
+    t.sm_measured = r.sm;
+  }
+
+  std::size_t windows_modeled = 0;
+  for (const auto& w : measured.windows) {
+    auto& t = tile_at(w.batch, w.head, w.q_tile, w.kv_tile);
+    reports::Metrics m;
+    for (const auto& wm : window_models) {
+      const auto& s = wm.window;
+      if (s.kernel == measured.name && s.batch == w.batch && s.head == w.head && s.q_tile == w.q_tile &&
+          s.kv_tile == w.kv_tile) {
+        m = reports::modeled_kernel_entry(wm.result, gpu).metrics;
+        ++windows_modeled;
+        break;
+      }
+    }
+    merge_measured(m, measured_metrics(w.counters));
+    t.metrics = std::move(m);
+  }
+  if (!measured.windows.empty())
+    e.notes["tile_windows"] = fmt::format(
+        "{} tiles carry measured bytes: each was launched alone (batch 0 / head 0 slice, one CTA doing one "
+        "tile, "
+        "from a flushed L2) and measured under its own CUPTI range. Their modeled values are the model of "
+        "that "
+        "same lone launch ({} of {} modeled), not the tile's share of the full run: a lone tile loads its "
+        "own Q "
+        "rows and stores its own O rows and starts from a cold L2. Other tiles carry the full run's modeled "
+        "attribution only.",
+        measured.windows.size(), windows_modeled, measured.windows.size());
+  if (!measured.timeline.empty())
+    e.notes["tile_timeline"] = fmt::format(
+        "{} tiles carry measured start/end times (%globaltimer, seconds from the first record) and SM "
+        "(%smid) "
+        "from one instrumented launch of the kernel, run outside the counter ranges.",
+        measured.timeline.size());
+  return e;
+}
+
+}  // namespace attnscope::profiler

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "attnscope/profiler/metric_set.hpp"
+
+namespace attnscope::profiler {
+
+namespace {
+
+constexpr const char* kDramRead = "dram__bytes_read.sum";
+constexpr const char* kDramWrite = "dram__bytes_write.sum";
+constexpr const char* kL2Read = "lts__t_sectors_srcunit_tex_op_read.sum";
+constexpr const char* kL2Write = "lts__t_sectors_srcunit_tex_op_write.sum";
+constexpr const char* kL2ReadHit = "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum";
+constexpr const char* kL2WriteHit = "lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum";
+constexpr const char* kSmemRead = "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum";
+constexpr const char* kSmemWrite = "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum";
+constexpr const char* kTime = "gpu__time_duration.sum";
+constexpr const char* kCycles = "sm__cycles_elapsed.max";
+
+std::optional<double> get(const CounterValues& c, const char* name) {
+  auto it = c.find(name);
+  if (it == c.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace
+
+const std::vector<std::string>& standard_counters() {
+  static const std::vector<std::string> names = {
+      kDramRead,
+      kDramWrite,
+      kL2Read,
+      kL2Write,
+      kL2ReadHit,
+      kL2WriteHit,
+      kSmemRead,
+      kSmemWrite,
+      // The same shared-memory traffic split by instruction: plain loads (ld.shared, ldmatrix) and stores.
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+      // cp.async (LDGSTS) through L1: bytes copied global -> shared that looked up L1 (cp.async.ca).
+      "l1tex__t_bytes_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+      kTime,
+      kCycles,
+      "sm__pipe_tensor_op_hmma_cycles_active.sum",
+      "sm__inst_executed_pipe_tensor_op_hmma.sum",
+  };
+  return names;
+}
+
+std::map<std::string, double> derive_report_metrics(const CounterValues& c) {
+  std::map<std::string, double> out;
+  if (auto v = get(c, kDramRead)) out["dram_read"] = *v;
+  if (auto v = get(c, kDramWrite)) out["dram_write"] = *v;
+  if (auto v = get(c, kL2Read)) out["l2_read"] = *v * kL2SectorBytes;
+  if (auto v = get(c, kL2Write)) out["l2_write"] = *v * kL2SectorBytes;
+  const auto read_hit = get(c, kL2ReadHit);
+  const auto write_hit = get(c, kL2WriteHit);
+  if (read_hit && write_hit) out["l2_hit"] = (*read_hit + *write_hit) * kL2SectorBytes;
+  if (auto v = get(c, kSmemRead)) out["smem_read"] = *v * kSharedWavefrontBytes;
+  if (auto v = get(c, kSmemWrite)) out["smem_write"] = *v * kSharedWavefrontBytes;
+  if (auto v = get(c, kTime)) out["time"] = *v * 1e-9;
+  if (auto v = get(c, kCycles)) out["cycles"] = *v;
+  return out;
+}
+
+std::string counter_unit(const std::string& name) {
+  auto has = [&](const char* s) { return name.find(s) != std::string::npos; };
+  if (has("__time_")) return "ns";
+  if (has("bytes")) return "B";
+  if (has("sectors")) return "sectors";
+  if (has("wavefronts")) return "wavefronts";
+  if (has("cycles")) return "cycles";
+  if (has("inst_executed")) return "inst";
+  if (has(".pct")) return "%";
+  return "";
+}
+
+}  // namespace attnscope::profiler

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "attnscope/profiler/profile.hpp"
+
+#include <fmt/format.h>
+
+#include <future>
+
+#include "attnscope/profiler/windows.hpp"
+#include "attnscope/reports/from_sim.hpp"
+#include "attnscope/sim/error.hpp"
+#include "attnscope/sim/simulate.hpp"
+
+namespace attnscope::profiler {
+
+sim::SimOptions sim_options_for(CacheMode cache, bool record_tiles) {
+  sim::SimOptions o;
+  o.l2_start = cache == CacheMode::flush ? sim::L2Start::cold : sim::L2Start::warm;
+  o.record_tiles = record_tiles;
+  return o;
+}
+
+reports::Report build_profile_report(const Measurement& m, const std::optional<sim::SimResult>& model,
+                                     const sim::GpuSpec& gpu, const std::vector<WindowModel>& window_models,
+                                     const MeasureRequest& request, const std::string& command_line) {
+  reports::Report r;
+  r.kind = "profile";
+  r.provenance = reports::basic_provenance(command_line);
+  r.provenance.gpu_name = m.device.name;
+  r.provenance.driver = m.device.driver;
+  r.provenance.cuda_runtime = m.device.cuda_runtime;
+  r.provenance.sm_clock_mhz = m.device.sm_clock_mhz;
+  r.provenance.mem_clock_mhz = m.device.mem_clock_mhz;
+  r.provenance.cache_mode = std::string(to_string(request.cache));
+  r.provenance.gpu_spec = model ? gpu.short_name : "";
+  r.workload = request.workload;
+  r.tiles = request.tiles;
+  std::string unavailable;
+  for (const auto& name : m.unavailable_metrics) unavailable += (unavailable.empty() ? "" : ", ") + name;
+  for (const auto& mk : m.kernels) {
+    const sim::KernelResult* modeled = nullptr;
+    if (model)
+      for (const auto& k : model->kernels)
+        if (k.name == mk.name) modeled = &k;
+    reports::KernelEntry e = join_kernel(mk, modeled, gpu, window_models, request.cache);
+    e.notes["measure.device"] = fmt::format("{} ({}), {} SMs, L2 {} B", m.device.name, m.device.chip,
+                                            m.device.sm_count, m.device.l2_bytes);
+    e.notes["measure.replay"] = fmt::format("{} replay, {} passes", m.replay_mode, m.passes);
+    if (!unavailable.empty()) e.notes["measure.unavailable_metrics"] = unavailable;
+    for (std::size_t i = 0; i < m.notes.size(); ++i) e.notes[fmt::format("measure.note{}", i)] = m.notes[i];
+    if (!model) e.notes["model"] = "not run (--no-model): measured values only";
+    r.kernels.push_back(std::move(e));
+  }
+  return r;
+}
+
+reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
+                            const std::string& command_line) {
+  MeasureRequest request = options.request;
+  sim::validate(request.workload);
+  request.windows = plan_windows(request.workload, request.kind, request.tiles, options.tile_mode);
+  const sim::GpuSpec gpu = sim::load_gpu_spec(options.gpu_spec);
+
+  // The model runs on its own thread while the GPU measures; its failure is reported, not fatal.
+  struct ModelOutput {
+    std::optional<sim::SimResult> result;
+    std::vector<WindowModel> windows;
+    std::string error;
+  };
+  std::future<ModelOutput> model;
+  if (options.run_model) {
+    model = std::async(std::launch::async, [&gpu, &request] {
+      ModelOutput out;
+      try {
+        out.result = sim::simulate(gpu, request.workload, request.kind, request.tiles,
+                                   sim_options_for(request.cache, true));
+        for (const auto& w : request.windows)
+          out.windows.push_back({w, model_window(gpu, request.workload, request.kind, request.tiles, w)});
+      } catch (const std::exception& e) {
+        out.error = e.what();
+      }
+      return out;
+    });
+  }
+  Measurement measurement = session.measure(request);
+  ModelOutput modeled;
+  if (model.valid()) modeled = model.get();
+  if (!modeled.error.empty()) measurement.notes.push_back("the model failed: " + modeled.error);
+  return build_profile_report(measurement, modeled.result, gpu, modeled.windows, request, command_line);
+}
+
+}  // namespace attnscope::profiler

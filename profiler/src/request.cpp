@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "attnscope/profiler/request.hpp"
+
+namespace attnscope::profiler {
+
+std::optional<CacheMode> parse_cache_mode(std::string_view s) {
+  if (s == "flush") return CacheMode::flush;
+  if (s == "warm") return CacheMode::warm;
+  return std::nullopt;
+}
+std::string_view to_string(CacheMode m) {
+  return m == CacheMode::flush ? "flush" : "warm";
+}
+
+std::optional<ReplayMode> parse_replay_mode(std::string_view s) {
+  if (s == "user") return ReplayMode::user;
+  if (s == "kernel") return ReplayMode::kernel;
+  return std::nullopt;
+}
+std::string_view to_string(ReplayMode m) {
+  return m == ReplayMode::user ? "user" : "kernel";
+}
+
+std::optional<TileMode> parse_tile_mode(std::string_view s) {
+  if (s == "none") return TileMode::none;
+  if (s == "sample") return TileMode::sample;
+  if (s == "row") return TileMode::row;
+  if (s == "all") return TileMode::all;
+  return std::nullopt;
+}
+std::string_view to_string(TileMode m) {
+  switch (m) {
+    case TileMode::none:
+      return "none";
+    case TileMode::sample:
+      return "sample";
+    case TileMode::row:
+      return "row";
+    case TileMode::all:
+      return "all";
+  }
+  return "?";
+}
+
+std::vector<std::string> kernel_names(sim::KernelKind kind) {
+  if (kind == sim::KernelKind::tiled) return {"tiled"};
+  return {"naive.qk", "naive.softmax", "naive.pv"};
+}
+
+}  // namespace attnscope::profiler

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# All H200 measurements of one session, in one run (issues 5 and 8). Run on the GPU machine from the repo
+# root with a prebuilt CUDA build of `attnscope`:
+#
+#   LD_LIBRARY_PATH=$PWD/.gpulib:$LD_LIBRARY_PATH scripts/gpu_measure.sh build-profiler
+#
+# Environment: OUT = folder the tarball goes to (default: ./out); MEASURE_QUICK=1 = a small end-to-end check
+# (one llm-4k pair, the ncu comparison, the timing, the "quick" matrix); MEASURE_BUDGET_S = seconds the whole
+# script may take (default 450; the matrix gets what is left).
+#
+# It writes, into one folder tarred as $OUT/h200-measurements.tar.gz (plus gpu_measure.log beside it):
+#   system.txt                     nvidia-smi, driver, ncu version
+#   llm-4k-*.json, vit-b16-*.json  profile reports (measured + modeled, per kernel and per tile) with logs
+#   ncu_vs_cupti.txt / .json       DRAM read/write bytes per kernel: in-process CUPTI vs ncu, same kernels
+#   timing.txt                     wall time: attnscope profiling llm-4k vs ncu collecting the same metrics
+#   matrix/*.json                  issue 8's measurement matrix (totals only, measured only)
+# Every report carries date, driver, command line and git revision in its provenance.
+set -uo pipefail
+
+build="${1:-build-profiler}"
+bin="$build/cli/attnscope"
+out_root="${OUT:-$PWD/out}"
+budget="${MEASURE_BUDGET_S:-450}"
+quick="${MEASURE_QUICK:-0}"
+start=$(date +%s)
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+work="$(mktemp -d)/h200-${stamp}"
+mkdir -p "$work" "$out_root"
+log="$work/gpu_measure.log"
+
+say() { echo "== $*" | tee -a "$log"; }
+elapsed() { echo $(($(date +%s) - start)); }
+# run NAME CMD...: run with output in NAME.log, record the exit code and wall time
+run() {
+  local name="$1"
+  shift
+  local t0 t1 rc
+  echo "+ $*" >>"$log"
+  t0=$(date +%s.%N)
+  "$@" >"$work/$name.log" 2>&1
+  rc=$?
+  t1=$(date +%s.%N)
+  printf '%-40s rc=%d wall=%.2f s\n' "$name" "$rc" "$(awk "BEGIN{print $t1 - $t0}")" | tee -a "$log"
+  [ "$rc" -ne 0 ] && tail -5 "$work/$name.log" | sed 's/^/    /' | tee -a "$log"
+  return "$rc"
+}
+
+if [ ! -x "$bin" ]; then
+  echo "no $bin: build it first (cmake --build $build --target attnscope)" >&2
+  exit 2
+fi
+
+say "system ($(date -u +%FT%TZ), git $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown))"
+{
+  nvidia-smi
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem --format=csv
+  cat /proc/driver/nvidia/version 2>/dev/null
+  ncu --version 2>&1 | tail -1
+  "$bin" --version
+} >"$work/system.txt" 2>&1
+head -20 "$work/system.txt" | tee -a "$log"
+
+# ---- 1. profile reports: llm-4k naive + tiled (3 tile configurations), causal and not; vit-b16 ----------
+say "profile reports"
+tile_configs=("128 64" "64 64" "128 128")
+causals=("--no-causal" "--causal")
+if [ "$quick" = 1 ]; then
+  tile_configs=("128 64")
+  causals=("--no-causal")
+fi
+for c in "${causals[@]}"; do
+  tag=$([ "$c" = "--causal" ] && echo "-causal" || echo "")
+  run "llm-4k-naive$tag" "$bin" profile --preset llm-4k --kernel naive $c --tiles sample -o "$work/llm-4k-naive$tag.json"
+  for t in "${tile_configs[@]}"; do
+    set -- $t
+    run "llm-4k-tiled-br$1-bc$2$tag" "$bin" profile --preset llm-4k --kernel tiled $c --br "$1" --bc "$2" \
+      --warps $(($1 / 16)) --tiles sample -o "$work/llm-4k-tiled-br$1-bc$2$tag.json"
+  done
+done
+[ "$quick" = 1 ] || run "vit-b16" "$bin" profile --preset vit-b16 --kernel both --tiles sample -o "$work/vit-b16.json"
+[ "$quick" = 1 ] || run "llm-4k-tiled-warm" "$bin" profile --preset llm-4k --kernel tiled --cache warm --tiles none \
+  -o "$work/llm-4k-tiled-br128-bc64-warm.json"
+
+# ---- 2. ncu on the same kernels: DRAM bytes side by side (target: within 2%) ---------------------------
+say "ncu vs in-process CUPTI"
+for k in naive tiled; do
+  run "ncu-$k" ncu --clock-control none --cache-control all --metrics dram__bytes_read.sum,dram__bytes_write.sum \
+    --csv --print-units base "$bin" profile --preset llm-4k --kernel "$k" --no-causal --launch-only
+done
+python3 - "$work" <<'EOF' | tee -a "$log"
+import csv, io, json, sys, os
+work = sys.argv[1]
+rows, table = [], []
+pairs = {"naive": "llm-4k-naive.json", "tiled": "llm-4k-tiled-br128-bc64.json"}
+for kind, report in pairs.items():
+    text = open(os.path.join(work, f"ncu-{kind}.log")).read()
+    lines = [l for l in text.splitlines() if l.startswith('"')]
+    if not lines or not os.path.exists(os.path.join(work, report)):
+        print(f"{kind}: missing ncu output or report"); continue
+    by_id = {}
+    for r in csv.DictReader(io.StringIO("\n".join(lines))):
+        by_id.setdefault(int(r["ID"]), {"kernel": r["Kernel Name"]})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
+    ncu = [by_id[i] for i in sorted(by_id)]
+    rep = json.load(open(os.path.join(work, report)))
+    kernels = rep["kernels"]
+    if len(ncu) != len(kernels):
+        print(f"{kind}: ncu saw {len(ncu)} kernels, the report has {len(kernels)}"); continue
+    for n, k in zip(ncu, kernels):
+        for metric, key in (("dram__bytes_read.sum", "dram_read"), ("dram__bytes_write.sum", "dram_write")):
+            cupti = k["metrics"][key]["measured"]
+            diff = (cupti - n[metric]) / n[metric] if n[metric] else float("nan")
+            rows.append({"kernel": k["name"], "ncu_kernel": n["kernel"][:60], "metric": key,
+                         "cupti_bytes": cupti, "ncu_bytes": n[metric], "relative_difference": diff})
+            table.append(f'{k["name"]:14s} {key:10s} cupti {cupti/1e6:12.3f} MB  ncu {n[metric]/1e6:12.3f} MB  {diff*100:+7.2f}%')
+open(os.path.join(work, "ncu_vs_cupti.json"), "w").write(json.dumps(rows, indent=2))
+out = "\n".join(["in-process CUPTI (attnscope profile, L2 flushed before each kernel) vs ncu --clock-control none "
+                 "--cache-control all, llm-4k non-causal; target |difference| <= 2%"] + table)
+open(os.path.join(work, "ncu_vs_cupti.txt"), "w").write(out + "\n")
+print(out)
+EOF
+
+# ---- 3. wall time: attnscope's standard-metric profile of llm-4k vs ncu collecting the same metrics -----
+say "wall time, same run"
+metrics=$("$bin" profile --print-metrics)
+t0=$(date +%s.%N)
+run "timing-attnscope" "$bin" profile --preset llm-4k --kernel both --tiles none --no-timeline --no-model \
+  -o "$work/timing-attnscope.json"
+t1=$(date +%s.%N)
+run "timing-ncu" ncu --clock-control none --cache-control all --metrics "$metrics" --csv --print-units base \
+  "$bin" profile --preset llm-4k --kernel both --launch-only
+t2=$(date +%s.%N)
+{
+  echo "llm-4k, naive (3 kernels) + tiled, standard metric set ($metrics)"
+  printf 'attnscope profile (CUPTI in process): %.2f s wall\n' "$(awk "BEGIN{print $t1 - $t0}")"
+  printf 'ncu collecting the same metrics:      %.2f s wall\n' "$(awk "BEGIN{print $t2 - $t1}")"
+} | tee "$work/timing.txt" | tee -a "$log"
+
+# ---- 4. issue 8's matrix with the time that is left (totals only, measured only) ----------------------
+left=$((budget - $(elapsed) - 30))
+matrix=$([ "$quick" = 1 ] && echo quick || echo issue8)
+say "matrix $matrix, $left s left"
+if [ "$left" -gt 20 ]; then
+  run "matrix-$matrix" "$bin" profile --matrix "$matrix" --out-dir "$work/matrix" --no-model --deadline-s "$left"
+  tail -3 "$work/matrix-$matrix.log" | tee -a "$log"
+fi
+
+say "done in $(elapsed) s"
+tar -czf "$out_root/h200-measurements.tar.gz" -C "$(dirname "$work")" "$(basename "$work")"
+cp "$log" "$out_root/gpu_measure.log"
+ls -la "$out_root" | tee -a "$out_root/gpu_measure.log"

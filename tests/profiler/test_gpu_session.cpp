@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+// CUPTI on the real kernels (GPU only): logical byte counts the kernels must produce exactly, DRAM reads of a
+// workload that fits in L2, the write-back range, windows and the timeline.
+#include <gtest/gtest.h>
+
+#include "attnscope/profiler/gpu_session.hpp"
+#include "attnscope/profiler/metric_set.hpp"
+#include "attnscope/profiler/windows.hpp"
+
+using namespace attnscope;
+using namespace attnscope::profiler;
+
+TEST(GpuSession, TiledKernelCountersMatchItsLogicalTraffic) {
+  GpuSession session(SessionOptions{});
+  MeasureRequest req;
+  req.workload.batch = 1;
+  req.workload.heads = 8;
+  req.workload.seq_q = req.workload.seq_kv = 1024;
+  req.workload.head_dim = 64;
+  req.kind = sim::KernelKind::tiled;
+  req.windows = plan_windows(req.workload, req.kind, req.tiles, TileMode::sample);
+  const Measurement m = session.measure(req);
+  ASSERT_EQ(m.kernels.size(), 1u);
+  const auto d = derive_report_metrics(m.kernels[0].counters);
+  const double qkv = 3.0 * 8 * 1024 * 64 * 2, o = 8 * 1024 * 64 * 2, lse = 8 * 1024 * 4;
+  std::printf(
+      "tiled: dram_read %.0f (Q+K+V %.0f), dram_write %.0f, l2_write %.0f (O+LSE %.0f), time %.3g s\n",
+      d.at("dram_read"), qkv, d.at("dram_write"), d.at("l2_write"), o + lse, d.at("time"));
+  EXPECT_NEAR(d.at("l2_write"), o + lse, 0.01 * (o + lse));  // every output byte written once
+  EXPECT_NEAR(d.at("dram_read"), qkv, 0.05 * qkv);           // 4 MB fits in L2: each input read once
+  ASSERT_TRUE(m.kernels[0].writeback_after.has_value());
+  const auto after = derive_report_metrics(*m.kernels[0].writeback_after);
+  // What the kernel wrote reaches DRAM either during it or in the flush after it.
+  EXPECT_GE(d.at("dram_write") + after.at("dram_write"), 0.95 * (o + lse));
+  EXPECT_EQ(m.kernels[0].windows.size(), req.windows.size());
+  EXPECT_FALSE(m.kernels[0].timeline.empty());
+}

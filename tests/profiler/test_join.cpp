@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+// The measured/modeled join on SYNTHETIC measured values built here in code (not GPU data): the numbers are
+// made up to exercise the join's bookkeeping; real H200 data is checked in test_committed_reports.cpp.
+#include <gtest/gtest.h>
+
+#include "attnscope/profiler/join.hpp"
+#include "attnscope/profiler/profile.hpp"
+#include "attnscope/sim/gpu_spec.hpp"
+
+using namespace attnscope;
+using namespace attnscope::profiler;
+
+namespace {
+
+sim::KernelResult synthetic_model() {
+  sim::KernelResult k;
+  k.name = "tiled";
+  k.totals.hbm_read = 1'000'000;
+  k.totals.hbm_write = 200'000;
+  k.totals.l2_read = 3'000'000;
+  k.totals.l2_write = 400'000;
+  k.time_s = 1e-3;
+  k.cycles = 1'980'000;
+  k.l2_dirty_end = 150'000;
+  for (int q = 0; q < 2; ++q)
+    for (int kv = 0; kv < 2; ++kv) {
+      sim::TileRecord t;
+      t.q_tile = q;
+      t.kv_tile = kv;
+      t.sm = q;
+      t.bytes.l2_read = 750'000;
+      t.end_cycle = 100;
+      k.tiles.push_back(t);
+    }
+  return k;
+}
+
+MeasuredKernel synthetic_measurement() {
+  MeasuredKernel m;
+  m.name = "tiled";
+  m.counters["dram__bytes_read.sum"] = 1'100'000.0;
+  m.counters["dram__bytes_write.sum"] = 250'000.0;
+  m.counters["lts__t_sectors_srcunit_tex_op_read.sum"] = 3'000'000.0 / 32;
+  m.counters["lts__t_sectors_srcunit_tex_op_write.sum"] = 400'000.0 / 32;
+  m.counters["gpu__time_duration.sum"] = 1.25e6;                           // ns
+  m.counters["sm__pipe_tensor_op_hmma_cycles_active.sum"] = std::nullopt;  // unavailable
+  CounterValues after;
+  after["dram__bytes_write.sum"] = 150'000.0;
+  m.writeback_after = after;
+  MeasuredWindow w;
+  w.q_tile = 1;
+  w.kv_tile = 0;
+  w.counters["dram__bytes_read.sum"] = 40'000.0;
+  m.windows.push_back(w);
+  m.timeline.push_back(MeasuredTileTime{0, 0, 0, 1, 17, 1e-6, 3e-6});
+  m.timeline.push_back(MeasuredTileTime{0, 0, 5, 5, 3, 0.0, 1e-6});  // a tile the model does not list
+  return m;
+}
+
+}  // namespace
+
+TEST(Join, KernelMetricsCarryBothSidesAndTheirError) {
+  const auto gpu = sim::load_gpu_spec("h200");
+  const auto model = synthetic_model();
+  const auto e = join_kernel(synthetic_measurement(), &model, gpu, {}, CacheMode::flush);
+  EXPECT_EQ(e.name, "tiled");
+  const auto& dram = e.metrics.at("dram_read");
+  ASSERT_TRUE(dram.measured && dram.modeled);
+  EXPECT_DOUBLE_EQ(*dram.measured, 1'100'000.0);
+  EXPECT_DOUBLE_EQ(*dram.modeled, 1'000'000.0);
+  EXPECT_NEAR(*dram.relative_error(), (1.0e6 - 1.1e6) / 1.1e6, 1e-12);
+  EXPECT_DOUBLE_EQ(*e.metrics.at("l2_read").relative_error(), 0.0);
+  EXPECT_DOUBLE_EQ(*e.metrics.at("time").measured, 1.25e-3);
+  EXPECT_NEAR(*e.metrics.at("time").relative_error(), -0.2, 1e-12);
+  // Raw counters stay under their CUPTI names, measured only; unavailable ones are absent.
+  EXPECT_TRUE(e.metrics.at("dram__bytes_read.sum").measured);
+  EXPECT_FALSE(e.metrics.at("dram__bytes_read.sum").modeled);
+  EXPECT_EQ(e.metrics.count("sm__pipe_tensor_op_hmma_cycles_active.sum"), 0u);
+  // Modeled-only metrics keep their modeled value with no measurement.
+  EXPECT_TRUE(e.metrics.at("flops").modeled);
+  EXPECT_FALSE(e.metrics.at("flops").measured);
+}
+
+TEST(Join, WriteBackIsMeasuredAndExplained) {
+  const auto gpu = sim::load_gpu_spec("h200");
+  const auto model = synthetic_model();
+  const auto e = join_kernel(synthetic_measurement(), &model, gpu, {}, CacheMode::flush);
+  const auto& dirty = e.metrics.at("l2_dirty_end");
+  EXPECT_DOUBLE_EQ(*dirty.measured, 150'000.0);
+  EXPECT_DOUBLE_EQ(*dirty.modeled, 150'000.0);
+  const std::string note = e.notes.at("l2_writeback");
+  EXPECT_NE(note.find("write-back"), std::string::npos);
+  EXPECT_NE(note.find("0.40 MB"), std::string::npos);  // l2_write
+  EXPECT_NE(note.find("0.25 MB"), std::string::npos);  // dram_write
+  EXPECT_NE(note.find("0.15 MB"), std::string::npos);  // left dirty
+  EXPECT_NE(note.find("flushed"), std::string::npos);
+  EXPECT_EQ(e.notes.at("cache_mode"), "flush");
+  const auto warm = join_kernel(synthetic_measurement(), &model, gpu, {}, CacheMode::warm);
+  EXPECT_NE(warm.notes.at("l2_writeback").find("warm"), std::string::npos);
+}
+
+TEST(Join, TilesMatchByCoordinates) {
+  const auto gpu = sim::load_gpu_spec("h200");
+  const auto model = synthetic_model();
+  sim::KernelResult lone;
+  lone.name = "tiled";
+  lone.totals.hbm_read = 36'000;
+  const WindowSpec spec{"tiled", 0, 0, 1, 0};
+  const auto e =
+      join_kernel(synthetic_measurement(), &model, gpu, {WindowModel{spec, lone}}, CacheMode::flush);
+  ASSERT_EQ(e.tiles.size(), 5u);  // 4 modeled + 1 only in the timeline
+  auto find = [&](int q, int kv) -> const reports::TileEntry& {
+    for (const auto& t : e.tiles)
+      if (t.q_tile == q && t.kv_tile == kv) return t;
+    throw std::runtime_error("tile missing");
+  };
+  const auto& timed = find(0, 1);
+  EXPECT_EQ(*timed.sm_measured, 17);
+  EXPECT_EQ(*timed.sm_modeled, 0);
+  EXPECT_DOUBLE_EQ(*timed.start_measured_s, 1e-6);
+  EXPECT_DOUBLE_EQ(*timed.end_measured_s, 3e-6);
+  const auto& window = find(1, 0);
+  // The window's modeled values are the lone launch's model, not the tile's share of the full run.
+  EXPECT_DOUBLE_EQ(*window.metrics.at("dram_read").measured, 40'000.0);
+  EXPECT_DOUBLE_EQ(*window.metrics.at("dram_read").modeled, 36'000.0);
+  EXPECT_DOUBLE_EQ(*window.metrics.at("l2_read").modeled, 0.0);
+  EXPECT_FALSE(find(1, 1).metrics.at("l2_read").measured);
+  EXPECT_TRUE(find(5, 5).start_measured_s.has_value());
+  EXPECT_NE(e.notes.at("tile_windows").find("1 of 1 modeled"), std::string::npos);
+}
+
+TEST(Join, MeasuredOnlyWithoutModel) {
+  const auto gpu = sim::load_gpu_spec("h200");
+  const auto e = join_kernel(synthetic_measurement(), nullptr, gpu, {}, CacheMode::flush);
+  EXPECT_EQ(e.name, "tiled");
+  EXPECT_TRUE(e.metrics.at("dram_read").measured);
+  EXPECT_FALSE(e.metrics.at("dram_read").modeled);
+  EXPECT_FALSE(e.metrics.at("l2_dirty_end").modeled);
+}
+
+TEST(Join, ReportCarriesProvenance) {
+  const auto gpu = sim::load_gpu_spec("h200");
+  Measurement m;
+  m.device.name = "NVIDIA H200";
+  m.device.chip = "GH100";
+  m.device.driver = "580.159.04";
+  m.device.cuda_runtime = "13.0";
+  m.device.sm_clock_mhz = 1980;
+  m.replay_mode = "user";
+  m.passes = 3;
+  m.unavailable_metrics = {"sm__pipe_tensor_op_hmma_cycles_active.sum"};
+  m.kernels.push_back(synthetic_measurement());
+  MeasureRequest req;
+  req.cache = CacheMode::flush;
+  const auto r = build_profile_report(m, std::nullopt, gpu, {}, req, "attnscope profile --synthetic");
+  EXPECT_EQ(r.kind, "profile");
+  EXPECT_EQ(r.provenance.gpu_name, "NVIDIA H200");
+  EXPECT_EQ(r.provenance.driver, "580.159.04");
+  EXPECT_EQ(r.provenance.cuda_runtime, "13.0");
+  EXPECT_EQ(r.provenance.cache_mode, "flush");
+  EXPECT_EQ(r.provenance.command, "attnscope profile --synthetic");
+  EXPECT_FALSE(r.provenance.date.empty());
+  EXPECT_FALSE(r.provenance.git_revision.empty());
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].notes.at("measure.replay"), "user replay, 3 passes");
+  EXPECT_EQ(r.kernels[0].notes.at("measure.unavailable_metrics"),
+            "sm__pipe_tensor_op_hmma_cycles_active.sum");
+}

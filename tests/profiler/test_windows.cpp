@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+// Which tile windows are planned, and the lone-launch workload the model simulates for each.
+#include <gtest/gtest.h>
+
+#include "attnscope/profiler/windows.hpp"
+#include "attnscope/sim/error.hpp"
+#include "attnscope/sim/simulate.hpp"
+
+using namespace attnscope;
+using namespace attnscope::profiler;
+
+namespace {
+sim::Workload small(bool causal) {
+  sim::Workload w;
+  w.batch = 2;
+  w.heads = 4;
+  w.seq_q = w.seq_kv = 1024;
+  w.head_dim = 64;
+  w.causal = causal;
+  return w;
+}
+}  // namespace
+
+TEST(Windows, GridInEachKernelsOwnUnits) {
+  const sim::Workload w = small(false);
+  sim::TileConfig t;  // Br 128, Bc 64
+  EXPECT_EQ(tile_grid(w, t, "tiled").q_tiles, 8);
+  EXPECT_EQ(tile_grid(w, t, "tiled").kv_tiles, 16);
+  EXPECT_EQ(tile_grid(w, t, "naive.qk").kv_tiles, 8);
+  EXPECT_EQ(tile_grid(w, t, "naive.softmax").q_tiles, 128);
+  EXPECT_EQ(tile_grid(w, t, "naive.softmax").kv_tiles, 1);
+  EXPECT_EQ(tile_grid(w, t, "naive.pv").q_tiles, 8);
+}
+
+TEST(Windows, CausalSkipsTilesPastTheDiagonal) {
+  const sim::Workload w = small(true);
+  sim::TileConfig t;
+  EXPECT_TRUE(tile_visited(w, t, "tiled", 0, 0));
+  EXPECT_TRUE(tile_visited(w, t, "tiled", 0, 1));  // rows 0..127 see keys up to 127: kv tile 1 = keys 64..127
+  EXPECT_FALSE(tile_visited(w, t, "tiled", 0, 2));  // keys 128..191
+  EXPECT_TRUE(tile_visited(w, t, "tiled", 7, 15));
+  const auto all = plan_windows(w, sim::KernelKind::tiled, t, TileMode::all);
+  // q tile i visits 2(i+1) kv tiles: 2 + 4 + ... + 16 = 72.
+  EXPECT_EQ(all.size(), 72u);
+  for (const auto& win : all) EXPECT_TRUE(tile_visited(w, t, "tiled", win.q_tile, win.kv_tile));
+}
+
+TEST(Windows, SampleAndRowModes) {
+  const sim::Workload w = small(false);
+  sim::TileConfig t;
+  EXPECT_TRUE(plan_windows(w, sim::KernelKind::tiled, t, TileMode::none).empty());
+  // Rows {0, 4, 7} x kv {0, 15}.
+  EXPECT_EQ(plan_windows(w, sim::KernelKind::tiled, t, TileMode::sample).size(), 6u);
+  EXPECT_EQ(plan_windows(w, sim::KernelKind::tiled, t, TileMode::row).size(), 3u * 16u);
+  // Naive: qk rows {0,4,7} x {0,7}; softmax rows {0,64,127}; pv rows {0,4,7}.
+  const auto naive = plan_windows(w, sim::KernelKind::naive, t, TileMode::sample);
+  EXPECT_EQ(naive.size(), 6u + 3u + 3u);
+  EXPECT_EQ(naive.front().kernel, "naive.qk");
+  EXPECT_EQ(naive.back().kernel, "naive.pv");
+}
+
+TEST(Windows, LoneLaunchWorkloadIsOneSliceOneTile) {
+  sim::Workload w = small(false);
+  w.seq_q = w.seq_kv = 1000;  // last tiles are partial
+  sim::TileConfig t;
+  const auto tiled = window_workload(w, t, WindowSpec{"tiled", 1, 3, 7, 15});
+  EXPECT_EQ(tiled.batch, 1);
+  EXPECT_EQ(tiled.heads, 1);
+  EXPECT_EQ(tiled.seq_q, 1000 - 7 * 128);
+  EXPECT_EQ(tiled.seq_kv, 1000 - 15 * 64);
+  EXPECT_DOUBLE_EQ(tiled.effective_scale(), w.effective_scale());
+  const auto softmax = window_workload(w, t, WindowSpec{"naive.softmax", 0, 0, 2, 0});
+  EXPECT_EQ(softmax.seq_q, 8);
+  EXPECT_EQ(softmax.seq_kv, 1000);  // whole rows of S
+  EXPECT_THROW(window_workload(w, t, WindowSpec{"tiled", 0, 0, 8, 0}), sim::InvalidInput);
+}
+
+TEST(Windows, ModelOfALoneTiledTileLoadsQKVAndStoresO) {
+  const sim::Workload w = small(false);
+  sim::TileConfig t;
+  const auto gpu = sim::load_gpu_spec("h200");
+  const auto k = model_window(gpu, w, sim::KernelKind::tiled, t, WindowSpec{"tiled", 0, 0, 3, 5});
+  EXPECT_EQ(k.name, "tiled");
+  EXPECT_EQ(k.ctas, 1);
+  // One CTA, one kv step: Q tile (128x64), K and V tiles (64x64 each) in, O tile out, 2 bytes each.
+  const std::uint64_t q = 128 * 64 * 2, kv = 2 * 64 * 64 * 2;
+  EXPECT_GE(k.totals.l2_read, q + kv);
+  EXPECT_GE(k.totals.l2_write, q);
+}
