@@ -322,10 +322,12 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
     }
   }
   if constexpr (Instrumented) {
-    if (n_steps > 0) {
+    // A CTA with no visible kv tile in the window (causal, Nq > Nkv) still records its O/LSE store as one
+    // record at kv_tile_begin, as the model does; an empty kv window has no record slot at all.
+    if (n_steps > 0 || p.kv_tile_end > kv_begin) {
       __syncthreads();  // the last record ends when the whole CTA has stored O
       if (tid == 0) {
-        const int kv_tile = kv_begin + n_steps - 1;
+        const int kv_tile = kv_begin + max(n_steps - 1, 0);
         p.timeline[record_base + static_cast<std::size_t>(kv_tile - kv_begin)] =
             TileTiming{static_cast<std::uint32_t>(batch),
                        static_cast<std::uint32_t>(head),

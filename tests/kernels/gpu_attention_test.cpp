@@ -383,16 +383,25 @@ TEST(Instrumented, TimelinesAreSaneAndResultsCorrect) {
   int device = 0, sm_count = 0;
   ATTN_CUDA_CHECK(cudaGetDevice(&device));
   ATTN_CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  for (const int d : {64, 128}) {
-    for (const bool causal : {false, true}) {
-      Problem p(make_shape(2, 3, 333, 333, d, DType::fp16, causal), seed);
+  // Causal 333 x 100: rows 0..232 see no key, so whole q tiles have no visible kv tile (one record each).
+  struct TimelineCase {
+    int d, nkv;
+    bool causal;
+  };
+  for (const TimelineCase tc :
+       {TimelineCase{64, 333, false}, TimelineCase{64, 333, true}, TimelineCase{128, 333, false},
+        TimelineCase{128, 333, true}, TimelineCase{64, 100, true}}) {
+    const int d = tc.d, nkv = tc.nkv;
+    const bool causal = tc.causal;
+    {
+      Problem p(make_shape(2, 3, 333, nkv, d, DType::fp16, causal), seed);
       ASSERT_TRUE(p.ok());
       for (const TiledConfig& c : compiled_tiled_configs(d, DType::fp16)) {
         // The instrumented build covers every stages-2 configuration of fp16 (see kernels/src).
         ASSERT_EQ(tiled_instrumented_compiled(d, DType::fp16, c), c.stages == 2);
         if (c.stages != 2) continue;
         const std::size_t cap = timeline_capacity("tiled", p.shape(), c, TileWindow{});
-        const int q_tiles = (333 + c.br - 1) / c.br, kv_tiles = (333 + c.bc - 1) / c.bc;
+        const int q_tiles = (333 + c.br - 1) / c.br, kv_tiles = (nkv + c.bc - 1) / c.bc;
         ASSERT_EQ(cap, static_cast<std::size_t>(6 * q_tiles * kv_tiles));
         DeviceBuffer tl(cap * sizeof(TileTiming));
         ATTN_CUDA_CHECK(cudaMemset(tl.get(), 0xff, tl.bytes()));
@@ -405,14 +414,16 @@ TEST(Instrumented, TimelinesAreSaneAndResultsCorrect) {
         std::size_t written = 0, expected = 0, bad = 0;
         for (int bh = 0; bh < 6; ++bh) {
           for (int qt = 0; qt < q_tiles; ++qt) {
-            const int last_row = std::min((qt + 1) * c.br, 333) - 1;
-            const int visible = causal ? std::min(kv_tiles, last_row / c.bc + 1) : kv_tiles;
+            const int max_key = std::min((qt + 1) * c.br, 333) - 1 + nkv - 333;
+            const int visible = !causal ? kv_tiles : max_key < 0 ? 0 : std::min(kv_tiles, max_key / c.bc + 1);
+            const int recorded =
+                std::max(visible, 1);  // a CTA with no visible tile records its store at kv 0
             for (int kt = 0; kt < kv_tiles; ++kt) {
               const TileTiming& r = rec[(static_cast<std::size_t>(bh) * q_tiles + qt) * kv_tiles + kt];
               const bool is_written = r.sm != 0xffffffffu;
               written += is_written;
-              expected += kt < visible;
-              if (kt < visible) {
+              expected += kt < recorded;
+              if (kt < recorded) {
                 bad += !(is_written && r.batch == static_cast<std::uint32_t>(bh / 3) &&
                          r.head == static_cast<std::uint32_t>(bh % 3) &&
                          r.q_tile == static_cast<std::uint32_t>(qt) &&
