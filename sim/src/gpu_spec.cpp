@@ -117,8 +117,8 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   if (g.smem_per_block > g.smem_per_sm) r.fail("smem_per_block", "must not exceed smem_per_sm");
   if (!is_power_of_two(g.l2_sector_bytes)) r.fail("l2_sector_bytes", "must be a power of two");
   if (!is_power_of_two(g.l2_line_bytes) || g.l2_line_bytes % g.l2_sector_bytes != 0 ||
-      g.l2_line_bytes / g.l2_sector_bytes > 8)
-    r.fail("l2_line_bytes", "must be a power of two holding 1 to 8 sectors");
+      g.l2_line_bytes / g.l2_sector_bytes > 4)
+    r.fail("l2_line_bytes", "must be a power of two holding 1 to 4 sectors (what the L2 model packs)");
   if (g.l2_ways > 64) r.fail("l2_ways", "at most 64 ways are modeled");
   const std::int64_t set_bytes = std::int64_t{g.l2_line_bytes} * g.l2_ways * g.l2_partitions;
   if (g.l2_bytes % set_bytes != 0)

@@ -315,29 +315,31 @@ void Engine::finish_cta(std::uint32_t slot_index, double now) {
 void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
   const std::uint64_t line_bytes = std::uint64_t{1} << line_shift_;
   const auto last_sector = static_cast<std::uint32_t>((line_bytes >> sector_shift_) - 1);
+  L2Cache::Cursor cursor = cursor_;  // a local, so it can live in registers
   for (std::uint32_t row = 0; row < a.rows; ++row) {
     const std::uint64_t lo = a.address + row * a.pitch;
     const std::uint64_t hi = lo + a.row_bytes;  // exclusive
     const std::uint64_t first = lo >> line_shift_, last = (hi - 1) >> line_shift_;
-    if (cursor_valid_ && first >= cursor_.line)
-      l2_.advance(cursor_, first);
+    if (cursor_valid_ && first >= cursor.line)
+      l2_.advance(cursor, first);
     else
-      cursor_ = l2_.seek(first);
+      cursor = l2_.seek(first);
     cursor_valid_ = true;
+    const std::uint32_t s_first = static_cast<std::uint32_t>((lo - (first << line_shift_)) >> sector_shift_);
+    const std::uint32_t s_last =
+        static_cast<std::uint32_t>((hi - 1 - (last << line_shift_)) >> sector_shift_);
     for (std::uint64_t line = first;; ++line) {
-      const std::uint64_t base = line << line_shift_;
-      const std::uint32_t s0 = line == first ? static_cast<std::uint32_t>((lo - base) >> sector_shift_) : 0u;
-      const std::uint32_t s1 =
-          line == last ? static_cast<std::uint32_t>((hi - 1 - base) >> sector_shift_) : last_sector;
-      const auto mask = static_cast<std::uint8_t>(full_mask_ & ((2u << s1) - 1u) & ~((1u << s0) - 1u));
-      Pending& p = pending_[pending_count_];  // field by field: a temporary here stalls store forwarding
-      p.cursor = cursor_;
-      p.sectors = mask;
+      const std::uint32_t s0 = line == first ? s_first : 0u;
+      const std::uint32_t s1 = line == last ? s_last : last_sector;
+      Pending& p = pending_[pending_count_];
+      p.cursor = cursor;
+      p.sectors = static_cast<std::uint8_t>(full_mask_ & ((2u << s1) - 1u) & ~((1u << s0) - 1u));
       if (++pending_count_ == pending_.size()) flush(write, bytes);
       if (line == last) break;
-      l2_.advance(cursor_, line + 1);
+      l2_.advance(cursor, line + 1);
     }
   }
+  cursor_ = cursor;
   flush(write, bytes);
 }
 

@@ -43,8 +43,8 @@ SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const
     if (r < 0 || r > 255) throw InvalidInput("registers_per_thread must be in [0, 255] (0 = estimate)");
 
   L2Cache l2(gpu);
-  if (AddressMap(w).end() / static_cast<std::uint64_t>(gpu.l2_line_bytes) / l2.sets() >= 0xFFFFFFFEull)
-    throw InvalidInput("workload: tensors too large for the model's address space (32-bit L2 tags)");
+  if (AddressMap(w).end() / static_cast<std::uint64_t>(gpu.l2_line_bytes) / l2.sets() >= L2Cache::kMaxBlocks)
+    throw InvalidInput("workload: tensors too large for the model's address space (24-bit L2 tags)");
 
   SimResult result;
   result.gpu = gpu;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The L2 cache: sectored (32-byte sectors in 128-byte lines), set-associative with LRU replacement, split
-// into partitions, write-back with a dirty bit per sector.
+// The L2 cache: sectored (32-byte sectors in 128-byte lines), set-associative with true LRU replacement,
+// split into partitions, write-back with a dirty bit per sector.
 //
 //   - A read fetches only the sectors it misses (sector fills), allocating the line if absent.
 //   - A write allocates the line and marks its sectors valid and dirty without reading HBM (stores write
@@ -36,12 +36,27 @@ class L2Cache {
     std::uint32_t set = 0;     // global set index
   };
 
+  // Throws InvalidInput when the spec's L2 does not fit the packed entries (more than 4 sectors per line).
   explicit L2Cache(const GpuSpec& gpu);
   L2Cache(const L2Cache&) = delete;  // base_ points into storage_
   L2Cache& operator=(const L2Cache&) = delete;
 
+  // Lines with line / sets() at or above this do not fit the 24-bit tags.
+  static constexpr std::uint64_t kMaxBlocks = (std::uint64_t{1} << 24) - 2;
+
   Cursor seek(std::uint64_t line) const;
-  void advance(Cursor& c, std::uint64_t line) const;  // line >= c.line
+  // Moves `c` forward to `line` (>= c.line): an add while it stays in the same block of sets() lines.
+  void advance(Cursor& c, std::uint64_t line) const {
+    const std::uint64_t delta = line - c.line;
+    if (delta >= sets_ - c.offset) {
+      c = seek(line);
+      return;
+    }
+    c.line = line;
+    c.offset += static_cast<std::uint32_t>(delta);
+    const std::uint64_t s = std::uint64_t{c.set} + delta;
+    c.set = static_cast<std::uint32_t>(s >= sets_ ? s - sets_ : s);
+  }
   int partition(const Cursor& c) const {
     return static_cast<int>(c.set % static_cast<std::uint32_t>(partitions_));
   }
@@ -49,11 +64,7 @@ class L2Cache {
   // `sectors`: bit i set for sector i of the line.
   Outcome access(const Cursor& c, std::uint8_t sectors, bool write);
   // Asks the host to fetch the set's record ahead of access() (the model is bound by host memory latency).
-  void prefetch(const Cursor& c) const {
-    const std::uint32_t* t = set_tags(c.set);
-    __builtin_prefetch(t);
-    __builtin_prefetch(t + 16);
-  }
+  void prefetch(const Cursor& c) const { __builtin_prefetch(set_entries(c.set)); }
   Outcome read(std::uint64_t line, std::uint8_t sectors) { return access(seek(line), sectors, false); }
   Outcome write(std::uint64_t line, std::uint8_t sectors) { return access(seek(line), sectors, true); }
   void clear();  // empty and clean (a cold start)
@@ -74,12 +85,12 @@ class L2Cache {
   int line_shift_ = 7;
   int sector_shift_ = 5;
   int sectors_per_line_ = 4;
-  // One 64-byte-aligned record per set: `ways` 32-bit tags, then per way a valid mask, a dirty mask and an
-  // LRU rank (bytes). The set and the tag (block + 1; 0 = invalid) together name the line, so a tag fits in
-  // 32 bits and a 16-way set fits in two host cache lines. Ranks of a set are a permutation of 0..ways-1,
-  // 0 = most recently used.
-  std::uint32_t* set_tags(std::uint32_t set) { return base_ + std::size_t{set} * set_words_; }
-  const std::uint32_t* set_tags(std::uint32_t set) const { return base_ + std::size_t{set} * set_words_; }
+  // One 32-bit entry per way, `ways` per set, each set 64-byte aligned (a 16-way set is one host cache
+  // line): tag = block + 1 in bits 0-23 (0 = invalid; the set and the block together name the line), valid
+  // sectors in bits 24-27, dirty sectors in 28-31. A set's entries are kept in LRU order, most recently used
+  // first (move to front on access), so the victim is always the last entry and no ranks are stored.
+  std::uint32_t* set_entries(std::uint32_t set) { return base_ + std::size_t{set} * set_words_; }
+  const std::uint32_t* set_entries(std::uint32_t set) const { return base_ + std::size_t{set} * set_words_; }
   std::vector<std::uint32_t> storage_;
   std::uint32_t* base_ = nullptr;  // first set, 64-byte aligned inside storage_
   std::size_t set_words_ = 0;
