@@ -20,6 +20,7 @@ struct ReportOptions {
   std::string input;
   std::vector<std::string> gates;
   std::string html, junit, markdown, csv_prefix, trace;
+  std::string with_sweep;
   bool quiet = false;
 };
 
@@ -30,6 +31,21 @@ int run_report(const ReportOptions& o) {
   } catch (const reports::ReportError& e) {
     std::fprintf(stderr, "attnscope report: %s\n", e.what());
     return kMalformedReport;
+  }
+  if (!o.with_sweep.empty()) {
+    // Render a sweep's curves beside this run (e.g. a block-size study of the same workload).
+    try {
+      const reports::Report sweep = reports::read_report(o.with_sweep);
+      if (sweep.sweep.empty()) {
+        std::fprintf(stderr, "attnscope report: --with-sweep %s has no sweep points\n", o.with_sweep.c_str());
+        return kBadInput;
+      }
+      report.sweep = sweep.sweep;
+      report.sweep_definition = sweep.sweep_definition;
+    } catch (const reports::ReportError& e) {
+      std::fprintf(stderr, "attnscope report: %s\n", e.what());
+      return kMalformedReport;
+    }
   }
   std::vector<reports::GateResult> results;
   try {
@@ -86,6 +102,8 @@ void add_report_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--csv", o->csv_prefix,
                   "write PREFIX-totals.csv and PREFIX-tiles.csv (and PREFIX-sweep.csv)");
   cmd->add_option("--trace", o->trace, "write Chrome trace-event JSON of the tile timelines (Perfetto)");
+  cmd->add_option("--with-sweep", o->with_sweep,
+                  "add the points of a sweep report (attnscope sweep -o) to the outputs, for its curves");
   cmd->add_flag("--quiet,-q", o->quiet, "do not print the table");
   cmd->footer(
       "Exit codes: 0 all gates pass, 2 bad gate, 3 a gate failed, 4 unreadable report, 15 cannot write.");

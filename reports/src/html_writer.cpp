@@ -24,7 +24,7 @@ body{font-family:-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;marg
 h1{font-size:22px;margin:0 0 6px}h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 h3{font-size:15px;margin:16px 0 6px}p.hint{color:#555;font-size:13px;margin:4px 0 10px;max-width:1100px}
 table{border-collapse:collapse;font-size:13px}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right}
-th{background:#f5f5f7}td.l,th.l{text-align:left}.prov td{text-align:left}
+th{background:#f5f5f7}th.kernel{text-align:center;border-left:2px solid #fff}td.l,th.l{text-align:left}.prov td{text-align:left}
 .good{background:#e3f4e1}.warn{background:#fff4d6}.bad{background:#fbe0e0}.pass{color:#1a7f37;font-weight:600}.fail{color:#c62828;font-weight:600}
 .row{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}.panel{display:inline-block}
 svg text{font-size:11px;fill:#333}svg text.title{font-size:13px;font-weight:600}svg text.note{fill:#666}
@@ -88,33 +88,48 @@ std::string gates_section(const std::vector<GateResult>& gates) {
 }
 
 std::string error_table(const Report& r) {
+  // One row per metric, one column group per kernel: the whole comparison fits on a screen.
+  Metrics all;
+  for (const auto& k : r.kernels)
+    for (const auto& [key, v] : k.metrics) all.emplace(key, Value{});
   std::string out =
       "<h2 id=\"errors\">Measured vs modeled</h2>\n<p class=\"hint\">Error = (modeled &minus; measured) / "
-      "measured. "
-      "Green within 5&nbsp;%, amber within 20&nbsp;%, red beyond. A dash means the value is absent (not "
-      "measured, "
-      "or not predicted by the model).</p>\n<table><tr><th class=\"l\">Kernel</th><th class=\"l\">Metric</th>"
-      "<th>Measured</th><th>Modeled</th><th>Error</th></tr>";
+      "measured: green within 5&nbsp;%, amber within 20&nbsp;%, red beyond. A dash means the value is absent "
+      "(not measured, or not predicted by the model).</p>\n<table><tr><th class=\"l\" "
+      "rowspan=\"2\">Metric</th>";
   for (const auto& k : r.kernels)
-    for (const auto& key : ordered_metric_keys(k.metrics)) {
-      const Value& v = k.metrics.at(key);
+    out += fmt::format("<th colspan=\"3\" class=\"kernel\">{}</th>", xml_escape(k.name));
+  out += "</tr><tr>";
+  for (std::size_t i = 0; i < r.kernels.size(); ++i) out += "<th>measured</th><th>modeled</th><th>error</th>";
+  out += "</tr>";
+  for (const auto& key : ordered_metric_keys(all)) {
+    out += fmt::format("<tr><td class=\"l\">{}</td>", xml_escape(key));
+    for (const auto& k : r.kernels) {
+      auto it = k.metrics.find(key);
+      if (it == k.metrics.end()) {
+        out += "<td class=\"na\">–</td><td class=\"na\">–</td><td class=\"na\">–</td>";
+        continue;
+      }
+      const Value& v = it->second;
       const auto e = v.relative_error();
-      out += fmt::format("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>{}{}{}</tr>", xml_escape(k.name),
-                         xml_escape(key), value_cell(v.measured, v.unit), value_cell(v.modeled, v.unit),
-                         e ? fmt::format("<td class=\"{}\">{}</td>", error_class(*e), format_percent(*e))
-                           : std::string("<td class=\"na\">–</td>"));
+      out += value_cell(v.measured, v.unit) + value_cell(v.modeled, v.unit) +
+             (e ? fmt::format("<td class=\"{}\">{}</td>", error_class(*e), format_percent(*e))
+                : std::string("<td class=\"na\">–</td>"));
     }
+    out += "</tr>";
+  }
   out += "</table>\n";
   bool any_notes = false;
   for (const auto& k : r.kernels) any_notes |= !k.notes.empty();
   if (any_notes) {
-    out +=
-        "<h3>Notes</h3><table><tr><th class=\"l\">Kernel</th><th class=\"l\">Key</th><th "
-        "class=\"l\">Note</th></tr>";
-    for (const auto& k : r.kernels)
+    out += "<h3>Notes</h3><table><tr><th class=\"l\">Kernel</th><th class=\"l\">Notes</th></tr>";
+    for (const auto& k : r.kernels) {
+      std::string notes;
       for (const auto& [key, note] : k.notes)
-        out += fmt::format("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
-                           xml_escape(k.name), xml_escape(key), xml_escape(note));
+        notes += fmt::format("{}<b>{}</b>: {}", notes.empty() ? "" : "; ", xml_escape(key), xml_escape(note));
+      out +=
+          fmt::format("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>", xml_escape(k.name), notes);
+    }
     out += "</table>\n";
   }
   return out;
@@ -123,7 +138,7 @@ std::string error_table(const Report& r) {
 // ---- bytes per memory level --------------------------------------------------------------------------
 
 std::string level_chart(const std::string& level, const std::vector<KernelEntry>& kernels) {
-  const int width = 300, height = 210;
+  const int width = 320, height = 210;
   const double left = 64, right = 8, top = 26, bottom = 40;
   double max_v = 0;
   for (const auto& k : kernels) {
@@ -169,7 +184,8 @@ std::string level_chart(const std::string& level, const std::vector<KernelEntry>
     bar(mod, cx - bar_w - 1, false);
     bar(meas, cx + 1, true);
     out += fmt::format("<text class=\"tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", fmt_num(cx),
-                       height - bottom + 14, xml_escape(k.name));
+                       height - bottom + 14,
+                       xml_escape(k.name.rfind("naive.", 0) == 0 ? k.name.substr(6) : k.name));
     out += fmt::format("<text class=\"note\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">mod | meas</text>",
                        fmt_num(cx), height - bottom + 27);
   }
@@ -186,7 +202,7 @@ std::string levels_section(const Report& r) {
       "per kernel, the solid bar is the model's prediction and the outlined bar the measured counter. dram = "
       "HBM "
       "traffic, l2 = requests from the SMs to L2 (l2_hit = the part that hit), smem = shared-memory "
-      "traffic.</p>\n"
+      "traffic; qk, softmax and pv are the three naive kernels.</p>\n"
       "<div class=\"row\">";
   for (const std::string level :
        {"dram_read", "dram_write", "l2_read", "l2_write", "l2_hit", "smem_read", "smem_write"}) {
@@ -227,7 +243,7 @@ Grid hbm_grid(const KernelEntry& k) {
 std::string heatmap_svg(const Grid& g, const std::vector<double>& values, const std::vector<char>& present,
                         bool diverging, const std::string& title, const std::string& kernel) {
   const double max_side = 360;
-  const double cw = std::clamp(max_side / g.cols, 1.0, 14.0), ch = std::clamp(max_side / g.rows, 1.0, 14.0);
+  const double cw = std::clamp(max_side / g.cols, 1.0, 14.0), ch = std::clamp(max_side / g.rows, 0.5, 14.0);
   const double left = 44, top = 24;
   const double w = left + cw * g.cols + 10, h = top + ch * g.rows + 44;
   double lo = 0, hi = 0;
@@ -240,9 +256,9 @@ std::string heatmap_svg(const Grid& g, const std::vector<double>& values, const 
   const double span = diverging ? std::max(std::fabs(lo), std::fabs(hi)) : hi - lo;
   std::string out = fmt::format(
       "<svg class=\"heat\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 "
-      "{0} {1}\">"
+      "{0} {1}\" shape-rendering=\"crispEdges\">"
       "<text class=\"title\" x=\"{2}\" y=\"15\">{3}</text>",
-      fmt_num(std::max(w, 190.0)), fmt_num(h), left, xml_escape(title));
+      fmt_num(std::max(w, 300.0)), fmt_num(h), left, xml_escape(title));
   for (int r = 0; r < g.rows; ++r)
     for (int c = 0; c < g.cols; ++c) {
       const std::size_t i =

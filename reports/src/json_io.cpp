@@ -32,13 +32,15 @@ ojson optional_number(const std::optional<double>& v) {
   return *v;
 }
 
-ojson metrics_to_json(const Metrics& metrics) {
+// Tile metrics leave out a unit that is the key's default (most of a large report's bytes are tiles).
+ojson metrics_to_json(const Metrics& metrics, bool omit_default_units = false) {
   ojson out = ojson::object();
   for (const auto& [key, value] : metrics) {
     ojson v = ojson::object();
     if (value.measured) v["measured"] = optional_number(value.measured);
     if (value.modeled) v["modeled"] = optional_number(value.modeled);
-    if (!value.unit.empty()) v["unit"] = value.unit;
+    if (!value.unit.empty() && !(omit_default_units && value.unit == default_unit(key)))
+      v["unit"] = value.unit;
     if (auto e = value.relative_error()) v["error"] = optional_number(e);  // derived; ignored on read
     out[key] = std::move(v);
   }
@@ -78,7 +80,7 @@ ojson tile_entry_to_json(const TileEntry& t) {
   if (t.end_modeled_s) j["end_modeled_s"] = optional_number(t.end_modeled_s);
   if (t.start_measured_s) j["start_measured_s"] = optional_number(t.start_measured_s);
   if (t.end_measured_s) j["end_measured_s"] = optional_number(t.end_measured_s);
-  j["metrics"] = metrics_to_json(t.metrics);
+  j["metrics"] = metrics_to_json(t.metrics, true);
   return j;
 }
 
@@ -146,6 +148,12 @@ std::string to_json_string(const Report& report, int indent) {
   return report_to_json(report).dump(indent) + "\n";
 }
 
+int default_json_indent(const Report& report) {
+  std::size_t tiles = 0;
+  for (const auto& k : report.kernels) tiles += k.tiles.size();
+  return tiles + report.sweep.size() > kPrettyJsonLimit ? -1 : 2;
+}
+
 void write_file_atomic(const std::filesystem::path& path, std::string_view contents) {
   namespace fs = std::filesystem;
   const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
@@ -190,7 +198,7 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
 }
 
 void write_report_json(const Report& report, const std::filesystem::path& path) {
-  write_file_atomic(path, to_json_string(report));
+  write_file_atomic(path, to_json_string(report, default_json_indent(report)));
 }
 
 // ---- Reading --------------------------------------------------------------------------------------------
@@ -306,7 +314,7 @@ class Node {
   const std::string& origin_;
 };
 
-Metrics read_metrics(const Node& n) {
+Metrics read_metrics(const Node& n, bool default_units = false) {
   n.require_object();
   Metrics out;
   for (auto it = n.raw().begin(); it != n.raw().end(); ++it) {
@@ -316,6 +324,7 @@ Metrics read_metrics(const Node& n) {
     value.measured = v.optional_double("measured");
     value.modeled = v.optional_double("modeled");
     value.unit = v.optional_string("unit");
+    if (default_units && !v.has("unit")) value.unit = std::string(default_unit(it.key()));
     out.emplace(it.key(), std::move(value));
   }
   return out;
@@ -386,7 +395,7 @@ TileEntry read_tile(const Node& n) {
   t.end_modeled_s = n.optional_double("end_modeled_s");
   t.start_measured_s = n.optional_double("start_measured_s");
   t.end_measured_s = n.optional_double("end_measured_s");
-  t.metrics = read_metrics(n.object_field("metrics"));
+  t.metrics = read_metrics(n.object_field("metrics"), true);
   return t;
 }
 

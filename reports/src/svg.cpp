@@ -55,8 +55,14 @@ std::string fmt_num(double v) {
   return fmt::format("{:.1f}", v);
 }
 
-std::string line_chart(const std::vector<Series>& series, const ChartOptions& o) {
-  const double left = 78, right = 16, top = o.note.empty() ? 30 : 44, bottom = 46;
+std::string line_chart(const std::vector<Series>& series, const ChartOptions& options) {
+  std::size_t named = 0;
+  for (const auto& s : series) named += s.name.empty() ? 0 : 1;
+  const int legend_rows = static_cast<int>((named + 1) / 2);  // two entries per row, under the axis
+  const double legend_h = 16.0 * legend_rows;
+  ChartOptions o = options;
+  o.height += 16 * legend_rows;
+  const double left = 78, right = 16, top = o.note.empty() ? 30 : 44, bottom = 46 + legend_h;
   double xlo = std::numeric_limits<double>::infinity(), xhi = -xlo, ylo = xlo, yhi = -xlo;
   for (const auto& s : series)
     for (const auto& [x, y] : s.points) {
@@ -105,7 +111,7 @@ std::string line_chart(const std::vector<Series>& series, const ChartOptions& o)
       "<line class=\"axis\" x1=\"{0}\" x2=\"{0}\" y1=\"{3}\" y2=\"{2}\"/>",
       left, o.width - right, o.height - bottom, top);
   out += fmt::format("<text class=\"label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-                     (left + o.width - right) / 2, o.height - 8, detail::xml_escape(o.x_label));
+                     (left + o.width - right) / 2, o.height - legend_h - 8, detail::xml_escape(o.x_label));
   out += fmt::format(
       "<text class=\"label\" transform=\"translate(14,{}) rotate(-90)\" text-anchor=\"middle\">{}</text>",
       (top + o.height - bottom) / 2, detail::xml_escape(o.y_label));
@@ -129,17 +135,18 @@ std::string line_chart(const std::vector<Series>& series, const ChartOptions& o)
         out += "<title>" + detail::xml_escape(tip) + "</title></circle>";
       }
   }
-  // Legend, top right.
-  double ly = top + 6;
+  // Legend under the x-axis label, two entries per row, so it never covers data.
+  std::size_t entry = 0;
   for (const auto& s : series) {
     if (s.name.empty()) continue;
-    const double lx = o.width - right - 190;
+    const double lx = left + static_cast<double>(entry % 2) * (o.width - left - right) / 2;
+    const double ly = o.height - legend_h + 4 + 16.0 * static_cast<double>(entry / 2);
     out += fmt::format(
         "<line x1=\"{0}\" x2=\"{1}\" y1=\"{2}\" y2=\"{2}\" stroke=\"{3}\" stroke-width=\"2\"{4}/>"
         "<text class=\"legend\" x=\"{5}\" y=\"{6}\">{7}</text>",
         lx, lx + 18, fmt_num(ly), s.color, s.dashed ? " stroke-dasharray=\"6 4\"" : "", lx + 22,
         fmt_num(ly + 4), detail::xml_escape(s.name));
-    ly += 14;
+    ++entry;
   }
   out += "</svg>";
   return out;

@@ -21,8 +21,11 @@ Report read_report(const std::filesystem::path& path);  // throws ReportError
 Report parse_report(std::string_view json_text,
                     std::string_view origin);  // origin names the source in errors
 std::string to_json_string(const Report& report, int indent = 2);
-void write_report_json(const Report& report,
-                       const std::filesystem::path& path);  // atomic; throws ReportError
+// Atomic; throws ReportError. Indented (2) unless the report has more than kPrettyJsonLimit tiles and sweep
+// points together: then compact, which makes a default-workload report several times smaller.
+void write_report_json(const Report& report, const std::filesystem::path& path);
+inline constexpr std::size_t kPrettyJsonLimit = 20000;
+int default_json_indent(const Report& report);  // 2 or -1 (compact), as write_report_json uses
 
 // Write any text file atomically (used by every writer).
 void write_file_atomic(const std::filesystem::path& path, std::string_view contents);
