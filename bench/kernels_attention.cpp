@@ -160,7 +160,7 @@ double naive_bytes(const ak::AttentionShape& s) {
   return (q + kv + sm) + (2 * sm) + (sm + kv + q);
 }
 
-// Args: 0 tiled / 1 naive, dtype (0 fp16, 1 bf16), d, N, causal, heads, Br, Bc.
+// Args: 0 tiled / 1 naive, dtype (0 fp16, 1 bf16), d, N, causal, heads, Br, Bc, warps (0: Br / 16).
 void BM_Attention(benchmark::State& state) {
   const bool naive = state.range(0) == 1;
   ak::AttentionShape s;
@@ -173,8 +173,10 @@ void BM_Attention(benchmark::State& state) {
   s.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
   // Bc >= 1000 encodes stages 3 (Bc - 1000), so that the benchmark name stays one integer list.
   const int bc_arg = static_cast<int>(state.range(7));
+  const int warps_arg = static_cast<int>(state.range(8));
   const ak::TiledConfig config{static_cast<int>(state.range(6)), bc_arg % 1000,
-                               static_cast<int>(state.range(6)) / 16, bc_arg >= 1000 ? 3 : 2};
+                               warps_arg == 0 ? static_cast<int>(state.range(6)) / 16 : warps_arg,
+                               bc_arg >= 1000 ? 3 : 2};
   // Inputs cached per shape: repetitions reuse them (generating 16k-token inputs on the host takes seconds).
   static std::map<std::string, std::unique_ptr<Inputs>> cache;
   const std::string key = std::to_string(naive) + "/" + std::to_string(state.range(1)) + "/" +
@@ -231,6 +233,7 @@ void BM_Attention(benchmark::State& state) {
   state.SetLabel(
       std::string(naive ? "naive"
                         : "tiled Br=" + std::to_string(config.br) + " Bc=" + std::to_string(config.bc) +
+                              " warps=" + std::to_string(config.warps) +
                               " stages=" + std::to_string(config.stages)) +
       " " + ak::dtype_name(s.dtype) + " d=" + std::to_string(s.head_dim) + " N=" + std::to_string(s.seq_q) +
       " H=" + std::to_string(s.heads) + (s.causal ? " causal" : ""));
@@ -299,10 +302,11 @@ void register_all() {
       ->Arg(1024)
       ->UseManualTime()
       ->Unit(benchmark::kMillisecond);
-  const auto add = [](int naive, int bf16, int d, int n, int causal, int heads, int br, int bc) {
+  const auto add = [](int naive, int bf16, int d, int n, int causal, int heads, int br, int bc,
+                      int warps = 0) {
     benchmark::RegisterBenchmark("BM_Attention", BM_Attention)
-        ->Args({naive, bf16, d, n, causal, heads, br, bc})
-        ->ArgNames({"naive", "bf16", "d", "N", "causal", "H", "Br", "Bc"})
+        ->Args({naive, bf16, d, n, causal, heads, br, bc, warps})
+        ->ArgNames({"naive", "bf16", "d", "N", "causal", "H", "Br", "Bc", "W"})
         ->UseManualTime()
         ->MinTime(0.2)
         ->Unit(benchmark::kMillisecond);
@@ -342,6 +346,23 @@ void register_all() {
   add(0, 0, 64, 4096, 0, 32, 128, 1064);
   add(0, 0, 64, 4096, 0, 32, 128, 1128);
   add(0, 0, 128, 4096, 0, 32, 128, 1064);
+  // 4 warps of 32 query rows (Br 128) beside the 8-warp configurations above: llm-4k and 16k.
+  for (const int bc : {64, 128, 1064, 1128}) {
+    add(0, 0, 64, 4096, 0, 32, 128, bc, 4);
+    add(0, 0, 64, 4096, 1, 32, 128, bc, 4);
+  }
+  for (const int bc : {64, 128, 1064}) add(0, 1, 64, 4096, 0, 32, 128, bc, 4);
+  for (const int bc : {32, 64, 1064}) {
+    add(0, 0, 128, 4096, 0, 32, 128, bc, 4);
+    add(0, 0, 128, 4096, 1, 32, 128, bc, 4);
+  }
+  add(0, 1, 128, 4096, 0, 32, 128, 64, 4);
+  for (const int bc : {64, 128}) {
+    add(0, 0, 64, 16384, 0, 32, 128, bc, 4);
+    add(0, 0, 64, 16384, 1, 32, 128, bc, 4);
+  }
+  for (const int bc : {32, 64}) add(0, 0, 128, 16384, 0, 32, 128, bc, 4);
+  add(0, 0, 128, 16384, 1, 32, 128, 64, 4);
   // The copy again at the end: the bandwidth should not have drifted during the run.
   benchmark::RegisterBenchmark("BM_CopyBandwidth", BM_CopyBandwidth)
       ->Arg(1024)

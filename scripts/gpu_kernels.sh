@@ -7,7 +7,8 @@
 # BIN_DIR holds kernels_gpu_test and attnscope_bench_kernels (default: build-kernels, where CMake puts
 # them) plus any shared libraries the binaries need there (libbenchmark built elsewhere).
 # Env: OUT (default ./out), REPS (benchmark repetitions, default 5), BENCH_FILTER (default: all),
-#      SKIP_SANITIZER=1, SKIP_BENCH=1.
+#      SKIP_TESTS=1, SKIP_SANITIZER=1, SKIP_BENCH=1, SANITIZE_FILTER (gtest filter, default Sanitize.SmallEveryKernel),
+#      TEST_TIMEOUT / SANITIZER_TIMEOUT / BENCH_TIMEOUT (seconds, default 150 / 100 / 240).
 set -u -o pipefail
 BIN=${1:-build-kernels}
 OUT=${OUT:-$PWD/out}
@@ -24,16 +25,19 @@ status=0
 { date -u; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv; git rev-parse HEAD 2>/dev/null; } \
   | tee "$LOG/machine.txt"
 
-echo "== gpu tests"
-timeout 150 "$TEST" --gtest_color=no >"$LOG/gpu_test.log" 2>&1
-rc=$?
-grep -E "^\[ +(OK|FAILED|PASSED) " "$LOG/gpu_test.log"
-[ $rc -eq 0 ] || { echo "gpu tests FAILED (exit $rc)"; tail -20 "$LOG/gpu_test.log"; status=1; }
+if [ "${SKIP_TESTS:-0}" != 1 ]; then
+  echo "== gpu tests"
+  timeout "${TEST_TIMEOUT:-150}" "$TEST" --gtest_color=no >"$LOG/gpu_test.log" 2>&1
+  rc=$?
+  grep -E "^\[ +(OK|FAILED|PASSED) " "$LOG/gpu_test.log"
+  [ $rc -eq 0 ] || { echo "gpu tests FAILED (exit $rc)"; tail -20 "$LOG/gpu_test.log"; status=1; }
+fi
 
 if [ "${SKIP_SANITIZER:-0}" != 1 ]; then
   for tool in memcheck racecheck; do
-    echo "== compute-sanitizer $tool (Sanitize.SmallEveryKernel)"
-    timeout 100 compute-sanitizer --tool "$tool" --error-exitcode 3 "$TEST" --gtest_filter='Sanitize.*' --gtest_color=no \
+    echo "== compute-sanitizer $tool (${SANITIZE_FILTER:-Sanitize.SmallEveryKernel})"
+    timeout "${SANITIZER_TIMEOUT:-100}" compute-sanitizer --tool "$tool" --error-exitcode 3 "$TEST" \
+      --gtest_filter="${SANITIZE_FILTER:-Sanitize.SmallEveryKernel}" --gtest_color=no \
       >"$LOG/sanitizer_$tool.log" 2>&1
     rc=$?
     tail -3 "$LOG/sanitizer_$tool.log"
@@ -43,7 +47,7 @@ fi
 
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   echo "== benchmarks"
-  timeout 240 "$BENCH" --benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true \
+  timeout "${BENCH_TIMEOUT:-240}" stdbuf -oL "$BENCH" --benchmark_repetitions="$REPS" --benchmark_report_aggregates_only=true \
     ${BENCH_FILTER:+--benchmark_filter="$BENCH_FILTER"} \
     --benchmark_out="$LOG/kernels_bench.json" --benchmark_out_format=json >"$LOG/bench.log" 2>&1
   grep -E "median" "$LOG/bench.log" | sed -E 's/ +/ /g'

@@ -38,6 +38,7 @@ struct TiledEntry {
   int br;
   int bc;
   int stages;
+  int warps;  // Br / 16 (16 query rows per warp) or Br / 32 (32 rows per warp)
   bool instrumented;
   std::size_t smem_bytes;  // sizeof(SharedStorage)
   int threads;

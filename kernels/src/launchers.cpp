@@ -107,7 +107,7 @@ std::string config_name(const TiledConfig& c) {
 const TiledEntry* find_entry(const AttentionShape& s, const TiledConfig& c, bool instrumented) {
   for (const TiledEntry& e : detail::tiled_registry()) {
     if (e.dtype == s.dtype && e.head_dim == s.head_dim && e.br == c.br && e.bc == c.bc &&
-        e.stages == c.stages && e.instrumented == instrumented && c.warps == e.br / 16) {
+        e.stages == c.stages && e.instrumented == instrumented && c.warps == e.warps) {
       return &e;
     }
   }
@@ -119,7 +119,7 @@ std::string compiled_list(int head_dim, DType dtype, bool instrumented) {
   for (const TiledEntry& e : detail::tiled_registry()) {
     if (e.dtype != dtype || e.head_dim != head_dim || e.instrumented != instrumented) continue;
     if (!list.empty()) list += "; ";
-    list += config_name(TiledConfig{e.br, e.bc, e.br / 16, e.stages});
+    list += config_name(TiledConfig{e.br, e.bc, e.warps, e.stages});
   }
   return list.empty() ? "none" : list;
 }
@@ -146,7 +146,7 @@ std::vector<TiledConfig> compiled_tiled_configs(int head_dim, DType dtype) {
   std::vector<TiledConfig> out;
   for (const TiledEntry& e : detail::tiled_registry()) {
     if (e.dtype == dtype && e.head_dim == head_dim && !e.instrumented) {
-      out.push_back(TiledConfig{e.br, e.bc, e.br / 16, e.stages});
+      out.push_back(TiledConfig{e.br, e.bc, e.warps, e.stages});
     }
   }
   return out;

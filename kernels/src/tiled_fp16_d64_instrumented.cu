@@ -7,6 +7,8 @@ namespace attnscope::kernels::detail {
 
 void append_tiled_fp16_d64_instrumented(std::vector<TiledEntry>& out) {
   append_all_tiles<__half, 64, 2, true>(out, DType::fp16);
+  out.push_back(tiled_entry<__half, 64, 128, 64, 2, true, 4>(DType::fp16));  // 4 warps x 32 rows
+  out.push_back(tiled_entry<__half, 64, 128, 128, 2, true, 4>(DType::fp16));
 }
 
 }  // namespace attnscope::kernels::detail

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // FlashAttention-2-style tiled forward attention (mma.sync m16n8k16, ldmatrix, cp.async ring).
 //
-// One CTA per (q tile, head, batch); Br/16 warps, each owning 16 query rows. The CTA copies its Q tile
+// One CTA per (q tile, head, batch); `Warps` warps, each owning Br/Warps = 16 or 32 query rows (one or two
+// m16 tiles: with 32 rows a warp reuses every K and V fragment it reads from shared memory for two MMAs,
+// which halves the CTA's shared-memory reads of K and V per FLOP). The CTA copies its Q tile
 // [Br x d] to shared memory once, then streams K_j, V_j [Bc x d] through a `Stages`-deep cp.async ring.
 // Per kv tile: S = Q K_j^T in registers (fp32), online softmax in base 2 (scale * log2 e folded into one
 // FMA before ex2), P converted to the input dtype in registers and O += P V_j. O [Br x d] and LSE [Br] are
@@ -24,12 +26,15 @@
 
 namespace attnscope::kernels::detail {
 
-template <typename T, int D, int Br, int Bc, int Stages>
+template <typename T, int D, int Br, int Bc, int Stages, int Warps>
 struct TiledShape {
   static_assert(D == 64 || D == 128, "head_dim must be 64 or 128 (rows of 128 or 256 bytes for the swizzle)");
   static_assert(Br % 16 == 0 && Bc % 16 == 0, "Br and Bc must be multiples of 16 (mma m16n8k16)");
   static_assert(Stages >= 2, "the K/V ring needs at least 2 stages to overlap loads with compute");
-  static constexpr int kWarps = Br / 16;
+  static_assert(Warps * 16 == Br || Warps * 32 == Br, "each warp owns 16 or 32 query rows");
+  static constexpr int kWarps = Warps;
+  static constexpr int kWarpRows = Br / Warps;    // query rows per warp
+  static constexpr int kMTiles = kWarpRows / 16;  // m16 tiles per warp
   static constexpr int kThreads = kWarps * 32;
   static constexpr int kChunksPerRow = D * static_cast<int>(sizeof(T)) / 16;  // 16-byte chunks per row
 
@@ -41,8 +46,9 @@ struct TiledShape {
   static constexpr std::size_t kSmemBytes = sizeof(SharedStorage);
   static_assert(kSmemBytes == static_cast<std::size_t>(Br + 2 * Stages * Bc) * D * sizeof(T),
                 "SharedStorage must be exactly (Br + 2*stages*Bc)*d elements: the model relies on it");
-  // Two CTAs per SM when the register budget allows (d = 64 with Bc <= 64), one otherwise.
-  static constexpr int kMinBlocks = (D == 64 && Bc <= 64) ? 2 : 1;
+  // Two CTAs per SM when the register budget allows (16 rows per warp: d = 64 with Bc <= 64), one
+  // otherwise. 32 rows per warp: 4 warps (128 threads), two CTAs keep the full 255-register budget.
+  static constexpr int kMinBlocks = (kMTiles == 2 || (D == 64 && Bc <= 64)) ? 2 : 1;
 };
 
 // Copies rows [row0, row0 + Rows) of a [n_rows x D] matrix into a swizzled smem tile; rows >= n_rows are
@@ -63,21 +69,24 @@ __device__ __forceinline__ void load_tile(T* tile, const T* global, int row0, in
   }
 }
 
-template <typename T, int D, int Br, int Bc, int Stages, bool Instrumented>
-__global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
-                                  TiledShape<T, D, Br, Bc, Stages>::kMinBlocks)
+template <typename T, int D, int Br, int Bc, int Stages, int Warps, bool Instrumented>
+__global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThreads,
+                                  TiledShape<T, D, Br, Bc, Stages, Warps>::kMinBlocks)
     tiled_attention_kernel(const TiledParams p) {
-  using Shape = TiledShape<T, D, Br, Bc, Stages>;
+  using Shape = TiledShape<T, D, Br, Bc, Stages, Warps>;
   using Traits = device::ElementTraits<T>;
   using SharedStorage = typename Shape::SharedStorage;
   constexpr int kThreads = Shape::kThreads;
-  constexpr int kNTiles = Bc / 8;    // n8 tiles of S per warp
-  constexpr int kDTiles = D / 8;     // n8 tiles of O per warp
-  constexpr int kDSteps = D / 16;    // k16 steps of Q K^T
-  constexpr int kKvSteps = Bc / 16;  // k16 steps of P V
-  // Q fragments stay in registers for d = 64; for d = 128 they are re-read from shared memory every kv
-  // step (32 registers saved, which the S and O accumulators need).
-  constexpr bool kQInRegisters = D == 64;
+  constexpr int kWarpRows = Shape::kWarpRows;
+  constexpr int kM = Shape::kMTiles;  // m16 tiles per warp
+  constexpr int kNTiles = Bc / 8;     // n8 tiles of S per warp
+  constexpr int kDTiles = D / 8;      // n8 tiles of O per warp
+  constexpr int kDSteps = D / 16;     // k16 steps of Q K^T
+  constexpr int kKvSteps = Bc / 16;   // k16 steps of P V
+  // Q fragments stay in registers for d = 64 (16 registers per m16 tile) unless a warp has two m tiles
+  // and Bc = 128 (128 S accumulators); otherwise they are re-read from shared memory every kv step
+  // (registers the S and O accumulators need).
+  constexpr bool kQInRegisters = D == 64 && (kM == 1 || Bc <= 64);
   // fp16 only, when built with ATTNSCOPE_TILED_HALF_EXP=1: exponentials in f16x2 (see kernel-notes).
   constexpr bool kHalfExp = ATTNSCOPE_TILED_HALF_EXP != 0 && std::is_same_v<T, __half>;
 
@@ -130,7 +139,8 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
   // V (B operand via .trans, [key][d]): rows lane % 8 + 8 * ((lane / 8) % 2), chunk lane / 16.
   const std::uint32_t q_lane_base =
       device::smem_addr(smem.q) +
-      static_cast<std::uint32_t>(((warp * 16 + lane % 16) * D + ((lane / 16) ^ (lane % 8)) * 8) * sizeof(T));
+      static_cast<std::uint32_t>(((warp * kWarpRows + lane % 16) * D + ((lane / 16) ^ (lane % 8)) * 8) *
+                                 sizeof(T));
   const std::uint32_t k_lane_base =
       device::smem_addr(smem.k[0]) +
       static_cast<std::uint32_t>(((lane % 8 + 8 * (lane / 16)) * D + (((lane / 8) & 1) ^ (lane % 8)) * 8) *
@@ -139,16 +149,26 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
       device::smem_addr(smem.v[0]) +
       static_cast<std::uint32_t>(((lane % 8 + 8 * ((lane / 8) & 1)) * D + ((lane / 16) ^ (lane % 8)) * 8) *
                                  sizeof(T));
-  std::uint32_t q_frag[kDSteps][4];
-  float o_acc[kDTiles][4];
-  float row_max[2] = {-INFINITY, -INFINITY};  // raw (unscaled) running max of rows g and g + 8
-  float row_sum[2] = {0.0f, 0.0f};            // this thread's part of the running sum
+  // The second m tile's rows are 16 rows further: a plain add (the swizzle depends on row % 8 only).
+  constexpr std::uint32_t kMTileBytes = 16 * D * sizeof(T);
+  std::uint32_t q_frag[kM][kDSteps][4];
+  float o_acc[kM][kDTiles][4];
+  float row_max[kM][2];  // raw (unscaled) running max of rows g and g + 8 of each m tile
+  float row_sum[kM][2];  // this thread's part of the running sum
 #pragma unroll
-  for (int i = 0; i < kDTiles; ++i) {
+  for (int mi = 0; mi < kM; ++mi) {
 #pragma unroll
-    for (int e = 0; e < 4; ++e) o_acc[i][e] = 0.0f;
+    for (int r = 0; r < 2; ++r) {
+      row_max[mi][r] = -INFINITY;
+      row_sum[mi][r] = 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < kDTiles; ++i) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) o_acc[mi][i][e] = 0.0f;
+    }
   }
-  const int warp_row0 = q0 + warp * 16;
+  const int warp_row0 = q0 + warp * kWarpRows;
 
   for (int step = 0; step < n_steps; ++step) {
     const int kv_tile = kv_begin + step;
@@ -169,18 +189,25 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
     if constexpr (kQInRegisters) {
       if (step == 0) {
 #pragma unroll
-        for (int kk = 0; kk < kDSteps; ++kk) {
-          device::ldmatrix_x4(q_frag[kk], q_lane_base ^ static_cast<std::uint32_t>(kk * 32));
+        for (int mi = 0; mi < kM; ++mi) {
+#pragma unroll
+          for (int kk = 0; kk < kDSteps; ++kk) {
+            device::ldmatrix_x4(q_frag[mi][kk],
+                                (q_lane_base + mi * kMTileBytes) ^ static_cast<std::uint32_t>(kk * 32));
+          }
         }
       }
     }
 
     // S = Q K^T (raw scores, fp32).
-    float s_acc[kNTiles][4];
+    float s_acc[kM][kNTiles][4];
 #pragma unroll
-    for (int i = 0; i < kNTiles; ++i) {
+    for (int mi = 0; mi < kM; ++mi) {
 #pragma unroll
-      for (int e = 0; e < 4; ++e) s_acc[i][e] = 0.0f;
+      for (int i = 0; i < kNTiles; ++i) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) s_acc[mi][i][e] = 0.0f;
+      }
     }
     // ldmatrix addresses: in a swizzled tile (128-byte aligned rows of D elements) the row offset of a
     // 16-row block is a plain add and the chunk index only XORs address bits 4..7, so one per-lane base
@@ -189,15 +216,23 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
 #pragma unroll
     for (int kk = 0; kk < kDSteps; ++kk) {
       if constexpr (!kQInRegisters) {
-        device::ldmatrix_x4(q_frag[kk], q_lane_base ^ static_cast<std::uint32_t>(kk * 32));
+#pragma unroll
+        for (int mi = 0; mi < kM; ++mi) {
+          device::ldmatrix_x4(q_frag[mi][0],
+                              (q_lane_base + mi * kMTileBytes) ^ static_cast<std::uint32_t>(kk * 32));
+        }
       }
+      const int qk = kQInRegisters ? kk : 0;  // without Q in registers only slot 0 is used
       const std::uint32_t k_addr = k_base ^ static_cast<std::uint32_t>(kk * 32);
 #pragma unroll
       for (int np = 0; np < Bc / 16; ++np) {
-        std::uint32_t b[4];
+        std::uint32_t b[4];  // one ldmatrix of K feeds kM x 2 MMAs
         device::ldmatrix_x4(b, k_addr + static_cast<std::uint32_t>(np * 16 * D * sizeof(T)));
-        Traits::mma(s_acc[2 * np], q_frag[kk], b[0], b[1]);
-        Traits::mma(s_acc[2 * np + 1], q_frag[kk], b[2], b[3]);
+#pragma unroll
+        for (int mi = 0; mi < kM; ++mi) {
+          Traits::mma(s_acc[mi][2 * np], q_frag[mi][qk], b[0], b[1]);
+          Traits::mma(s_acc[mi][2 * np + 1], q_frag[mi][qk], b[2], b[3]);
+        }
       }
     }
 
@@ -205,51 +240,56 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
     const int key0 = kv_tile * Bc;
     if (key0 + Bc > p.seq_kv || (p.causal && key0 + Bc - 1 > warp_row0 + causal_shift)) {
 #pragma unroll
-      for (int nt = 0; nt < kNTiles; ++nt) {
+      for (int mi = 0; mi < kM; ++mi) {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int key = key0 + nt * 8 + 2 * t + (e & 1);
-          const int row = warp_row0 + g + 8 * (e >> 1);
-          if (key >= p.seq_kv || (p.causal && key > row + causal_shift)) s_acc[nt][e] = -INFINITY;
+        for (int nt = 0; nt < kNTiles; ++nt) {
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int key = key0 + nt * 8 + 2 * t + (e & 1);
+            const int row = warp_row0 + mi * 16 + g + 8 * (e >> 1);
+            if (key >= p.seq_kv || (p.causal && key > row + causal_shift)) s_acc[mi][nt][e] = -INFINITY;
+          }
         }
       }
     }
 
     // Online softmax, base 2: p = 2^(s * scale_log2 - m * scale_log2), packed straight into the A fragments
     // of P V (p_frag[n tile][row half] = two probabilities in the input dtype).
-    std::uint32_t p_frag[kNTiles][2];
+    std::uint32_t p_frag[kM][kNTiles][2];
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float m = row_max[r];
+    for (int mr = 0; mr < 2 * kM; ++mr) {
+      const int mi = mr / 2, r = mr % 2;
+      float m = row_max[mi][r];
 #pragma unroll
-      for (int nt = 0; nt < kNTiles; ++nt) m = fmaxf(m, fmaxf(s_acc[nt][2 * r], s_acc[nt][2 * r + 1]));
+      for (int nt = 0; nt < kNTiles; ++nt)
+        m = fmaxf(m, fmaxf(s_acc[mi][nt][2 * r], s_acc[mi][nt][2 * r + 1]));
       m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
       m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
       // A row with no visible key so far keeps m = -inf; subtract 0 then so that -inf - -inf never happens.
       const float m_scaled = m == -INFINITY ? 0.0f : m * p.scale_log2;
-      const float alpha = device::fast_exp2(row_max[r] * p.scale_log2 - m_scaled);
-      row_max[r] = m;
+      const float alpha = device::fast_exp2(row_max[mi][r] * p.scale_log2 - m_scaled);
+      row_max[mi][r] = m;
       float sum = 0.0f;
 #pragma unroll
       for (int nt = 0; nt < kNTiles; ++nt) {
-        const float x0 = fmaf(s_acc[nt][2 * r], p.scale_log2, -m_scaled);
-        const float x1 = fmaf(s_acc[nt][2 * r + 1], p.scale_log2, -m_scaled);
+        const float x0 = fmaf(s_acc[mi][nt][2 * r], p.scale_log2, -m_scaled);
+        const float x1 = fmaf(s_acc[mi][nt][2 * r + 1], p.scale_log2, -m_scaled);
         if constexpr (kHalfExp) {
           // One ex2.f16x2 for two probabilities: half the SFU work; P is rounded to fp16 for P V anyway.
-          p_frag[nt][r] = device::fast_exp2_half2(Traits::pack(x0, x1));
-          const float2 f = Traits::unpack(p_frag[nt][r]);
+          p_frag[mi][nt][r] = device::fast_exp2_half2(Traits::pack(x0, x1));
+          const float2 f = Traits::unpack(p_frag[mi][nt][r]);
           sum += f.x + f.y;
         } else {
           const float p0 = device::fast_exp2(x0), p1 = device::fast_exp2(x1);
-          p_frag[nt][r] = Traits::pack(p0, p1);
+          p_frag[mi][nt][r] = Traits::pack(p0, p1);
           sum += p0 + p1;
         }
       }
-      row_sum[r] = row_sum[r] * alpha + sum;
+      row_sum[mi][r] = row_sum[mi][r] * alpha + sum;
 #pragma unroll
       for (int dt = 0; dt < kDTiles; ++dt) {
-        o_acc[dt][2 * r] *= alpha;
-        o_acc[dt][2 * r + 1] *= alpha;
+        o_acc[mi][dt][2 * r] *= alpha;
+        o_acc[mi][dt][2 * r + 1] *= alpha;
       }
     }
 
@@ -257,15 +297,24 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
     const std::uint32_t v_base = v_lane_base + static_cast<std::uint32_t>(stage * Bc * D * sizeof(T));
 #pragma unroll
     for (int kk = 0; kk < kKvSteps; ++kk) {
-      const std::uint32_t a[4] = {p_frag[2 * kk][0], p_frag[2 * kk][1], p_frag[2 * kk + 1][0],
-                                  p_frag[2 * kk + 1][1]};
+      std::uint32_t a[kM][4];
+#pragma unroll
+      for (int mi = 0; mi < kM; ++mi) {
+        a[mi][0] = p_frag[mi][2 * kk][0];
+        a[mi][1] = p_frag[mi][2 * kk][1];
+        a[mi][2] = p_frag[mi][2 * kk + 1][0];
+        a[mi][3] = p_frag[mi][2 * kk + 1][1];
+      }
 #pragma unroll
       for (int dp = 0; dp < D / 16; ++dp) {
-        std::uint32_t b[4];
+        std::uint32_t b[4];  // one ldmatrix of V feeds kM x 2 MMAs
         device::ldmatrix_x4_trans(b, (v_base + static_cast<std::uint32_t>(kk * 16 * D * sizeof(T))) ^
                                          static_cast<std::uint32_t>(dp * 32));
-        Traits::mma(o_acc[2 * dp], a, b[0], b[1]);
-        Traits::mma(o_acc[2 * dp + 1], a, b[2], b[3]);
+#pragma unroll
+        for (int mi = 0; mi < kM; ++mi) {
+          Traits::mma(o_acc[mi][2 * dp], a[mi], b[0], b[1]);
+          Traits::mma(o_acc[mi][2 * dp + 1], a[mi], b[2], b[3]);
+        }
       }
     }
 
@@ -284,37 +333,44 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
   }
   device::cp_async_wait<0>();  // only empty groups can be pending here; drain them anyway
 
-  // Epilogue: normalise, stage this warp's 16 rows of O in its own rows of the Q tile (no other warp
+  // Epilogue: normalise, stage this warp's rows of O in its own rows of the Q tile (no other warp
   // touches them), then 16-byte coalesced stores; LSE by the first thread of each row quad.
-  float inv_sum[2];
+  float inv_sum[kM][2];
 #pragma unroll
-  for (int r = 0; r < 2; ++r) {
-    float l = row_sum[r];
-    l += __shfl_xor_sync(0xffffffffu, l, 1);
-    l += __shfl_xor_sync(0xffffffffu, l, 2);
-    inv_sum[r] = l > 0.0f ? 1.0f / l : 0.0f;
-    const int row = warp_row0 + g + 8 * r;
-    if (t == 0 && row < p.seq_q) {
-      p.lse[bh * p.seq_q + row] = l > 0.0f ? row_max[r] * p.scale + logf(l) : -INFINITY;
+  for (int mi = 0; mi < kM; ++mi) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float l = row_sum[mi][r];
+      l += __shfl_xor_sync(0xffffffffu, l, 1);
+      l += __shfl_xor_sync(0xffffffffu, l, 2);
+      inv_sum[mi][r] = l > 0.0f ? 1.0f / l : 0.0f;
+      const int row = warp_row0 + mi * 16 + g + 8 * r;
+      if (t == 0 && row < p.seq_q) {
+        p.lse[bh * p.seq_q + row] = l > 0.0f ? row_max[mi][r] * p.scale + logf(l) : -INFINITY;
+      }
     }
   }
   __syncwarp();
 #pragma unroll
-  for (int dt = 0; dt < kDTiles; ++dt) {
+  for (int mi = 0; mi < kM; ++mi) {
 #pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      const int row = warp * 16 + g + 8 * r;
-      const std::uint32_t packed =
-          Traits::pack(o_acc[dt][2 * r] * inv_sum[r], o_acc[dt][2 * r + 1] * inv_sum[r]);
-      *reinterpret_cast<std::uint32_t*>(smem.q + row * D + device::swizzle128(row, dt) * 8 + 2 * t) = packed;
+    for (int dt = 0; dt < kDTiles; ++dt) {
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = warp * kWarpRows + mi * 16 + g + 8 * r;
+        const std::uint32_t packed =
+            Traits::pack(o_acc[mi][dt][2 * r] * inv_sum[mi][r], o_acc[mi][dt][2 * r + 1] * inv_sum[mi][r]);
+        *reinterpret_cast<std::uint32_t*>(smem.q + row * D + device::swizzle128(row, dt) * 8 + 2 * t) =
+            packed;
+      }
     }
   }
   __syncwarp();
   T* o = static_cast<T*>(p.o) + bh * p.seq_q * D;
   constexpr int kChunksPerRow = Shape::kChunksPerRow;
 #pragma unroll
-  for (int c = lane; c < 16 * kChunksPerRow; c += 32) {
-    const int r = warp * 16 + c / kChunksPerRow;
+  for (int c = lane; c < kWarpRows * kChunksPerRow; c += 32) {
+    const int r = warp * kWarpRows + c / kChunksPerRow;
     const int ch = c % kChunksPerRow;
     if (q0 + r < p.seq_q) {
       *reinterpret_cast<uint4*>(o + static_cast<std::size_t>(q0 + r) * D + ch * 8) =
@@ -341,10 +397,10 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages>::kThreads,
   }
 }
 
-template <typename T, int D, int Br, int Bc, int Stages, bool Instrumented>
+template <typename T, int D, int Br, int Bc, int Stages, int Warps, bool Instrumented>
 int launch_tiled_instance(const TiledParams& params, int grid_x, int grid_y, int grid_z, Stream stream) {
-  using Shape = TiledShape<T, D, Br, Bc, Stages>;
-  auto* kernel = &tiled_attention_kernel<T, D, Br, Bc, Stages, Instrumented>;
+  using Shape = TiledShape<T, D, Br, Bc, Stages, Warps>;
+  auto* kernel = &tiled_attention_kernel<T, D, Br, Bc, Stages, Warps, Instrumented>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(Shape::kSmemBytes));
   if (err != cudaSuccess) return static_cast<int>(err);
@@ -353,18 +409,21 @@ int launch_tiled_instance(const TiledParams& params, int grid_x, int grid_y, int
   return static_cast<int>(cudaGetLastError());
 }
 
-template <typename T, int D, int Br, int Bc, int Stages, bool Instrumented>
+// Warps = 0 means Br / 16 (16 query rows per warp, the original configurations).
+template <typename T, int D, int Br, int Bc, int Stages, bool Instrumented, int Warps = 0>
 TiledEntry tiled_entry(DType dtype) {
-  using Shape = TiledShape<T, D, Br, Bc, Stages>;
+  constexpr int kWarps = Warps == 0 ? Br / 16 : Warps;
+  using Shape = TiledShape<T, D, Br, Bc, Stages, kWarps>;
   return TiledEntry{dtype,
                     D,
                     Br,
                     Bc,
                     Stages,
+                    kWarps,
                     Instrumented,
                     Shape::kSmemBytes,
                     Shape::kThreads,
-                    &launch_tiled_instance<T, D, Br, Bc, Stages, Instrumented>};
+                    &launch_tiled_instance<T, D, Br, Bc, Stages, kWarps, Instrumented>};
 }
 
 // All (Br, Bc) of one (dtype, d, stages, instrumented): Br in {64, 128} x Bc in {32, 64, 128}.

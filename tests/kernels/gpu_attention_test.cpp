@@ -183,21 +183,98 @@ TEST(TiledAttention, EveryCompiledConfigSmall) {
               << "Br=" << br << " Bc=" << bc << " stages 2 missing for d=" << d;
         }
       }
+      // 32 query rows per warp: Br 128 with 4 warps, Bc 64, for every dtype and d.
+      EXPECT_TRUE(std::any_of(
+          configs.begin(), configs.end(),
+          [](const TiledConfig& c) { return c.br == 128 && c.bc == 64 && c.warps == 4 && c.stages == 2; }))
+          << "Br=128 Bc=64 warps=4 missing for d=" << d;
       for (const bool causal : {false, true}) {
         Problem p(make_shape(2, 2, 197, causal ? 261 : 131, d, dtype, causal),
                   seed + static_cast<unsigned>(d));
         ASSERT_TRUE(p.ok());
         for (const TiledConfig& c : configs) {
           run_tiled(p, c);
-          expect_matches_reference(
-              p, true,
-              "tiled Br=" + std::to_string(c.br) + " Bc=" + std::to_string(c.bc) + " " + describe(p.shape()));
+          expect_matches_reference(p, true,
+                                   "tiled Br=" + std::to_string(c.br) + " Bc=" + std::to_string(c.bc) +
+                                       " warps=" + std::to_string(c.warps) +
+                                       " stages=" + std::to_string(c.stages) + " " + describe(p.shape()));
           AttentionShape s = p.shape();
           EXPECT_EQ(tiled_smem_bytes(s, c),
                     static_cast<std::size_t>(c.br + 2 * c.stages * c.bc) * static_cast<std::size_t>(d) * 2);
         }
       }
     }
+  }
+}
+
+// The 32-rows-per-warp configurations (4 warps at Br 128) on the same awkward shapes as the default.
+TEST(TiledAttention, FourWarpConfigsOnAwkwardShapes) {
+  const unsigned seed = fresh_seed();
+  for (const Case& c : kShapes) {
+    Problem p(make_shape(c.b, c.h, c.nq, c.nkv, c.d, c.dtype, c.causal), seed);
+    ASSERT_TRUE(p.ok());
+    for (const TiledConfig& config : compiled_tiled_configs(c.d, c.dtype)) {
+      if (config.warps * 32 != config.br) continue;
+      run_tiled(p, config);
+      expect_matches_reference(p, true,
+                               "tiled Br=" + std::to_string(config.br) + " Bc=" + std::to_string(config.bc) +
+                                   " warps=4 stages=" + std::to_string(config.stages) + " " +
+                                   describe(p.shape()));
+    }
+  }
+}
+
+// A q window and a kv window of a 4-warp configuration write exactly their rows (poison elsewhere).
+TEST(TiledAttention, FourWarpWindowWritesExactlyItsRows) {
+  const unsigned seed = fresh_seed();
+  constexpr int d = 64, nq = 1000, nkv = 700, br = 128, bc = 64;
+  Problem p(make_shape(2, 2, nq, nkv, d, DType::fp16, false), seed);
+  ASSERT_TRUE(p.ok());
+  const TiledConfig c{br, bc, 4, 2};
+  struct WindowCase {
+    TileWindow w;
+    int key_begin, key_end;
+  };
+  for (const WindowCase& wc :
+       {WindowCase{TileWindow{2, 5, 0, -1}, 0, nkv},      // rows [256, 640), all keys
+        WindowCase{TileWindow{1, 3, 2, 7}, 128, 448}}) {  // rows [128, 384), keys 128..447
+    run_tiled(p, c, wc.w);
+    const int nk = wc.key_end - wc.key_begin;
+    AttentionShape sub = p.shape();
+    sub.seq_kv = nk;
+    std::vector<float> ks, vs;
+    for (std::size_t bh = 0; bh < 4; ++bh) {
+      const auto first = static_cast<std::ptrdiff_t>((bh * nkv + static_cast<std::size_t>(wc.key_begin)) * d);
+      ks.insert(ks.end(), p.k().values.begin() + first, p.k().values.begin() + first + nk * d);
+      vs.insert(vs.end(), p.v().values.begin() + first, p.v().values.begin() + first + nk * d);
+    }
+    std::vector<double> ref(p.ref_o().size()), ref_lse(p.ref_lse().size());
+    attention_reference(sub, p.q().values.data(), ks.data(), vs.data(), ref.data(), ref_lse.data());
+    const auto o = p.o_bits();
+    const auto lse = p.lse();
+    std::size_t bad = 0, written_outside = 0;
+    for (std::size_t bh = 0; bh < 4; ++bh) {
+      for (int r = 0; r < nq; ++r) {
+        const std::size_t row = bh * nq + static_cast<std::size_t>(r);
+        const bool inside = r >= wc.w.q_tile_begin * br && r < wc.w.q_tile_end * br;
+        for (int c2 = 0; c2 < d; ++c2) {
+          const std::size_t i = row * d + static_cast<std::size_t>(c2);
+          if (inside) {
+            bad += !(std::fabs(static_cast<double>(half_bits_to_float(o[i])) - ref[i]) <= 1e-2);
+          } else {
+            written_outside += o[i] != 0xffff;
+          }
+        }
+        if (inside) {
+          bad += !(std::fabs(static_cast<double>(lse[row]) - ref_lse[row]) <=
+                   1e-3 * std::max(1.0, std::fabs(ref_lse[row])));
+        } else {
+          written_outside += !std::isnan(lse[row]);
+        }
+      }
+    }
+    EXPECT_EQ(bad, 0u) << "4-warp window: rows differ from attention over the window's keys";
+    EXPECT_EQ(written_outside, 0u) << "4-warp window wrote outside its rows";
   }
 }
 
@@ -510,6 +587,29 @@ namespace {
 
 // Small launches of every kernel and every compiled configuration (plain and instrumented), for
 // compute-sanitizer memcheck / racecheck (scripts/gpu_kernels.sh runs this filter under both tools).
+// Only the 32-rows-per-warp (4-warp) tiled configurations, plain and instrumented: a short sanitizer run for
+// them (`--gtest_filter=Sanitize.SmallFourWarp`).
+TEST(Sanitize, SmallFourWarp) {
+  const unsigned seed = fresh_seed();
+  for (const int d : {64, 128}) {
+    for (const DType dtype : {DType::fp16, DType::bf16}) {
+      for (const bool causal : {false, true}) {
+        Problem p(make_shape(1, 1, 97, causal ? 211 : 83, d, dtype, causal), seed);
+        ASSERT_TRUE(p.ok());
+        for (const TiledConfig& c : compiled_tiled_configs(d, dtype)) {
+          if (c.warps * 32 != c.br) continue;
+          run_tiled(p, c);
+          expect_matches_reference(p, true, "sanitize 4-warp tiled " + describe(p.shape()));
+          if (tiled_instrumented_compiled(d, dtype, c)) {
+            DeviceBuffer tl(timeline_capacity("tiled", p.shape(), c, TileWindow{}) * sizeof(TileTiming));
+            run_tiled(p, c, TileWindow{}, static_cast<TileTiming*>(tl.get()));
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(Sanitize, SmallEveryKernel) {
   const unsigned seed = fresh_seed();
   for (const int d : {64, 128}) {

@@ -37,8 +37,10 @@ struct AttentionShape {
   float scale = 0.125f;  // multiplies Q K^T; usually 1/sqrt(d)
 };
 
-// Tiled (FlashAttention-2) CTA tile: Br query rows, Bc key/value rows per kv step, Br/16 warps, `stages`
-// deep cp.async K/V ring. `warps` must equal br / 16 (each warp owns 16 query rows).
+// Tiled (FlashAttention-2) CTA tile: Br query rows, Bc key/value rows per kv step, `warps` warps, `stages`
+// deep cp.async K/V ring. `warps` is br / 16 (each warp owns 16 query rows) or, for the configurations
+// compiled that way, br / 32 (32 rows per warp: half the shared-memory reads of K and V per FLOP);
+// compiled_tiled_configs() lists what exists.
 struct TiledConfig {
   int br = 128;
   int bc = 64;
