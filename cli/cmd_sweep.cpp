@@ -156,8 +156,8 @@ void print_table(const reports::Report& r, std::size_t top) {
       const auto& p = *ok[i];
       std::printf("  %-6s %-22s %10s %10s %12s %12s %12s\n", std::string(sim::to_string(p.kind)).c_str(),
                   p.kind == sim::KernelKind::tiled ? p.tiles.label().c_str() : "-",
-                  reports::format_bytes(static_cast<double>(p.smem_limit)).c_str(),
-                  reports::format_bytes(reports::modeled_metric(p, "smem_per_cta")).c_str(),
+                  reports::format_bytes_binary(static_cast<double>(p.smem_limit)).c_str(),
+                  reports::format_bytes_binary(reports::modeled_metric(p, "smem_per_cta")).c_str(),
                   reports::format_seconds(reports::modeled_metric(p, "time")).c_str(),
                   reports::format_bytes(reports::hbm_bytes(p)).c_str(),
                   reports::format_bytes(reports::modeled_metric(p, "l2_read")).c_str());
@@ -166,7 +166,7 @@ void print_table(const reports::Report& r, std::size_t top) {
       std::printf("  best tile: %s (time %s, HBM %s, smem/CTA %s)\n", best->tiles.label().c_str(),
                   reports::format_seconds(reports::modeled_metric(*best, "time")).c_str(),
                   reports::format_bytes(reports::hbm_bytes(*best)).c_str(),
-                  reports::format_bytes(reports::modeled_metric(*best, "smem_per_cta")).c_str());
+                  reports::format_bytes_binary(reports::modeled_metric(*best, "smem_per_cta")).c_str());
     else
       std::printf("  best tile: none feasible\n");
   }

@@ -496,9 +496,10 @@ std::string block_size_charts(const ProblemGroup& g) {
     for (const auto& [bc, p] : row) {
       sb.points.emplace_back(bc, hbm_bytes(*p));
       st.points.emplace_back(bc, modeled_metric(*p, "time"));
-      const std::string tip = fmt::format(
-          "{}: HBM {}, time {}, smem {}", p->tiles.label(), format_bytes(hbm_bytes(*p)),
-          format_seconds(modeled_metric(*p, "time")), format_bytes(modeled_metric(*p, "smem_per_cta")));
+      const std::string tip =
+          fmt::format("{}: HBM {}, time {}, smem {}", p->tiles.label(), format_bytes(hbm_bytes(*p)),
+                      format_seconds(modeled_metric(*p, "time")),
+                      format_bytes_binary(modeled_metric(*p, "smem_per_cta")));
       sb.tips.push_back(tip);
       st.tips.push_back(tip);
     }
@@ -575,8 +576,8 @@ std::string pareto_chart(const ProblemGroup& g) {
     if (!p->feasible || p->kind != sim::KernelKind::tiled) continue;
     all.points.emplace_back(modeled_metric(*p, "smem_per_cta"), hbm_bytes(*p));
     all.tips.push_back(fmt::format("{} (smem limit {}): {} smem, {} HBM, {}", p->tiles.label(),
-                                   format_bytes(static_cast<double>(p->smem_limit)),
-                                   format_bytes(modeled_metric(*p, "smem_per_cta")),
+                                   format_bytes_binary(static_cast<double>(p->smem_limit)),
+                                   format_bytes_binary(modeled_metric(*p, "smem_per_cta")),
                                    format_bytes(hbm_bytes(*p)), format_seconds(modeled_metric(*p, "time"))));
   }
   if (all.points.empty()) return {};
@@ -584,7 +585,7 @@ std::string pareto_chart(const ProblemGroup& g) {
   for (const SweepPoint* p : pareto_front(g.points)) {
     front.points.emplace_back(modeled_metric(*p, "smem_per_cta"), hbm_bytes(*p));
     front.tips.push_back(fmt::format("front: {}: {} smem, {} HBM", p->tiles.label(),
-                                     format_bytes(modeled_metric(*p, "smem_per_cta")),
+                                     format_bytes_binary(modeled_metric(*p, "smem_per_cta")),
                                      format_bytes(hbm_bytes(*p))));
   }
   svg::ChartOptions o;
@@ -629,7 +630,7 @@ std::string sweep_section(const Report& r) {
     out += fmt::format(
         "<tr><td class=\"l\">{}</td><td "
         "class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-        xml_escape(g.label), b->tiles.label(), format_bytes(modeled_metric(*b, "smem_per_cta")),
+        xml_escape(g.label), b->tiles.label(), format_bytes_binary(modeled_metric(*b, "smem_per_cta")),
         format_seconds(modeled_metric(*b, "time")), format_bytes(hbm_bytes(*b)),
         format_bytes(modeled_metric(*b, "l2_read")), g.points.size());
   }

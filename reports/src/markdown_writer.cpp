@@ -65,7 +65,7 @@ std::string to_markdown(const Report& report, const std::vector<GateResult>& gat
         continue;
       }
       out += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(group.label), best->tiles.label(),
-                         format_bytes(modeled_metric(*best, "smem_per_cta")),
+                         format_bytes_binary(modeled_metric(*best, "smem_per_cta")),
                          format_seconds(modeled_metric(*best, "time")), format_bytes(hbm_bytes(*best)));
     }
     out += '\n';

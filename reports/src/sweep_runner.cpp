@@ -162,8 +162,8 @@ Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const st
         if (smem > p.smem_limit) {
           p.feasible = false;
           p.infeasible_reason = fmt::format("needs {} of shared memory per CTA, limit {}",
-                                            format_bytes(static_cast<double>(smem)),
-                                            format_bytes(static_cast<double>(p.smem_limit)));
+                                            format_bytes_binary(static_cast<double>(smem)),
+                                            format_bytes_binary(static_cast<double>(p.smem_limit)));
           return;
         }
       }

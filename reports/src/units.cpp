@@ -102,6 +102,14 @@ std::string format_bytes(double bytes) {
   return fmt::format("{:.0f} B", bytes);
 }
 
+std::string format_bytes_binary(double bytes) {
+  const double a = std::fabs(bytes);
+  if (a >= 1073741824.0) return fmt::format("{:.3g} GiB", bytes / 1073741824.0);
+  if (a >= 1048576.0) return fmt::format("{:.3g} MiB", bytes / 1048576.0);
+  if (a >= 1024.0) return fmt::format("{:.3g} KiB", bytes / 1024.0);
+  return fmt::format("{:.0f} B", bytes);
+}
+
 std::string format_seconds(double seconds) {
   const double a = std::fabs(seconds);
   if (a >= 1.0 || a == 0.0) return fmt::format("{:.4g} s", seconds);

@@ -24,6 +24,8 @@ Dimension dimension_of_unit(std::string_view unit);
 
 // Human-readable numbers for tables: "1.21 GB", "612.4 us", "1.00e+09 cycles", "-3.2%".
 std::string format_bytes(double bytes);
+// Powers of 1024 ("48 KiB"), for shared-memory sizes, which people give as 48K = 49152 B.
+std::string format_bytes_binary(double bytes);
 std::string format_seconds(double seconds);
 std::string format_value(double value, std::string_view unit);
 std::string format_percent(double fraction);
