@@ -46,6 +46,10 @@ run() {
   return "$rc"
 }
 
+# The model's GPU specs and the CUDA libraries of the machine (the binary was built elsewhere).
+export ATTNSCOPE_GPU_SPEC_DIR="${ATTNSCOPE_GPU_SPEC_DIR:-$PWD/sim/gpus}"
+[ -d /usr/local/cuda/lib64 ] && export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+
 if [ ! -x "$bin" ]; then
   echo "no $bin: build it first (cmake --build $build --target attnscope)" >&2
   exit 2
@@ -79,8 +83,11 @@ for c in "${causals[@]}"; do
   done
 done
 [ "$quick" = 1 ] || run "vit-b16" "$bin" profile --preset vit-b16 --kernel both --tiles sample -o "$work/vit-b16.json"
-[ "$quick" = 1 ] || run "llm-4k-tiled-warm" "$bin" profile --preset llm-4k --kernel tiled --cache warm --tiles none \
+# The same tiled kernel with a warm L2, and with CUPTI's kernel replay instead of ours (L2 not controlled).
+run "llm-4k-tiled-warm" "$bin" profile --preset llm-4k --kernel tiled --cache warm --tiles none \
   -o "$work/llm-4k-tiled-br128-bc64-warm.json"
+run "llm-4k-tiled-kernel-replay" "$bin" profile --preset llm-4k --kernel tiled --replay kernel --tiles none \
+  --no-timeline -o "$work/llm-4k-tiled-br128-bc64-kernel-replay.json"
 
 # ---- 2. ncu on the same kernels: DRAM bytes side by side (target: within 2%) ---------------------------
 say "ncu vs in-process CUPTI"
