@@ -306,27 +306,39 @@ std::string heatmaps_section(const Report& r) {
       "fewer. "
       "Hover a cell for its value.</p>\n";
   if (!any_tiles) return out + "<p class=\"hint\">This report has no per-tile records.</p>\n";
+  // Without any measured tile (a simulate report) say so once and draw the modeled maps side by side.
+  bool report_has_measured = false;
+  for (const auto& k : r.kernels)
+    for (const auto& t : k.tiles)
+      for (const auto& [key, v] : t.metrics) report_has_measured |= v.measured.has_value();
+  if (!report_has_measured)
+    out +=
+        "<p class=\"hint\"><b>No measured per-tile bytes in this report</b> (a simulate report, or tiles "
+        "that "
+        "were not profiled one at a time): only the modeled maps are drawn; the measured and difference maps "
+        "appear in profile reports.</p>\n";
+  out += "<div class=\"row\">";
   for (const auto& k : r.kernels) {
     if (k.tiles.empty()) continue;
     const Grid g = hbm_grid(k);
     bool any_measured = false, any_modeled = false;
     for (char c : g.has_measured) any_measured |= c != 0;
     for (char c : g.has_modeled) any_modeled |= c != 0;
-    out += fmt::format("<h3>{} <small>({} q-tiles x {} kv-tiles, {} records)</small></h3><div class=\"row\">",
-                       xml_escape(k.name), g.rows, g.cols, k.tiles.size());
+    out += fmt::format(
+        "<div class=\"panel\"><h3>{} <small>({} q-tiles x {} kv-tiles, {} records)</small></h3>"
+        "<div class=\"row\">",
+        xml_escape(k.name), g.rows, g.cols, k.tiles.size());
     auto missing = [](const std::string& what) {
       return "<div class=\"panel\"><p class=\"hint\" style=\"width:220px\">" + what + "</p></div>";
     };
-    out += "<div class=\"panel\">" +
-           (any_measured
-                ? heatmap_svg(g, g.measured, g.has_measured, false, "measured", k.name)
-                : missing("<b>measured</b>: no measured per-tile bytes in this report (a simulate report, or "
-                          "tiles that were not profiled one at a time).")) +
-           "</div>";
-    out += "<div class=\"panel\">" +
-           (any_modeled ? heatmap_svg(g, g.modeled, g.has_modeled, false, "modeled", k.name)
-                        : missing("<b>modeled</b>: no modeled per-tile bytes.")) +
-           "</div>";
+    if (report_has_measured)
+      out += any_measured
+                 ? "<div class=\"panel\">" +
+                       heatmap_svg(g, g.measured, g.has_measured, false, "measured", k.name) + "</div>"
+                 : missing("<b>measured</b>: this kernel's tiles were not measured.");
+    out += any_modeled ? "<div class=\"panel\">" +
+                             heatmap_svg(g, g.modeled, g.has_modeled, false, "modeled", k.name) + "</div>"
+                       : missing("<b>modeled</b>: no modeled per-tile bytes.");
     if (any_measured && any_modeled) {
       std::vector<double> diff(g.modeled.size());
       std::vector<char> both(g.modeled.size());
@@ -336,12 +348,12 @@ std::string heatmaps_section(const Report& r) {
       }
       out +=
           "<div class=\"panel\">" + heatmap_svg(g, diff, both, true, "modeled − measured", k.name) + "</div>";
-    } else {
+    } else if (report_has_measured) {
       out += missing("<b>difference</b>: needs both measured and modeled per-tile bytes.");
     }
-    out += "</div>\n";
+    out += "</div></div>\n";
   }
-  return out;
+  return out + "</div>\n";
 }
 
 // ---- timelines ------------------------------------------------------------------------------------------
