@@ -36,28 +36,27 @@ BENCHMARK(BM_SimulateTiledLlm4k)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_SimulateTiledLlm4kNoTiles)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 BENCHMARK(BM_SimulateNaiveLlm4k)->Unit(benchmark::kMillisecond)->MinTime(3.0);
 
-// A 1,000-point what-if sweep at the llm-4k shape: Br x Bc x stages x warps-per-row layout x head dim x
-// causal x sequence length, all on the tiled kernel, records off (what `attnscope sweep` does).
+// A 1,000-point tile sweep at the llm-4k shape: head dim x causal x Br x Bc x stages x launch order, tiled
+// kernel, records off (what `attnscope sweep` does). Points whose tile does not fit shared memory fail fast.
 std::vector<sim::SweepJob> thousand_points() {
   const sim::GpuSpec gpu = sim::load_gpu_spec("h200");
   std::vector<sim::SweepJob> jobs;
-  for (int seq : {1024, 2048, 4096, 8192, 16384})
-    for (int d : {64, 128})
-      for (bool causal : {false, true})
-        for (int br : {64, 128, 256, 512, 1024})
-          for (int bc : {16, 32, 64, 128, 256})
-            for (int stages : {1, 2}) {
+  for (int d : {64, 128})
+    for (bool causal : {false, true})
+      for (int br : {32, 64, 128, 256, 512})
+        for (int bc : {16, 32, 64, 128, 256})
+          for (int stages : {1, 2, 3, 4, 5})
+            for (auto order : {sim::LaunchOrder::q_tile_fastest, sim::LaunchOrder::head_fastest}) {
               sim::SweepJob j;
               j.gpu = gpu;
               j.workload = sim::preset("llm-4k");
-              j.workload.seq_q = j.workload.seq_kv = seq;
-              j.workload.batch = std::max(1, 4096 / seq);  // keep tokens (and the card's fill) constant
               j.workload.head_dim = d;
               j.workload.causal = causal;
               j.tiles.br = br;
               j.tiles.warps = std::min(br / 16, 16);
               j.tiles.bc = bc;
               j.tiles.stages = stages;
+              j.tiles.order = order;
               jobs.push_back(j);
             }
   return jobs;

@@ -111,7 +111,9 @@ class Engine {
   L2Cache::Cursor cursor_;
   bool cursor_valid_ = false;
   struct Pending {
-    L2Cache::Cursor cursor;
+    std::uint64_t line;
+    std::uint64_t block;
+    std::uint32_t set;
     std::uint8_t sectors;
   };
   std::array<Pending, 256> pending_{};  // lines gathered by walk(), run through the cache by flush()
@@ -331,8 +333,10 @@ void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
     for (std::uint64_t line = first;; ++line) {
       const std::uint32_t s0 = line == first ? s_first : 0u;
       const std::uint32_t s1 = line == last ? s_last : last_sector;
-      Pending& p = pending_[pending_count_];
-      p.cursor = cursor;
+      Pending& p = pending_[pending_count_];  // field by field: a struct copy here stalls store forwarding
+      p.line = line;
+      p.block = cursor.block;
+      p.set = cursor.set;
       p.sectors = static_cast<std::uint8_t>(full_mask_ & ((2u << s1) - 1u) & ~((1u << s0) - 1u));
       if (++pending_count_ == pending_.size()) flush(write, bytes);
       if (line == last) break;
@@ -356,24 +360,24 @@ void Engine::flush(bool write, LevelBytes& bytes) {
       const Pending& p = pending_[i];
       const std::uint32_t sectors = popcount8(p.sectors);
       requested += sectors;
-      partition_sectors_[p.cursor.set % partitions] += sectors;
-      (write ? channel_write_ : channel_read_)[hbm_channel(p.cursor.line, channel_count_)] += sectors;
+      partition_sectors_[p.set % partitions] += sectors;
+      (write ? channel_write_ : channel_read_)[hbm_channel(p.line, channel_count_)] += sectors;
     }
     (write ? bytes.hbm_write : bytes.hbm_read) += requested << sector_shift_;
     request_hbm_ = request_missed_ = n > 0;
   } else {
-    for (std::size_t i = 0; i < std::min(kAhead, n); ++i) l2_.prefetch(pending_[i].cursor);
+    for (std::size_t i = 0; i < std::min(kAhead, n); ++i) l2_.prefetch(pending_[i].set);
     for (std::size_t i = 0; i < n; ++i) {
-      if (i + kAhead < n) l2_.prefetch(pending_[i + kAhead].cursor);
+      if (i + kAhead < n) l2_.prefetch(pending_[i + kAhead].set);
       const Pending& p = pending_[i];
       const std::uint32_t sectors = popcount8(p.sectors);
       requested += sectors;
-      partition_sectors_[p.cursor.set % partitions] += sectors;
-      const L2Cache::Outcome o = l2_.access(p.cursor, p.sectors, write);
+      partition_sectors_[p.set % partitions] += sectors;
+      const L2Cache::Outcome o = l2_.access(p.set, p.block, p.sectors, write);
       hit += o.hit_sectors;
       if (!write && o.miss_sectors > 0) {
         missed += o.miss_sectors;
-        channel_read_[hbm_channel(p.cursor.line, channel_count_)] += o.miss_sectors;
+        channel_read_[hbm_channel(p.line, channel_count_)] += o.miss_sectors;
       }
       if (o.writeback_sectors > 0) {
         written_back += o.writeback_sectors;

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
 #include <string>
 
 #include "attnscope/sim/error.hpp"
@@ -65,10 +64,11 @@ L2Cache::Cursor L2Cache::seek(std::uint64_t line) const {
   return c;
 }
 
-L2Cache::Outcome L2Cache::access(const Cursor& c, std::uint8_t sectors, bool write) {
+L2Cache::Outcome L2Cache::access(std::uint32_t set_index, std::uint64_t block, std::uint8_t sectors,
+                                 bool write) {
   Outcome out;
-  std::uint32_t* set = set_entries(c.set);
-  const auto tag = static_cast<std::uint32_t>(c.block + 1);
+  std::uint32_t* set = set_entries(set_index);
+  const auto tag = static_cast<std::uint32_t>(block + 1);
   int way = -1;
 #if defined(__SSE2__)
   if (ways_ == 16) {  // the common case: four compares of four tags each
@@ -101,7 +101,7 @@ L2Cache::Outcome L2Cache::access(const Cursor& c, std::uint8_t sectors, bool wri
       out.writeback_sectors = popcount8(dirty_of(victim));
       const std::uint64_t victim_block = (victim & kTagMask) - 1u;
       const std::uint32_t rot = rotation(victim_block);
-      const std::uint32_t offset = c.set >= rot ? c.set - rot : c.set + sets_ - rot;
+      const std::uint32_t offset = set_index >= rot ? set_index - rot : set_index + sets_ - rot;
       out.victim_line = victim_block * sets_ + offset;
     }
     e = tag;
@@ -112,7 +112,7 @@ L2Cache::Outcome L2Cache::access(const Cursor& c, std::uint8_t sectors, bool wri
   e |= std::uint32_t{sectors} << kValidShift;
   if (write) e |= std::uint32_t{sectors} << kDirtyShift;
   // Move to front: the entries more recent than it shift one place back.
-  std::memmove(set + 1, set, static_cast<std::size_t>(way) * sizeof(std::uint32_t));
+  for (int w = way; w > 0; --w) set[w] = set[w - 1];  // short: not worth a call to memmove
   set[0] = e;
   return out;
 }

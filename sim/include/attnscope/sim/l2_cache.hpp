@@ -62,9 +62,12 @@ class L2Cache {
   }
 
   // `sectors`: bit i set for sector i of the line.
-  Outcome access(const Cursor& c, std::uint8_t sectors, bool write);
+  Outcome access(std::uint32_t set, std::uint64_t block, std::uint8_t sectors, bool write);
+  Outcome access(const Cursor& c, std::uint8_t sectors, bool write) {
+    return access(c.set, c.block, sectors, write);
+  }
   // Asks the host to fetch the set's record ahead of access() (the model is bound by host memory latency).
-  void prefetch(const Cursor& c) const { __builtin_prefetch(set_entries(c.set)); }
+  void prefetch(std::uint32_t set) const { __builtin_prefetch(set_entries(set)); }
   Outcome read(std::uint64_t line, std::uint8_t sectors) { return access(seek(line), sectors, false); }
   Outcome write(std::uint64_t line, std::uint8_t sectors) { return access(seek(line), sectors, true); }
   void clear();  // empty and clean (a cold start)

@@ -34,7 +34,8 @@ struct SweepOutcome {
 // Called after each finished job with (finished, total), from a worker thread, one call at a time.
 using SweepProgress = std::function<void(std::size_t done, std::size_t total)>;
 
-// Runs every job with `options` on `threads` threads (0 = std::thread::hardware_concurrency()). Setting
+// Runs every job with `options` on `threads` threads (0 = options.threads, and when that is 0 too,
+// std::thread::hardware_concurrency()). Setting
 // *cancel to true stops handing out jobs; unstarted ones come back with error "cancelled".
 std::vector<SweepOutcome> run_sweep(const std::vector<SweepJob>& jobs, const SimOptions& options,
                                     int threads = 0, const SweepProgress& progress = {},
