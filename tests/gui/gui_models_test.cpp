@@ -5,6 +5,7 @@
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
+#include <iterator>
 
 #include "models/color_scale.hpp"
 #include "models/kernel_level_model.hpp"
@@ -237,6 +238,43 @@ class GuiModelsTest : public QObject {
     const auto report = ready.front().front().value<ReportPtr>();
     QCOMPARE(report->tiles.br, 32);
     QCOMPARE(runner.staleResultsDropped(), 1);  // the first run finished after newer requests came
+  }
+
+  void sweepStopsWhenAsked() {
+    WhatIfRequest request;
+    request.workload.heads = 2;
+    request.workload.seq_q = request.workload.seq_kv = 256;
+    QCOMPARE(computeSweep(request, [] { return true; }).size(), 0);
+    int asked = 0;
+    const auto points = computeSweep(request, [&asked] { return ++asked > 2; });
+    QCOMPARE(points.size(), 2);  // stopped before the third point
+    const auto all = computeSweep(request);
+    QCOMPARE(all.size(), static_cast<qsizetype>(std::size(kSweepBr) * std::size(kSweepBc)));
+    // A 256-row sequence with Br = 256 fits; infeasible points say why.
+    for (const auto& p : all) QVERIFY(p.feasible || !p.reason.isEmpty());
+  }
+
+  void newerRequestDropsTheRunningSweep() {
+    WhatIfRunner runner;
+    QSignalSpy ready(&runner, &WhatIfRunner::modelReady);
+    QSignalSpy swept(&runner, &WhatIfRunner::sweepReady);
+    QSignalSpy sweep_started(&runner, &WhatIfRunner::sweepStarted);
+    WhatIfRequest request;
+    request.workload.heads = 2;
+    request.workload.seq_q = request.workload.seq_kv = 512;
+    WhatIfRequest newer = request;
+    newer.sweep = false;
+    newer.tiles.bc = 32;
+    // The newer request arrives the moment the sweep starts, as when a user edits a field right away.
+    connect(
+        &runner, &WhatIfRunner::sweepStarted, &runner, [&] { runner.request(newer); },
+        Qt::SingleShotConnection);
+    runner.request(request);
+    QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 2 && runner.isIdle(), 60000);
+    QCOMPARE(sweep_started.count(), 1);
+    QCOMPARE(swept.count(), 0);  // the first request's sweep was stale: stopped and dropped
+    QCOMPARE(runner.staleResultsDropped(), 1);
+    QCOMPARE(ready.back().front().value<ReportPtr>()->tiles.bc, 32);
   }
 
   void runnerReportsBadInput() {

@@ -33,6 +33,14 @@ AppOptions parseAppOptions(const QCoreApplication& app) {
       QStringLiteral("heatmap-mode"),
       QStringLiteral("Heatmap values: measured, modeled, diff (modeled - measured), compare."),
       QStringLiteral("MODE"));
+  const QCommandLineOption kernel(
+      QStringLiteral("kernel"),
+      QStringLiteral("Kernel to show first: tiled, naive.qk, naive.softmax, naive.pv."),
+      QStringLiteral("NAME"));
+  const QCommandLineOption hover(
+      QStringLiteral("hover-tile"),
+      QStringLiteral("With --screenshot: hover this heatmap tile so its tooltip is captured."),
+      QStringLiteral("Q,KV"));
   const QCommandLineOption run(
       QStringLiteral("run-model"),
       QStringLiteral("Run the what-if model at start (done anyway when no report is opened)."));
@@ -45,14 +53,23 @@ AppOptions parseAppOptions(const QCoreApplication& app) {
       QStringLiteral("export"),
       QStringLiteral("Export the current view (PNG or SVG by suffix) once ready, then quit."),
       QStringLiteral("FILE"));
-  parser.addOptions({open, compare, view, level, mode, run, size, screenshot, export_view});
+  parser.addOptions({open, compare, view, kernel, hover, level, mode, run, size, screenshot, export_view});
   parser.process(app);  // --help, --version and unknown options end here with a message
 
   AppOptions o;
   o.open = parser.value(open);
   o.compare = parser.value(compare);
   o.view = parser.value(view);
+  o.kernel = parser.value(kernel);
   o.heatmap_level = parser.value(level);
+  if (parser.isSet(hover)) {
+    const auto match = QRegularExpression(QStringLiteral("^(\\d+),(\\d+)$")).match(parser.value(hover));
+    if (!match.hasMatch()) {
+      o.error = QStringLiteral("--hover-tile %1: expected Q,KV, e.g. 3,5").arg(parser.value(hover));
+    } else {
+      o.hover_tile = QPoint(match.captured(2).toInt(), match.captured(1).toInt());
+    }
+  }
   o.heatmap_mode = parser.value(mode);
   o.run_model = parser.isSet(run);
   o.screenshot = parser.value(screenshot);

@@ -3,12 +3,17 @@
 // file and quits, which is how docs/screenshots/gui-*.png are made.
 #include <QApplication>
 #include <QComboBox>
+#include <QMouseEvent>
+#include <QPixmap>
+#include <QScreen>
 #include <QTimer>
 #include <cstdio>
 
 #include "app/app_options.hpp"
 #include "attnscope/version.hpp"
 #include "views/heatmap_page.hpp"
+#include "views/heatmap_view.hpp"
+#include "views/levels_page.hpp"
 #include "views/main_window.hpp"
 
 using attnscope::gui::MainWindow;
@@ -48,6 +53,11 @@ int main(int argc, char** argv) {
   if (!options.compare.isEmpty()) window.openComparison(options.compare);
   if (!options.view.isEmpty())
     window.showView(static_cast<MainWindow::View>(MainWindow::viewNames().indexOf(options.view)));
+  if (!options.kernel.isEmpty()) {
+    window.tileModel()->setKernel(options.kernel);
+    window.timelineModel()->setKernel(options.kernel);
+    window.levelsPage()->kernelBox()->setCurrentText(options.kernel);
+  }
   if (!options.heatmap_level.isEmpty()) selectData(window.heatmapPage()->levelBox(), options.heatmap_level);
   if (!options.heatmap_mode.isEmpty()) {
     using Mode = attnscope::gui::TileGridModel::Mode;
@@ -64,8 +74,24 @@ int main(int argc, char** argv) {
 
   // Render once the model (and its sweep) has answered and the window has painted.
   const auto capture = [&] {
-    QTimer::singleShot(400, &app, [&] {
-      if (!options.screenshot.isEmpty() && !window.grab().save(options.screenshot, "PNG")) {
+    if (options.hover_tile) {
+      // Hover a tile as a user would, so the screenshot shows its tooltip (a separate window: the screen is
+      // grabbed rather than the main window alone).
+      QTimer::singleShot(200, &app, [&] {
+        auto* view = window.heatmapPage()->view();
+        const QPointF at = view->cellCenter(options.hover_tile->y(), options.hover_tile->x());
+        QMouseEvent move(QEvent::MouseMove, at, view->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                         Qt::NoModifier);
+        QApplication::sendEvent(view, &move);
+      });
+    }
+    QTimer::singleShot(900, &app, [&] {
+      const QPixmap shot =
+          options.hover_tile
+              ? window.screen()->grabWindow(0, window.frameGeometry().x(), window.frameGeometry().y(),
+                                            window.frameGeometry().width(), window.frameGeometry().height())
+              : window.grab();
+      if (!options.screenshot.isEmpty() && !shot.save(options.screenshot, "PNG")) {
         std::fprintf(stderr, "attnscope-gui: cannot write %s\n", qPrintable(options.screenshot));
         exit_code = 1;
       }

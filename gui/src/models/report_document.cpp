@@ -5,6 +5,13 @@
 
 namespace attnscope::gui {
 
+QString preferredKernel(const reports::Report& report) {
+  for (const auto& k : report.kernels) {
+    if (k.name == "tiled") return QStringLiteral("tiled");
+  }
+  return report.kernels.empty() ? QString() : QString::fromStdString(report.kernels.front().name);
+}
+
 void ReportDocument::setPrimary(ReportPtr report, const QString& title, bool is_live) {
   primary_ = std::move(report);
   primary_title_ = title;
@@ -26,7 +33,12 @@ void ReportDocument::clearComparison() {
 
 QString ReportDocument::describe() const {
   if (!primary_) return tr("No report: open one (Ctrl+O) or run the model (Ctrl+R)");
-  QString line = primary_title_;
+  // The kind and the GPU say how far to trust the measured side (a fixture may say it is synthetic).
+  QString line =
+      tr("%1 (%2; GPU: %3)")
+          .arg(primary_title_, QString::fromStdString(primary_->kind),
+               QString::fromStdString(primary_->provenance.gpu_name.empty() ? primary_->provenance.gpu_spec
+                                                                            : primary_->provenance.gpu_name));
   if (comparison_) line += tr("  —  compared with %1").arg(comparison_title_);
   return line;
 }

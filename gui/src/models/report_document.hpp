@@ -12,6 +12,9 @@ namespace attnscope::gui {
 
 using ReportPtr = std::shared_ptr<const reports::Report>;
 
+// The kernel a view shows first: the tiled (FlashAttention-2) kernel when the report has it, else the first.
+QString preferredKernel(const reports::Report& report);
+
 class ReportDocument : public QObject {
   Q_OBJECT
  public:

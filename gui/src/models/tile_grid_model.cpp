@@ -129,7 +129,7 @@ void TileGridModel::rebuild() {
   beginResetModel();
   // A kernel name the primary report lacks falls back to its first kernel, so a new report always shows.
   if (primary_ && !primary_->kernels.empty() && !findKernel(primary_)) {
-    kernel_ = QString::fromStdString(primary_->kernels.front().name);
+    kernel_ = preferredKernel(*primary_);
   }
   const reports::KernelEntry* kernel = findKernel(primary_);
   rows_ = columns_ = batch_count_ = head_count_ = 0;
@@ -232,7 +232,8 @@ QString TileGridModel::tooltip(int q_tile, int kv_tile) const {
                      .arg(head_);
   if (!tile) return html + tr("no tile here (skipped, e.g. fully masked)");
   html += QStringLiteral(
-      "<table><tr><th align=left>level</th><th>measured</th><th>modeled</th><th>error</th></tr>");
+      "<table cellpadding=1 cellspacing=3><tr><th "
+      "align=left>level</th><th>measured</th><th>modeled</th><th>error</th></tr>");
   const auto row = [&](std::string_view key) {
     const auto measured = metricValue(tile->metrics, key, Side::measured);
     const auto modeled = metricValue(tile->metrics, key, Side::modeled);
@@ -244,7 +245,7 @@ QString TileGridModel::tooltip(int q_tile, int kv_tile) const {
   };
   for (const auto& level : kByteLevels) row(level.key);
   row("l2_hit");
-  html += QStringLiteral("</table><table>");
+  html += QStringLiteral("</table><table cellspacing=3>");
   html += timing("modeled", tile->sm_modeled, tile->start_modeled_s, tile->end_modeled_s);
   html += timing("measured", tile->sm_measured, tile->start_measured_s, tile->end_measured_s);
   html += QStringLiteral("</table>");

@@ -41,8 +41,10 @@ void TimelineModel::rebuild() {
       if (k.name == name) entry_ = &k;
     }
     if (!entry_ && !report_->kernels.empty()) {
-      entry_ = &report_->kernels.front();
-      kernel_ = QString::fromStdString(entry_->name);
+      kernel_ = preferredKernel(*report_);
+      for (const auto& k : report_->kernels) {
+        if (k.name == kernel_.toStdString()) entry_ = &k;
+      }
     }
   }
   if (entry_) {

@@ -84,13 +84,15 @@ ReportPtr computeModel(const WhatIfRequest& request) {
   return std::make_shared<const reports::Report>(std::move(*merged));
 }
 
-QVector<SweepPointResult> computeSweep(const WhatIfRequest& request) {
+QVector<SweepPointResult> computeSweep(const WhatIfRequest& request,
+                                       const std::function<bool()>& should_stop) {
   const sim::GpuSpec gpu = resolveGpu(request);
   sim::SimOptions options;
   options.record_tiles = false;  // totals are all a sweep needs
   QVector<SweepPointResult> points;
   for (const int br : kSweepBr) {
     for (const int bc : kSweepBc) {
+      if (should_stop && should_stop()) return points;
       SweepPointResult p;
       sim::TileConfig tiles = request.tiles;
       tiles.br = br;

@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <QVector>
 #include <cstdint>
+#include <functional>
 
 #include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/workload.hpp"
@@ -40,6 +41,9 @@ inline constexpr int kSweepBr[] = {32, 64, 128, 256};
 inline constexpr int kSweepBc[] = {32, 64, 128};
 
 ReportPtr computeModel(const WhatIfRequest& request);
-QVector<SweepPointResult> computeSweep(const WhatIfRequest& request);
+// should_stop is asked before each point; when it says yes the sweep returns the points done so far (a newer
+// request has made them stale, and a sweep of a large workload takes seconds).
+QVector<SweepPointResult> computeSweep(const WhatIfRequest& request,
+                                       const std::function<bool()>& should_stop = {});
 
 }  // namespace attnscope::gui

@@ -16,7 +16,8 @@ WhatIfRunner::~WhatIfRunner() {
 
 void WhatIfRunner::request(const WhatIfRequest& request) {
   ++generation_;
-  queued_ = Job{request, generation_, false};
+  latest_->store(generation_);
+  queued_ = Job{request, generation_, false, latest_};
   sweep_after_.reset();
   since_request_.start();
   setBusy(true);
@@ -27,15 +28,18 @@ WhatIfRunner::Outcome WhatIfRunner::run(const Job& job) {
   Outcome out;
   out.generation = job.generation;
   out.is_sweep = job.is_sweep;
+  QElapsedTimer clock;
+  clock.start();
   try {
     if (job.is_sweep) {
-      out.points = computeSweep(job.request);
+      out.points = computeSweep(job.request, [&job] { return job.latest->load() != job.generation; });
     } else {
       out.report = computeModel(job.request);
     }
   } catch (const std::exception& e) {
     out.error = QString::fromStdString(e.what());
   }
+  out.compute_ms = static_cast<double>(clock.nsecsElapsed()) / 1e6;
   return out;
 }
 
@@ -47,7 +51,6 @@ void WhatIfRunner::startNext() {
   } else if (sweep_after_ && sweep_after_->generation == generation_) {
     next = std::move(sweep_after_);
     sweep_after_.reset();
-    emit sweepStarted();
   }
   if (!next) {
     emit idle();
@@ -56,6 +59,8 @@ void WhatIfRunner::startNext() {
   running_ = *next;
   in_flight_ = true;
   watcher_.setFuture(QtConcurrent::run(&WhatIfRunner::run, running_));
+  // Signalled once the run is in flight, so a slot that requests again only queues.
+  if (running_.is_sweep) emit sweepStarted();
 }
 
 void WhatIfRunner::onFinished() {
@@ -71,7 +76,8 @@ void WhatIfRunner::onFinished() {
   } else {
     setBusy(false);
     const double latency_ms = static_cast<double>(since_request_.nsecsElapsed()) / 1e6;
-    if (running_.request.sweep) sweep_after_ = Job{running_.request, out.generation, true};
+    last_compute_ms_ = out.compute_ms;
+    if (running_.request.sweep) sweep_after_ = Job{running_.request, out.generation, true, latest_};
     emit modelReady(out.report, latency_ms);
   }
   startNext();

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs the model off the UI thread and keeps only the newest question. A request while a run is in flight
 // replaces any queued one; when a run finishes and a newer request exists, its result is dropped as stale
-// (simulate() cannot be interrupted, so "cancel" means "never shown"). After each fresh main result the
-// tile-size sweep runs for the same request, and is dropped too if a newer request arrives meanwhile.
+// (simulate() cannot be interrupted, so a main run in flight finishes and is never shown). After each fresh
+// main result the tile-size sweep runs for the same request; a newer request stops it between two points.
 #pragma once
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QObject>
+#include <atomic>
+#include <memory>
 #include <optional>
 
 #include "models/whatif_request.hpp"
@@ -23,6 +25,9 @@ class WhatIfRunner : public QObject {
   bool isBusy() const { return busy_; }  // a main model run is queued or in flight
   bool isIdle() const { return !busy_ && !in_flight_; }
   int staleResultsDropped() const { return stale_dropped_; }
+  // Time the last shown main result spent in computeModel() on the worker (the rest of the latency is
+  // queueing behind an older run and the hop back to the UI thread).
+  double lastComputeMs() const { return last_compute_ms_; }
 
  signals:
   void busyChanged(bool busy);
@@ -40,11 +45,13 @@ class WhatIfRunner : public QObject {
     ReportPtr report;
     QVector<SweepPointResult> points;
     QString error;
+    double compute_ms = 0;
   };
   struct Job {
     WhatIfRequest request;
     quint64 generation = 0;
     bool is_sweep = false;
+    std::shared_ptr<const std::atomic<quint64>> latest;  // newest generation requested, read by the worker
   };
   static Outcome run(const Job& job);
   void startNext();
@@ -56,12 +63,14 @@ class WhatIfRunner : public QObject {
   std::optional<Job> sweep_after_;  // sweep to run once the main result of the same generation is shown
   Job running_;
   quint64 generation_ = 0;
+  std::shared_ptr<std::atomic<quint64>> latest_ = std::make_shared<std::atomic<quint64>>(0);
   QElapsedTimer since_request_;
   bool busy_ = false;
   // A run started and its finished() not yet handled. Kept by hand: a future that has finished but whose
   // signal is still queued is no longer isRunning(), yet starting another would race with that signal.
   bool in_flight_ = false;
   int stale_dropped_ = 0;
+  double last_compute_ms_ = 0;
 };
 
 }  // namespace attnscope::gui

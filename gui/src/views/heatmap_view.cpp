@@ -60,6 +60,13 @@ std::optional<std::pair<int, int>> HeatmapView::cellAt(QPointF pos) const {
   return std::pair{row, column};
 }
 
+QPointF HeatmapView::cellCenter(int q_tile, int kv_tile) const {
+  const QRectF grid = gridRect();
+  if (!model_ || model_->rowCount() == 0 || model_->columnCount() == 0) return grid.center();
+  const double cw = grid.width() / model_->columnCount(), ch = grid.height() / model_->rowCount();
+  return {grid.left() + (kv_tile + 0.5) * cw, grid.top() + (q_tile + 0.5) * ch};
+}
+
 void HeatmapView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), palette().base());

@@ -17,6 +17,7 @@ class HeatmapView : public QWidget {
   void setModel(TileGridModel* model);
   // Cell under a widget position, as (q-tile, kv-tile); nullopt outside the grid.
   std::optional<std::pair<int, int>> cellAt(QPointF pos) const;
+  QPointF cellCenter(int q_tile, int kv_tile) const;  // widget position of a cell's centre
   QSize sizeHint() const override { return {900, 640}; }
 
  signals:

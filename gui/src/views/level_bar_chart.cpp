@@ -73,6 +73,7 @@ void LevelBarChart::setRows(const QString& kernel, const std::vector<KernelLevel
   y_axis->setTitleText(unit_name);
   y_axis->setLabelFormat(QStringLiteral("%.1f"));
   y_axis->setRange(0, largest > 0 ? largest / unit * 1.08 : 1.0);
+  y_axis->applyNiceNumbers();
   chart->addAxis(y_axis, Qt::AlignLeft);
   series->attachAxis(y_axis);
   chart->setTitle(series->count() == 0 ? tr("%1: no byte metrics in this report").arg(kernel)

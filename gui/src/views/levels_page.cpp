@@ -24,6 +24,7 @@ LevelsPage::LevelsPage(KernelLevelModel* model, QWidget* parent)
   table_->setModel(model_);
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table_->verticalHeader()->hide();
+  table_->setAlternatingRowColors(true);
   auto* bar = new QHBoxLayout();
   bar->addWidget(new QLabel(tr("Kernel"), this));
   bar->addWidget(kernel_);
@@ -33,6 +34,7 @@ LevelsPage::LevelsPage(KernelLevelModel* model, QWidget* parent)
   splitter->addWidget(table_);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
+  splitter->setSizes({560, 300});  // the table shows a dozen rows, the chart keeps most of the height
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(bar);
   layout->addWidget(splitter, 1);
@@ -47,7 +49,12 @@ void LevelsPage::syncKernels() {
     const QString keep = kernel_->currentText();
     kernel_->clear();
     kernel_->addItems(model_->kernelNames());
-    if (kernel_->findText(keep) >= 0) kernel_->setCurrentText(keep);
+    // Keep the user's kernel across reports; else start on the tiled kernel when there is one.
+    if (kernel_->findText(keep) >= 0) {
+      kernel_->setCurrentText(keep);
+    } else if (kernel_->findText(QStringLiteral("tiled")) >= 0) {
+      kernel_->setCurrentText(QStringLiteral("tiled"));
+    }
   }
   redraw();
 }

@@ -164,6 +164,13 @@ bool MainWindow::openReport(const QString& path) {
   WhatIfRequest request = whatif_page_->request();
   request.workload = loaded.report->workload;
   request.tiles = loaded.report->tiles;
+  bool has_tiled = false, has_naive = false;
+  for (const auto& k : loaded.report->kernels) (k.name == "tiled" ? has_tiled : has_naive) = true;
+  if (has_tiled || has_naive) {
+    request.kernels = has_tiled && has_naive ? KernelChoice::both
+                      : has_tiled            ? KernelChoice::tiled
+                                             : KernelChoice::naive;
+  }
   if (!loaded.report->provenance.gpu_spec.empty())
     request.gpu = QString::fromStdString(loaded.report->provenance.gpu_spec);
   whatif_page_->setRequest(request);

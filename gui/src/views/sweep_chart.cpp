@@ -79,11 +79,13 @@ void SweepChart::rebuild() {
   bytes_axis->setTitleText(tr("HBM MiB"));
   bytes_axis->setRange(0, max_mib > 0 ? max_mib * 1.1 : 1);
   bytes_axis->setLabelFormat(QStringLiteral("%.0f"));
+  bytes_axis->applyNiceNumbers();
   chart->addAxis(bytes_axis, Qt::AlignLeft);
   auto* time_axis = new QValueAxis();
   time_axis->setTitleText(tr("time (us)"));
   time_axis->setRange(0, max_us > 0 ? max_us * 1.1 : 1);
   time_axis->setLabelFormat(QStringLiteral("%.0f"));
+  time_axis->applyNiceNumbers();
   chart->addAxis(time_axis, Qt::AlignRight);
   for (auto* s : {static_cast<QXYSeries*>(bytes), static_cast<QXYSeries*>(bytes_mark)}) {
     s->attachAxis(x_axis);

@@ -141,7 +141,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
                Qt::AlignRight | Qt::AlignVCenter, tr("SM %1").arg(sm));
   }
   if (both) {
-    p.drawText(QRectF(0, kTop - 18, kLeft + 200, 14), Qt::AlignLeft | Qt::AlignVCenter,
+    p.drawText(QRectF(kLeft, kTop - 18, plot.width(), 14), Qt::AlignLeft | Qt::AlignVCenter,
                tr("each row: upper = modeled, lower = measured"));
   }
   // Time axis.

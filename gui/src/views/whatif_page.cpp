@@ -64,6 +64,7 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
       smem_kib_(spin(this, 0, 1024, QStringLiteral("whatifSmem"))),
       causal_(new QCheckBox(tr("causal"), this)),
       auto_run_(new QCheckBox(tr("re-run on every change"), this)),
+      sweep_(new QCheckBox(tr("sweep tile sizes after each run"), this)),
       status_(new QLabel(this)),
       summary_(new QLabel(this)),
       sweep_chart_(new SweepChart(this)) {
@@ -111,6 +112,7 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
   controls->addWidget(workload);
   controls->addWidget(kernel);
   controls->addWidget(auto_run_);
+  controls->addWidget(sweep_);
   controls->addWidget(run);
   controls->addWidget(status_);
   controls->addStretch();
@@ -142,6 +144,7 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
     controlChanged();
   });
   connect(causal_, &QCheckBox::toggled, this, &WhatIfPage::controlChanged);
+  connect(sweep_, &QCheckBox::toggled, this, &WhatIfPage::controlChanged);
   connect(gpu_, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (gpu_->itemData(i).toString().isEmpty()) {
       const QString file =
@@ -209,6 +212,7 @@ WhatIfRequest WhatIfPage::request() const {
   r.tiles.stages = stages_->value();
   r.smem_limit = static_cast<std::int64_t>(smem_kib_->value()) * 1024;
   r.gpu = gpu_->currentData().toString();
+  r.sweep = sweep_->isChecked();
   return r;
 }
 
@@ -226,6 +230,7 @@ void WhatIfPage::setRequest(const WhatIfRequest& r) {
   const std::string_view dtype = sim::to_string(w.dtype);
   dtype_->setCurrentText(QString::fromUtf8(dtype.data(), static_cast<qsizetype>(dtype.size())));
   causal_->setChecked(w.causal);
+  sweep_->setChecked(r.sweep);
   kernel_->setCurrentIndex(kernel_->findData(static_cast<int>(r.kernels)));
   const auto selectTile = [](QComboBox* box, int v) {
     if (box->findData(v) < 0) box->addItem(QString::number(v), v);
