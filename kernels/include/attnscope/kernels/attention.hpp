@@ -41,10 +41,10 @@ struct AttentionShape {
 // deep cp.async K/V ring. `warps` is br / 16 (each warp owns 16 query rows) or, for the configurations
 // compiled that way, br / 32 (32 rows per warp: half the shared-memory reads of K and V per FLOP);
 // compiled_tiled_configs() lists what exists.
-struct TiledConfig {
+struct TiledConfig {  // default: the fastest measured on the H200 (docs/kernel-notes.md)
   int br = 128;
   int bc = 64;
-  int warps = 8;
+  int warps = 4;
   int stages = 2;
 };
 

@@ -26,7 +26,8 @@ struct TileConfig {
   // Tiled (FlashAttention-2) kernel.
   int br = 128;    // query rows per CTA (q-tile)
   int bc = 64;     // key/value rows per inner step (kv-tile)
-  int warps = 8;   // warps per CTA; each warp owns br/warps query rows (16 per warp in the real kernel)
+  int warps = 4;   // warps per CTA; each warp owns br/warps query rows (16 or 32 in the real kernel;
+                   // 4 warps x 32 rows is the fastest measured on the H200: docs/kernel-notes.md)
   int stages = 2;  // cp.async pipeline depth for K/V tiles in shared memory
   LaunchOrder order = LaunchOrder::q_tile_fastest;
 
@@ -38,7 +39,7 @@ struct TileConfig {
   int gemm_stages = 2;
   int softmax_rows_per_cta = 8;  // naive softmax: one warp per row
 
-  std::string label() const;  // e.g. "Br128-Bc64-w8-s2"
+  std::string label() const;  // e.g. "Br128-Bc64-w4-s2"
 };
 
 }  // namespace attnscope::sim
