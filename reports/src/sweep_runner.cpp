@@ -4,15 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <map>
-#include <mutex>
-#include <thread>
 
 #include "attnscope/reports/from_sim.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/simulate.hpp"
+#include "attnscope/sim/sweep.hpp"
 
 namespace attnscope::reports {
 
@@ -142,11 +140,12 @@ Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const st
   for (auto& p : all)
     if (p.index % options.shard_count == options.shard_index) report.sweep.push_back(std::move(p));
 
-  const std::size_t total = report.sweep.size();
-  std::atomic<std::size_t> next{0};
-  std::size_t done = 0;
-  std::mutex progress_mutex;
-  auto evaluate = [&](SweepPoint& p) {
+  // Points that cannot fit their shared-memory limit are settled here; the rest become jobs for the model's
+  // thread pool (sim::run_sweep), which returns outcomes in job order.
+  std::vector<sim::SweepJob> jobs;
+  std::vector<std::size_t> job_point;  // jobs[i] evaluates report.sweep[job_point[i]]
+  for (std::size_t i = 0; i < report.sweep.size(); ++i) {
+    SweepPoint& p = report.sweep[i];
     sim::GpuSpec gpu = gpus.at(p.gpu_spec);
     if (p.smem_limit <= 0) {
       p.smem_limit = gpu.smem_per_block;
@@ -155,57 +154,57 @@ Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const st
       gpu.smem_per_block = p.smem_limit;
       gpu.smem_per_sm = std::max(gpu.smem_per_sm, p.smem_limit + gpu.smem_reserved_per_cta);
     }
-    try {
-      if (p.kind == sim::KernelKind::tiled) {
-        const std::int64_t smem = sim::smem_bytes_per_cta(p.workload, p.kind, p.tiles);
-        p.metrics["smem_per_cta"] = modeled(static_cast<double>(smem), "B");
-        if (smem > p.smem_limit) {
-          p.feasible = false;
-          p.infeasible_reason = fmt::format("needs {} of shared memory per CTA, limit {}",
-                                            format_bytes_binary(static_cast<double>(smem)),
-                                            format_bytes_binary(static_cast<double>(p.smem_limit)));
-          return;
-        }
-      }
-      sim::SimOptions so;
-      so.record_tiles = false;
-      so.threads = 1;
-      const sim::SimResult r = sim::simulate(gpu, p.workload, p.kind, p.tiles, so);
+    if (p.kind == sim::KernelKind::tiled) {
       std::int64_t smem = 0;
-      std::uint64_t cycles = 0;
-      for (const auto& k : r.kernels) smem = std::max(smem, k.smem_per_cta), cycles += k.cycles;
-      p.metrics["dram_read"] = modeled(static_cast<double>(r.totals.hbm_read), "B");
-      p.metrics["dram_write"] = modeled(static_cast<double>(r.totals.hbm_write), "B");
-      p.metrics["l2_read"] = modeled(static_cast<double>(r.totals.l2_read), "B");
-      p.metrics["l2_write"] = modeled(static_cast<double>(r.totals.l2_write), "B");
-      p.metrics["l2_hit"] = modeled(static_cast<double>(r.totals.l2_hit), "B");
-      p.metrics["smem_read"] = modeled(static_cast<double>(r.totals.smem_read), "B");
-      p.metrics["smem_write"] = modeled(static_cast<double>(r.totals.smem_write), "B");
-      p.metrics["time"] = modeled(r.time_s, "s");
-      p.metrics["cycles"] = modeled(static_cast<double>(cycles), "cycles");
-      p.metrics["flops"] = modeled(r.flops, "FLOP");
+      try {
+        smem = sim::smem_bytes_per_cta(p.workload, p.kind, p.tiles);
+      } catch (const sim::InvalidInput& e) {
+        p.feasible = false;
+        p.infeasible_reason = e.what();
+        continue;
+      }
       p.metrics["smem_per_cta"] = modeled(static_cast<double>(smem), "B");
-      p.feasible = true;
-    } catch (const sim::InvalidInput& e) {
+      if (smem > p.smem_limit) {
+        p.feasible = false;
+        p.infeasible_reason = fmt::format("needs {} of shared memory per CTA, limit {}",
+                                          format_bytes_binary(static_cast<double>(smem)),
+                                          format_bytes_binary(static_cast<double>(p.smem_limit)));
+        continue;
+      }
+    }
+    jobs.push_back({p.workload, p.kind, p.tiles, gpu});
+    job_point.push_back(i);
+  }
+  const std::size_t settled = report.sweep.size() - jobs.size();
+  sim::SimOptions so;
+  so.record_tiles = false;
+  const auto outcomes = sim::run_sweep(jobs, so, options.threads, [&](std::size_t done, std::size_t) {
+    if (options.progress) options.progress(settled + done, report.sweep.size());
+  });
+  if (jobs.empty() && options.progress) options.progress(report.sweep.size(), report.sweep.size());
+  for (std::size_t j = 0; j < outcomes.size(); ++j) {
+    SweepPoint& p = report.sweep[job_point[j]];
+    if (!outcomes[j].result) {
       p.feasible = false;
-      p.infeasible_reason = e.what();
+      p.infeasible_reason = outcomes[j].error;
+      continue;
     }
-  };
-  auto worker = [&] {
-    for (std::size_t i = next.fetch_add(1); i < total; i = next.fetch_add(1)) {
-      evaluate(report.sweep[i]);
-      std::lock_guard lock(progress_mutex);
-      ++done;
-      if (options.progress) options.progress(done, total);
-    }
-  };
-  unsigned threads =
-      options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
-  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(std::max<std::size_t>(1, total))));
-  {
-    std::vector<std::jthread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
+    const sim::SimResult& r = *outcomes[j].result;
+    std::int64_t smem = 0;
+    std::uint64_t cycles = 0;
+    for (const auto& k : r.kernels) smem = std::max(smem, k.smem_per_cta), cycles += k.cycles;
+    p.metrics["dram_read"] = modeled(static_cast<double>(r.totals.hbm_read), "B");
+    p.metrics["dram_write"] = modeled(static_cast<double>(r.totals.hbm_write), "B");
+    p.metrics["l2_read"] = modeled(static_cast<double>(r.totals.l2_read), "B");
+    p.metrics["l2_write"] = modeled(static_cast<double>(r.totals.l2_write), "B");
+    p.metrics["l2_hit"] = modeled(static_cast<double>(r.totals.l2_hit), "B");
+    p.metrics["smem_read"] = modeled(static_cast<double>(r.totals.smem_read), "B");
+    p.metrics["smem_write"] = modeled(static_cast<double>(r.totals.smem_write), "B");
+    p.metrics["time"] = modeled(r.time_s, "s");
+    p.metrics["cycles"] = modeled(static_cast<double>(cycles), "cycles");
+    p.metrics["flops"] = modeled(r.flops, "FLOP");
+    p.metrics["smem_per_cta"] = modeled(static_cast<double>(smem), "B");
+    p.feasible = true;
   }
   return report;
 }
