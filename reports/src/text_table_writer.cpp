@@ -2,6 +2,7 @@
 // The table `attnscope report` prints on a terminal.
 #include <algorithm>
 
+#include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/reports/writers.hpp"
 #include "text_util.hpp"
@@ -34,11 +35,29 @@ std::string to_text_table(const Report& report) {
                      p.gpu_name.empty() ? "-" : p.gpu_name,
                      p.gpu_spec.empty() ? "" : " [model " + p.gpu_spec + "]", p.tool_version, p.git_revision,
                      p.date);
+  if (report.kernels.empty()) rows.clear();  // a sweep report: no kernel table, the summary below
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const auto& r = rows[i];
     out += fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}\n", r.kernel, w[0], r.metric, w[1], r.measured,
                        w[2], r.modeled, w[3], r.error, w[4]);
     if (i == 0) out += std::string(w[0] + w[1] + w[2] + w[3] + w[4] + 8, '-') + "\n";
+  }
+  if (!report.sweep.empty()) {
+    std::size_t feasible = 0;
+    for (const auto& point : report.sweep) feasible += point.feasible ? 1 : 0;
+    const auto groups = group_by_problem(report);
+    out += fmt::format("{}sweep: {} points ({} feasible) in {} problem(s); best tile (least modeled time):\n",
+                       rows.empty() ? "" : "\n", report.sweep.size(), feasible, groups.size());
+    for (const auto& g : groups) {
+      const SweepPoint* best = best_point(g.points);
+      if (!best) {
+        out += fmt::format("  {}: no feasible tile\n", g.label);
+        continue;
+      }
+      out += fmt::format("  {}: {} (time {}, HBM {}, smem/CTA {})\n", g.label, best->tiles.label(),
+                         format_seconds(modeled_metric(*best, "time")), format_bytes(hbm_bytes(*best)),
+                         format_bytes_binary(modeled_metric(*best, "smem_per_cta")));
+    }
   }
   return out;
 }
