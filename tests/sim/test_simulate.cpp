@@ -276,6 +276,41 @@ TEST_F(Simulate, BadInputGetsAClearError) {
   EXPECT_THROW(check_config(a100, shape(1, 1, 1024, 1024, 128), KernelKind::tiled, fits_h200), InvalidInput);
 }
 
+TEST_F(Simulate, EdgeShapesKeepTheInvariants) {
+  struct Case {
+    Workload w;
+    TileWindow window;
+  };
+  std::vector<Case> cases = {
+      {shape(1, 1, 1, 1, 64), {}},
+      {shape(1, 1, 1, 5000, 128, true), {}},
+      {shape(2, 1, 300, 50, 64, true), {}},               // Nq > Nkv: the first rows see no key
+      {shape(1, 2, 1024, 1024, 64, true), {0, 2, 3, 5}},  // kv window past the diagonal of q-tile 0
+      {shape(3, 5, 77, 131, 128), {}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(testing::Message() << c.w.seq_q << "x" << c.w.seq_kv << " d" << c.w.head_dim);
+    SimOptions o;
+    o.window = c.window;
+    for (KernelKind kind : {KernelKind::tiled, KernelKind::naive}) {
+      if (kind == KernelKind::naive && !c.window.is_all()) continue;  // window units differ per kernel
+      const SimResult r = simulate(gpu, c.w, kind, TileConfig{}, o);
+      expect_tiles_sum_to_totals(r);
+      for (const KernelResult& k : r.kernels) {
+        EXPECT_GT(k.time_s, 0);
+        EXPECT_GT(k.totals.l2_write, 0u);  // every kernel writes its output
+      }
+    }
+  }
+  // Rows that see no key still write O and LSE: the CTA of q-tile 0 (rows 0..127 of 300, Nkv = 50) has no
+  // kv step and one record for its stores.
+  const SimResult r = simulate(gpu, shape(1, 1, 300, 50, 64, true), KernelKind::tiled, TileConfig{});
+  ASSERT_FALSE(r.kernels[0].tiles.empty());
+  EXPECT_EQ(r.kernels[0].tiles[0].q_tile, 0);
+  EXPECT_EQ(r.kernels[0].tiles[0].bytes.l2_read, 0u);
+  EXPECT_EQ(r.kernels[0].tiles[0].bytes.l2_write, u64{128 * 64 * 2 + 128 * 4});
+}
+
 TEST_F(Simulate, PresetsRunOnEveryBuiltinGpu) {
   SimOptions o;
   o.record_tiles = false;
