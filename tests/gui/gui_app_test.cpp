@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "attnscope/sim/tile_config.hpp"
 #include "models/metric_levels.hpp"
 #include "models/recent_files.hpp"
 #include "views/heatmap_page.hpp"
@@ -111,6 +112,9 @@ class GuiAppTest : public QObject {
     br->setCurrentIndex(br->findData(64));
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 2, 60000);
     QCOMPARE(w.document()->primary()->tiles.br, 64);
+    // Warps followed Br, keeping the query rows per warp of the default tiling.
+    const sim::TileConfig defaults;
+    QCOMPARE(w.document()->primary()->tiles.warps, std::max(1, 64 / (defaults.br / defaults.warps)));
     QCOMPARE(w.tileModel()->rowCount(), 1024 / 64);
     const auto l2_after = modeledOf(*w.levelModel(), QStringLiteral("tiled"), "l2_read");
     QVERIFY(l2_after.has_value());

@@ -23,6 +23,12 @@ sim::GpuSpec resolveGpu(const WhatIfRequest& request) {
 
 }  // namespace
 
+int rowsPerWarp(const sim::TileConfig& tiles) {
+  // The real kernel gives each warp a multiple of 16 rows (16 or 32); fall back to 16 for odd inputs.
+  if (tiles.warps <= 0 || tiles.br % tiles.warps != 0 || (tiles.br / tiles.warps) % 16 != 0) return 16;
+  return tiles.br / tiles.warps;
+}
+
 QStringList WhatIfRequest::cliFlags() const {
   const auto& w = workload;
   const std::string_view dtype = sim::to_string(w.dtype);
@@ -90,6 +96,7 @@ QVector<SweepPointResult> computeSweep(const WhatIfRequest& request,
   sim::SimOptions options;
   options.record_tiles = false;  // totals are all a sweep needs
   QVector<SweepPointResult> points;
+  const int rows = rowsPerWarp(request.tiles);
   for (const int br : kSweepBr) {
     for (const int bc : kSweepBc) {
       if (should_stop && should_stop()) return points;
@@ -97,7 +104,7 @@ QVector<SweepPointResult> computeSweep(const WhatIfRequest& request,
       sim::TileConfig tiles = request.tiles;
       tiles.br = br;
       tiles.bc = bc;
-      tiles.warps = std::max(1, br / 16);
+      tiles.warps = std::max(1, br / rows);
       p.br = br;
       p.bc = bc;
       p.warps = tiles.warps;

@@ -29,6 +29,9 @@ struct WhatIfRequest {
   QString commandLine() const;   // the equivalent `attnscope simulate ...` command, for provenance
 };
 
+// Query rows each warp owns in a tiling (Br / warps), the quantity the sweep keeps fixed while Br changes.
+int rowsPerWarp(const sim::TileConfig& tiles);
+
 struct SweepPointResult {
   int br = 0, bc = 0, warps = 0, stages = 0;
   bool feasible = false;
@@ -36,7 +39,7 @@ struct SweepPointResult {
   double hbm_bytes = 0, l2_bytes = 0, time_s = 0;
 };
 
-// Tile sizes the sweep tries (the tiled kernel, warps = Br/16 as in the real kernel, the request's stages).
+// Tile sizes the sweep tries (the tiled kernel with the request's query rows per warp and stages).
 inline constexpr int kSweepBr[] = {32, 64, 128, 256};
 inline constexpr int kSweepBc[] = {32, 64, 128};
 

@@ -122,7 +122,7 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(0, grid.top() + r * ch, kLeft - 6, std::max(ch, 14.0)), Qt::AlignRight | Qt::AlignTop,
                QString::number(r));
   }
-  p.drawText(QRectF(grid.left(), 24, grid.width(), 12), Qt::AlignRight | Qt::AlignVCenter, tr("kv-tile →"));
+  p.drawText(QRectF(grid.left(), 4, grid.width(), 20), Qt::AlignRight | Qt::AlignVCenter, tr("kv-tile →"));
   p.save();
   p.translate(12, grid.top() + grid.height() / 2);
   p.rotate(-90);

@@ -47,7 +47,10 @@ void SweepChart::rebuild() {
   time_mark->setColor(QColor(241, 196, 15));
   auto* x_axis = new QCategoryAxis();
   x_axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-  x_axis->setTitleText(tr("Br×Bc (tiled kernel, warps = Br/16)"));
+  const int rows =
+      points.isEmpty() || points.front().warps == 0 ? 0 : points.front().br / points.front().warps;
+  x_axis->setTitleText(rows > 0 ? tr("Br×Bc (tiled kernel, %1 query rows per warp)").arg(rows)
+                                : tr("Br×Bc (tiled kernel)"));
   double max_mib = 0, max_us = 0;
   QStringList skipped;
   const int current = model_->currentRow();

@@ -104,7 +104,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
   const QRectF plot = plotRect();
   const int sms = model_->smCount();
   const double row_h = plot.height() / sms;
-  const bool both = show_modeled_ && show_measured_;
+  // Split rows only when both sides have tiles: a model-only report gets full-height rows.
+  const bool both =
+      show_modeled_ && show_measured_ && !model_->modeledSpans().empty() && !model_->measuredSpans().empty();
   QFont bold = font();
   bold.setBold(true);
   p.setFont(bold);
@@ -161,7 +163,9 @@ const TileSpan* TimelineView::spanAt(QPointF pos, bool* measured) const {
   const double row_h = plot.height() / model_->smCount();
   const int sm = static_cast<int>((pos.y() - plot.top()) / row_h);
   const bool lower = std::fmod(pos.y() - plot.top(), row_h) > row_h / 2;
-  *measured = show_measured_ && (!show_modeled_ || lower);
+  const bool has_modeled = show_modeled_ && !model_->modeledSpans().empty();
+  const bool has_measured = show_measured_ && !model_->measuredSpans().empty();
+  *measured = has_measured && (!has_modeled || lower);
   const double t = secondsAt(pos.x());
   const auto& spans = *measured ? model_->measuredSpans() : model_->modeledSpans();
   for (const auto& s : spans) {

@@ -135,11 +135,14 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
   }
   for (auto* c : {dtype_, kernel_, bc_})
     connect(c, &QComboBox::currentIndexChanged, this, &WhatIfPage::controlChanged);
-  // The real kernel gives each warp 16 query rows: a new Br brings warps = Br/16 along (still editable).
+  // A new Br keeps the query rows per warp (16 or 32 in the real kernel): warps follow, still editable.
   connect(br_, &QComboBox::currentIndexChanged, this, [this] {
     if (filling_) return;
     filling_ = true;
-    warps_->setValue(std::max(1, br_->currentData().toInt() / 16));
+    sim::TileConfig before;
+    before.br = last_br_;
+    before.warps = warps_->value();
+    warps_->setValue(std::max(1, br_->currentData().toInt() / rowsPerWarp(before)));
     filling_ = false;
     controlChanged();
   });
@@ -179,6 +182,7 @@ void WhatIfPage::applyPreset(const QString& name) {
 
 void WhatIfPage::controlChanged() {
   if (filling_) return;
+  last_br_ = br_->currentData().toInt();
   // A hand-edited workload is no longer the preset.
   preset_->blockSignals(true);
   const WhatIfRequest r = request();
@@ -237,6 +241,7 @@ void WhatIfPage::setRequest(const WhatIfRequest& r) {
     box->setCurrentIndex(box->findData(v));
   };
   selectTile(br_, r.tiles.br);
+  last_br_ = r.tiles.br;
   selectTile(bc_, r.tiles.bc);
   warps_->setValue(r.tiles.warps);
   stages_->setValue(r.tiles.stages);

@@ -51,6 +51,7 @@ class WhatIfPage : public QWidget {
   QLabel *status_, *summary_;
   SweepChart* sweep_chart_;
   bool filling_ = false;
+  int last_br_ = 0;  // Br before the latest change, to keep rows per warp when Br changes
 };
 
 }  // namespace attnscope::gui
