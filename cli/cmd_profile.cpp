@@ -107,7 +107,7 @@ profiler::ProfileOptions options_from(const ProfileFlags& f, const sim::Workload
   o.request.kind = kind;
   o.request.tiles = f.workload.tile_config();
   auto cache = profiler::parse_cache_mode(f.cache);
-  if (!cache) throw sim::InvalidInput("--cache '" + f.cache + "' is not one of flush, warm");
+  if (!cache) throw sim::InvalidInput("--cache '" + f.cache + "' is not one of flush, sequence, warm");
   o.request.cache = *cache;
   o.request.replay = *profiler::parse_replay_mode(f.replay);
   o.request.extra_metrics = f.metrics;
@@ -210,8 +210,10 @@ void add_profile_command(CLI::App& app, int* exit_code) {
   auto* cmd = app.add_subcommand(
       "profile", "run the real kernels under CUPTI counters with the model beside them; write one report");
   add_workload_options(*cmd, flags->workload);
-  cmd->add_option("--cache", flags->cache, "L2 state before each measured range: flush or warm")
-      ->check(CLI::IsMember({"flush", "warm"}))
+  cmd->add_option(
+         "--cache", flags->cache,
+         "L2 state: flush (before every kernel), sequence (flush once, kernels back to back) or warm")
+      ->check(CLI::IsMember({"flush", "sequence", "warm"}))
       ->capture_default_str();
   cmd->add_option("--replay", flags->replay,
                   "how passes are replayed: user (we re-run and flush) or kernel (CUPTI kernel replay)")

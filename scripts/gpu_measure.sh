@@ -50,6 +50,48 @@ run() {
 export ATTNSCOPE_GPU_SPEC_DIR="${ATTNSCOPE_GPU_SPEC_DIR:-$PWD/sim/gpus}"
 [ -d /usr/local/cuda/lib64 ] && export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 
+# compare_py WORK NAME KIND:NCU_LOG:REPORT... [all]: ncu's CSV vs a report's measured values, kernel by kernel
+# in launch order; "all" compares every raw counter the report holds, otherwise DRAM read and write bytes.
+compare_py="$(mktemp --suffix=.py)"
+cat >"$compare_py" <<'PYEOF'
+import csv, io, json, os, sys
+work, name, specs = sys.argv[1], sys.argv[2], sys.argv[3:]
+every = specs[-1] == "all"
+if every: specs = specs[:-1]
+rows, table = [], []
+for spec in specs:
+    kind, ncu_log, report = spec.split(":")
+    try:
+        text = open(os.path.join(work, ncu_log)).read()
+        rep = json.load(open(os.path.join(work, report)))
+    except OSError as e:
+        table.append(f"{kind}: missing input ({e})"); continue
+    lines = [l for l in text.splitlines() if l.startswith('"')]
+    by_id = {}
+    for r in csv.DictReader(io.StringIO("\n".join(lines))):
+        try: value = float(r["Metric Value"].replace(",", ""))
+        except ValueError: continue
+        by_id.setdefault(int(r["ID"]), {"kernel": r["Kernel Name"]})[r["Metric Name"]] = value
+    ncu = [by_id[i] for i in sorted(by_id)]
+    kernels = rep["kernels"]
+    if len(ncu) != len(kernels):
+        table.append(f"{kind}: ncu saw {len(ncu)} kernels, the report has {len(kernels)}"); continue
+    for n, k in zip(ncu, kernels):
+        metrics = [m for m in n if m != "kernel"] if every else ["dram__bytes_read.sum", "dram__bytes_write.sum"]
+        for metric in metrics:
+            cupti = k["metrics"].get(metric, {}).get("measured")
+            if cupti is None or metric not in n: continue
+            diff = (cupti - n[metric]) / n[metric] if n[metric] else (0.0 if cupti == 0 else float("inf"))
+            rows.append({"kernel": k["name"], "ncu_kernel": n["kernel"], "metric": metric, "cupti": cupti,
+                         "ncu": n[metric], "relative_difference": diff})
+            table.append(f'{k["name"]:14s} {metric:62s} cupti {cupti:16.6g}  ncu {n[metric]:16.6g}  {diff*100:+8.2f}%')
+open(os.path.join(work, name + ".json"), "w").write(json.dumps(rows, indent=2))
+head = ("in-process CUPTI (attnscope profile, L2 flushed before each kernel) vs ncu --clock-control none "
+        "--cache-control all on the same kernels (llm-4k, non-causal); target for DRAM bytes: within 2%")
+open(os.path.join(work, name + ".txt"), "w").write("\n".join([head] + table) + "\n")
+print("\n".join([head] + table))
+PYEOF
+
 if [ ! -x "$bin" ]; then
   echo "no $bin: build it first (cmake --build $build --target attnscope)" >&2
   exit 2
@@ -76,6 +118,9 @@ fi
 for c in "${causals[@]}"; do
   tag=$([ "$c" = "--causal" ] && echo "-causal" || echo "")
   run "llm-4k-naive$tag" "$bin" profile --preset llm-4k --kernel naive $c --tiles sample -o "$work/llm-4k-naive$tag.json"
+  # The naive kernels back to back after one flush, as the model chains them.
+  run "llm-4k-naive-sequence$tag" "$bin" profile --preset llm-4k --kernel naive $c --cache sequence --tiles none \
+    -o "$work/llm-4k-naive-sequence$tag.json"
   for t in "${tile_configs[@]}"; do
     set -- $t
     run "llm-4k-tiled-br$1-bc$2$tag" "$bin" profile --preset llm-4k --kernel tiled $c --br "$1" --bc "$2" \
@@ -95,37 +140,8 @@ for k in naive tiled; do
   run "ncu-$k" ncu --clock-control none --cache-control all --metrics dram__bytes_read.sum,dram__bytes_write.sum \
     --csv --print-units base "$bin" profile --preset llm-4k --kernel "$k" --no-causal --launch-only
 done
-python3 - "$work" <<'EOF' | tee -a "$log"
-import csv, io, json, sys, os
-work = sys.argv[1]
-rows, table = [], []
-pairs = {"naive": "llm-4k-naive.json", "tiled": "llm-4k-tiled-br128-bc64.json"}
-for kind, report in pairs.items():
-    text = open(os.path.join(work, f"ncu-{kind}.log")).read()
-    lines = [l for l in text.splitlines() if l.startswith('"')]
-    if not lines or not os.path.exists(os.path.join(work, report)):
-        print(f"{kind}: missing ncu output or report"); continue
-    by_id = {}
-    for r in csv.DictReader(io.StringIO("\n".join(lines))):
-        by_id.setdefault(int(r["ID"]), {"kernel": r["Kernel Name"]})[r["Metric Name"]] = float(r["Metric Value"].replace(",", ""))
-    ncu = [by_id[i] for i in sorted(by_id)]
-    rep = json.load(open(os.path.join(work, report)))
-    kernels = rep["kernels"]
-    if len(ncu) != len(kernels):
-        print(f"{kind}: ncu saw {len(ncu)} kernels, the report has {len(kernels)}"); continue
-    for n, k in zip(ncu, kernels):
-        for metric, key in (("dram__bytes_read.sum", "dram_read"), ("dram__bytes_write.sum", "dram_write")):
-            cupti = k["metrics"][key]["measured"]
-            diff = (cupti - n[metric]) / n[metric] if n[metric] else float("nan")
-            rows.append({"kernel": k["name"], "ncu_kernel": n["kernel"][:60], "metric": key,
-                         "cupti_bytes": cupti, "ncu_bytes": n[metric], "relative_difference": diff})
-            table.append(f'{k["name"]:14s} {key:10s} cupti {cupti/1e6:12.3f} MB  ncu {n[metric]/1e6:12.3f} MB  {diff*100:+7.2f}%')
-open(os.path.join(work, "ncu_vs_cupti.json"), "w").write(json.dumps(rows, indent=2))
-out = "\n".join(["in-process CUPTI (attnscope profile, L2 flushed before each kernel) vs ncu --clock-control none "
-                 "--cache-control all, llm-4k non-causal; target |difference| <= 2%"] + table)
-open(os.path.join(work, "ncu_vs_cupti.txt"), "w").write(out + "\n")
-print(out)
-EOF
+python3 "$compare_py" "$work" ncu_vs_cupti "naive:ncu-naive.log:llm-4k-naive.json" \
+  "tiled:ncu-tiled.log:llm-4k-tiled-br128-bc64.json" | tee -a "$log"
 
 # ---- 3. wall time: attnscope's standard-metric profile of llm-4k vs ncu collecting the same metrics -----
 say "wall time, same run"
@@ -142,6 +158,9 @@ t2=$(date +%s.%N)
   printf 'attnscope profile (CUPTI in process): %.2f s wall\n' "$(awk "BEGIN{print $t1 - $t0}")"
   printf 'ncu collecting the same metrics:      %.2f s wall\n' "$(awk "BEGIN{print $t2 - $t1}")"
 } | tee "$work/timing.txt" | tee -a "$log"
+# The same two runs give every standard metric from both tools: compare them all, kernel by kernel.
+python3 "$compare_py" "$work" all_metrics_ncu_vs_cupti "both:timing-ncu.log:timing-attnscope.json" all \
+  | tee -a "$log"
 
 # ---- 4. issue 8's matrix with the time that is left (totals only, measured only) ----------------------
 left=$((budget - $(elapsed) - 30))

@@ -13,6 +13,8 @@ constexpr const char* kL2ReadHit = "lts__t_sectors_srcunit_tex_op_read_lookup_hi
 constexpr const char* kL2WriteHit = "lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum";
 constexpr const char* kSmemRead = "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum";
 constexpr const char* kSmemWrite = "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum";
+constexpr const char* kL2ToL1Lsu = "l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum";
+constexpr const char* kL2ToL1Loads = "l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum";
 constexpr const char* kTime = "gpu__time_duration.sum";
 constexpr const char* kCycles = "sm__cycles_elapsed.max";
 
@@ -37,8 +39,17 @@ const std::vector<std::string>& standard_counters() {
       // The same shared-memory traffic split by instruction: plain loads (ld.shared, ldmatrix) and stores.
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-      // cp.async (LDGSTS) through L1: bytes copied global -> shared that looked up L1 (cp.async.ca).
-      "l1tex__t_bytes_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",
+      // cp.async (LDGSTS): the bytes it copies into shared memory arrive from L2 on the LSU pipe and are not
+      // shared-memory store wavefronts; L2 -> L1 bytes of the LSU pipe minus those of ordinary global loads.
+      kL2ToL1Lsu,
+      kL2ToL1Loads,
+      "l1tex__t_bytes_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",  // cp.async.ca only (through L1)
+      "smsp__inst_executed_op_ldgsts.sum",
+      // L2 traffic from every source (SMs, the fabric between the two L2 partitions, copies), for comparison
+      // with the SM-only sectors above.
+      "lts__t_sectors_op_read.sum",
+      "lts__t_sectors_op_write.sum",
+      "lts__t_sectors_srcunit_ltcfabric.sum",
       kTime,
       kCycles,
       "sm__pipe_tensor_op_hmma_cycles_active.sum",
@@ -57,7 +68,13 @@ std::map<std::string, double> derive_report_metrics(const CounterValues& c) {
   const auto write_hit = get(c, kL2WriteHit);
   if (read_hit && write_hit) out["l2_hit"] = (*read_hit + *write_hit) * kL2SectorBytes;
   if (auto v = get(c, kSmemRead)) out["smem_read"] = *v * kSharedWavefrontBytes;
-  if (auto v = get(c, kSmemWrite)) out["smem_write"] = *v * kSharedWavefrontBytes;
+  if (auto v = get(c, kSmemWrite)) {
+    double bytes = *v * kSharedWavefrontBytes;
+    const auto lsu = get(c, kL2ToL1Lsu);
+    const auto loads = get(c, kL2ToL1Loads);
+    if (lsu && loads && *lsu > *loads) bytes += *lsu - *loads;  // cp.async fills
+    out["smem_write"] = bytes;
+  }
   if (auto v = get(c, kTime)) out["time"] = *v * 1e-9;
   if (auto v = get(c, kCycles)) out["cycles"] = *v;
   return out;

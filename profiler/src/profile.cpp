@@ -14,7 +14,7 @@ namespace attnscope::profiler {
 
 sim::SimOptions sim_options_for(CacheMode cache, bool record_tiles) {
   sim::SimOptions o;
-  o.l2_start = cache == CacheMode::flush ? sim::L2Start::cold : sim::L2Start::warm;
+  o.l2_start = cache == CacheMode::warm ? sim::L2Start::warm : sim::L2Start::cold;
   o.record_tiles = record_tiles;
   return o;
 }

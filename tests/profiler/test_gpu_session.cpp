@@ -26,12 +26,16 @@ TEST(GpuSession, TiledKernelCountersMatchItsLogicalTraffic) {
   std::printf(
       "tiled: dram_read %.0f (Q+K+V %.0f), dram_write %.0f, l2_write %.0f (O+LSE %.0f), time %.3g s\n",
       d.at("dram_read"), qkv, d.at("dram_write"), d.at("l2_write"), o + lse, d.at("time"));
-  EXPECT_NEAR(d.at("l2_write"), o + lse, 0.01 * (o + lse));  // every output byte written once
-  EXPECT_NEAR(d.at("dram_read"), qkv, 0.05 * qkv);           // 4 MB fits in L2: each input read once
+  // Every output byte is stored at least once (partial-sector stores count each request's sectors).
+  EXPECT_GE(d.at("l2_write"), 0.99 * (o + lse));
+  EXPECT_NEAR(d.at("dram_read"), qkv, 0.05 * qkv);  // 4 MB fits in L2: each input read once
   ASSERT_TRUE(m.kernels[0].writeback_after.has_value());
   const auto after = derive_report_metrics(*m.kernels[0].writeback_after);
   // What the kernel wrote reaches DRAM either during it or in the flush after it.
-  EXPECT_GE(d.at("dram_write") + after.at("dram_write"), 0.95 * (o + lse));
+  EXPECT_GE(d.at("dram_write") + after.at("dram_write"), 0.99 * (o + lse));
+  // Shared memory receives at least Q once and K, V for every q-tile (cp.async fills included).
+  const double q_tiles = 1024 / 128, kv_loads = q_tiles * 2.0 * 8 * 1024 * 64 * 2;
+  EXPECT_GE(d.at("smem_write"), 0.99 * (o + kv_loads));
   EXPECT_EQ(m.kernels[0].windows.size(), req.windows.size());
   EXPECT_FALSE(m.kernels[0].timeline.empty());
 }

@@ -46,6 +46,13 @@ __global__ void attnscope_l2_flush_read(const uint4* buffer, std::size_t count, 
   if (acc == 0xdeadbeefu) never_written[0] = make_uint4(acc, acc, acc, acc);
 }
 
+__global__ void attnscope_l2_discard(const char* buffer, std::size_t lines) {
+  const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+  for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < lines;
+       i += stride)
+    asm volatile("discard.global.L2 [%0], 128;" ::"l"(buffer + i * 128) : "memory");
+}
+
 }  // namespace
 
 void fill_uniform(void* data, std::size_t count, ElementType type, std::uint64_t seed, cudaStream_t stream) {
@@ -56,6 +63,14 @@ void fill_uniform(void* data, std::size_t count, ElementType type, std::uint64_t
 void l2_flush_read(const void* buffer, std::size_t bytes, cudaStream_t stream) {
   attnscope_l2_flush_read<<<2048, 256, 0, stream>>>(static_cast<const uint4*>(buffer), bytes / sizeof(uint4),
                                                     static_cast<uint4*>(const_cast<void*>(buffer)));
+}
+
+}  // namespace attnscope::profiler::cuda
+
+namespace attnscope::profiler::cuda {
+
+void l2_discard(const void* buffer, std::size_t bytes, cudaStream_t stream) {
+  attnscope_l2_discard<<<2048, 256, 0, stream>>>(static_cast<const char*>(buffer), bytes / 128);
 }
 
 }  // namespace attnscope::profiler::cuda

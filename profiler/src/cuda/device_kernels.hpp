@@ -18,4 +18,8 @@ void fill_uniform(void* data, std::size_t count, ElementType type, std::uint64_t
 // back to DRAM during this kernel (not during the next one).
 void l2_flush_read(const void* buffer, std::size_t bytes, cudaStream_t stream);
 
+// Invalidates the 128-byte L2 lines of `buffer` without writing them back (PTX discard.global.L2). Run after
+// l2_flush_read, whose lines are clean, it leaves L2 empty, as a driver-level flush and invalidate would.
+void l2_discard(const void* buffer, std::size_t bytes, cudaStream_t stream);
+
 }  // namespace attnscope::profiler::cuda

@@ -101,9 +101,12 @@ struct GpuSession::Impl {
     if (stream) cudaStreamDestroy(stream);
   }
 
+  // Write back every dirty line (read pass), then invalidate what the read left (discard pass): L2 ends
+  // empty and clean, as after Nsight Compute's --cache-control all.
   void flush() {
     cuda::NvtxRange range("l2_flush");
     cuda::l2_flush_read(flush_buffer, flush_bytes, stream);
+    cuda::l2_discard(flush_buffer, flush_bytes, stream);
   }
 
   CounterValues counters_of(const std::vector<double>& values) const {
@@ -116,6 +119,41 @@ struct GpuSession::Impl {
 
   std::vector<MeasuredTileTime> timeline_of(cuda::DeviceWorkload& work, const std::string& kernel,
                                             std::vector<std::string>& notes);
+
+  // Each kernel's duration from CUDA events, from the same L2 state as its counters, median of 3 runs.
+  void time_with_events(cuda::DeviceWorkload& work, const std::vector<std::string>& names, CacheMode cache,
+                        Measurement& m) {
+    constexpr int kRuns = 3;
+    cudaEvent_t begin = nullptr, end = nullptr;
+    ATTNSCOPE_CUDA(cudaEventCreate(&begin));
+    ATTNSCOPE_CUDA(cudaEventCreate(&end));
+    std::vector<std::vector<double>> seconds(names.size());
+    try {
+      for (int run = 0; run < kRuns; ++run) {
+        for (std::size_t i = 0; i < names.size(); ++i) {
+          if (cache == CacheMode::flush || (cache == CacheMode::sequence && i == 0)) flush();
+          if (cache == CacheMode::warm) work.launch(names[i], nullptr);
+          ATTNSCOPE_CUDA(cudaEventRecord(begin, stream));
+          work.launch(names[i], nullptr);
+          ATTNSCOPE_CUDA(cudaEventRecord(end, stream));
+          ATTNSCOPE_CUDA(cudaEventSynchronize(end));
+          float ms = 0;
+          ATTNSCOPE_CUDA(cudaEventElapsedTime(&ms, begin, end));
+          seconds[i].push_back(static_cast<double>(ms) * 1e-3);
+        }
+      }
+    } catch (...) {
+      cudaEventDestroy(begin);
+      cudaEventDestroy(end);
+      throw;
+    }
+    cudaEventDestroy(begin);
+    cudaEventDestroy(end);
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      std::sort(seconds[i].begin(), seconds[i].end());
+      m.kernels[i].event_time_s = seconds[i][seconds[i].size() / 2];
+    }
+  }
 };
 
 GpuSession::GpuSession(const SessionOptions& options) : impl_(std::make_unique<Impl>()) {
@@ -229,7 +267,11 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   const auto names = kernel_names(request.kind);
   cuda::DeviceWorkload work(request.workload, request.kind, request.tiles, request.seed, !s.options.use_cupti,
                             s.stream);
-  for (const auto& n : names) m.kernels.push_back(MeasuredKernel{n, {}, std::nullopt, {}, {}});
+  for (const auto& n : names) {
+    MeasuredKernel k;
+    k.name = n;
+    m.kernels.push_back(std::move(k));
+  }
 
   if (!s.options.use_cupti) {  // --launch-only: each kernel once, for an outside profiler (ncu)
     for (const auto& n : names) work.launch(n, nullptr);
@@ -239,29 +281,68 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
     return m;
   }
 
-  const bool flush_mode = request.cache == CacheMode::flush;
   const bool user = s.options.replay == ReplayMode::user;
-  // The ranges, in recording order. User replay records only pushed ranges; kernel replay records one auto
-  // range per launch, flushes included.
-  std::vector<PlannedRange> plan;
   using What = PlannedRange::What;
-  if (!user && flush_mode) plan.push_back({What::ignored, "l2_flush", 0});
-  for (std::size_t i = 0; i < names.size(); ++i) plan.push_back({What::kernel, names[i], i});
-  if (flush_mode) plan.push_back({What::writeback, names.back() + ".writeback", names.size() - 1});
+  // What one pass runs, in order. A step with a role other than `ignored` is a measured range.
+  struct Step {
+    enum class Op { flush, kernel, window } op;
+    std::size_t index;
+    What role;
+    std::string name;
+  };
+  std::vector<Step> steps;
+  auto add_flush = [&](What role, const std::string& name, std::size_t index) {
+    steps.push_back({Step::Op::flush, index, role, name});
+  };
+  switch (request.cache) {
+    case CacheMode::flush:  // every kernel from a flushed L2, as ncu --cache-control all
+      add_flush(What::ignored, "l2_flush", 0);
+      for (std::size_t i = 0; i < names.size(); ++i) {
+        steps.push_back({Step::Op::kernel, i, What::kernel, names[i]});
+        add_flush(What::writeback, names[i] + ".writeback", i);
+      }
+      break;
+    case CacheMode::sequence:  // one flush, then the kernels back to back, as the model chains them
+      add_flush(What::ignored, "l2_flush", 0);
+      for (std::size_t i = 0; i < names.size(); ++i)
+        steps.push_back({Step::Op::kernel, i, What::kernel, names[i]});
+      add_flush(What::writeback, names.back() + ".writeback", names.size() - 1);
+      break;
+    case CacheMode::warm:  // the same sequence once, unmeasured, right before
+      for (std::size_t i = 0; i < names.size(); ++i)
+        steps.push_back({Step::Op::kernel, i, What::ignored, "warmup"});
+      for (std::size_t i = 0; i < names.size(); ++i)
+        steps.push_back({Step::Op::kernel, i, What::kernel, names[i]});
+      break;
+  }
   for (std::size_t i = 0; i < request.windows.size(); ++i) {
     const auto& w = request.windows[i];
-    if (!user && flush_mode) plan.push_back({What::ignored, "l2_flush", 0});
-    if (!user && !flush_mode) plan.push_back({What::ignored, "warmup", 0});
-    plan.push_back(
-        {What::window, fmt::format("{}@b{}h{}q{}kv{}", w.kernel, w.batch, w.head, w.q_tile, w.kv_tile), i});
+    if (request.cache == CacheMode::warm)
+      steps.push_back({Step::Op::window, i, What::ignored, "warmup"});
+    else
+      add_flush(What::ignored, "l2_flush", 0);
+    steps.push_back({Step::Op::window, i, What::window,
+                     fmt::format("{}@b{}h{}q{}kv{}", w.kernel, w.batch, w.head, w.q_tile, w.kv_tile)});
   }
-  if (!user && !flush_mode) plan.insert(plan.begin(), names.size(), PlannedRange{What::ignored, "warmup", 0});
+  // The ranges CUPTI will return, in order: user replay records the pushed ranges; kernel replay records one
+  // auto range per launch (a flush is two launches: the read, whose range holds the write-back, and the
+  // discard).
+  std::vector<PlannedRange> plan;
+  for (const auto& st : steps) {
+    if (user) {
+      if (st.role != What::ignored) plan.push_back({st.role, st.name, st.index});
+      continue;
+    }
+    plan.push_back({st.role, st.name, st.index});
+    if (st.op == Step::Op::flush) plan.push_back({What::ignored, "l2_discard", 0});
+  }
 
-  auto range = [&](const std::string& name, auto&& work_fn) {
-    if (user) s.profiler->push(name);
-    work_fn();
-    if (user) s.profiler->pop();
-  };
+  // Load every kernel's module before counting (CUDA loads modules lazily at the first launch, which would
+  // otherwise land inside the first measured range and inflate its duration).
+  for (const auto& n : names) work.launch(n, nullptr);
+  if (!request.windows.empty()) work.launch_window(request.windows.front());
+  ATTNSCOPE_CUDA(cudaStreamSynchronize(s.stream));
+
   const auto t0 = std::chrono::steady_clock::now();
   s.profiler->configure(*s.config, user ? CUPTI_UserRange : CUPTI_AutoRange,
                         user ? CUPTI_UserReplay : CUPTI_KernelReplay, plan.size());
@@ -273,19 +354,21 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
                           fmt::format("CUPTI still wanted passes after {}", kMaxPasses));
     cuda::NvtxRange phase(fmt::format("measure pass {}", pass));
     s.profiler->start();
-    if (flush_mode)
-      s.flush();
-    else
-      for (const auto& n : names) work.launch(n, nullptr);  // warm-up run, unmeasured (user replay)
-    for (const auto& n : names) range(n, [&] { work.launch(n, nullptr); });
-    if (flush_mode) range(names.back() + ".writeback", [&] { s.flush(); });
-    for (const auto& w : request.windows) {
-      if (flush_mode)
-        s.flush();
-      else
-        work.launch_window(w);
-      range(fmt::format("{}@b{}h{}q{}kv{}", w.kernel, w.batch, w.head, w.q_tile, w.kv_tile),
-            [&] { work.launch_window(w); });
+    for (const auto& st : steps) {
+      const bool measured = user && st.role != What::ignored;
+      if (measured) s.profiler->push(st.name);
+      switch (st.op) {
+        case Step::Op::flush:
+          s.flush();
+          break;
+        case Step::Op::kernel:
+          work.launch(names[st.index], nullptr);
+          break;
+        case Step::Op::window:
+          work.launch_window(request.windows[st.index]);
+          break;
+      }
+      if (measured) s.profiler->pop();
     }
     ATTNSCOPE_CUDA(cudaStreamSynchronize(s.stream));
     done = s.profiler->stop();
@@ -299,7 +382,8 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& p = plan[i];
     if (user && ranges[i].name != p.name)  // matched by order; a renamed range is worth a note, not a failure
-      m.notes.push_back(fmt::format("range {} came back as '{}', recorded as '{}'", i, ranges[i].name, p.name));
+      m.notes.push_back(
+          fmt::format("range {} came back as '{}', recorded as '{}'", i, ranges[i].name, p.name));
     CounterValues c = s.counters_of(ranges[i].values);
     switch (p.what) {
       case What::kernel:
@@ -321,19 +405,28 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   }
   m.notes.push_back(fmt::format("counters: {} ranges, {} pass{} ({} replay), {:.3f} s wall", plan.size(),
                                 pass, pass == 1 ? "" : "es", m.replay_mode, seconds));
-  if (flush_mode)
+  if (request.cache != CacheMode::warm)
     m.notes.push_back(fmt::format(
-        "L2 flush before each measured range: a kernel reads a {:.0f} MB buffer ({}x the {:.0f} MB L2) with "
-        "ordinary loads and stores nothing, so L2 holds only clean lines of that buffer and every dirty line "
-        "was "
-        "written back during the flush; persisting L2 lines were reset (cudaCtxResetPersistingL2Cache)",
+        "L2 flush ({}): a kernel reads a {:.0f} MB buffer ({}x the {:.0f} MB L2) with ordinary loads and "
+        "stores "
+        "nothing, so every dirty line is written back during the flush, then a second kernel discards the "
+        "buffer's lines (discard.global.L2), leaving L2 empty and clean; persisting L2 lines were reset "
+        "(cudaCtxResetPersistingL2Cache)",
+        request.cache == CacheMode::flush ? "before every measured kernel, as ncu --cache-control all"
+                                          : "once before the kernel sequence, which then runs back to back",
         static_cast<double>(s.flush_bytes) / 1e6, kFlushL2Multiple,
         static_cast<double>(s.device.l2_bytes) / 1e6));
+  if (request.cache == CacheMode::flush && names.size() > 1)
+    m.notes.push_back(
+        "the model chains the naive kernels (each inherits the L2 the previous one left); this "
+        "measurement flushed L2 before each, so softmax and pv DRAM traffic differ from the chain by "
+        "design: --cache sequence measures the chain");
   if (!user)
     m.notes.push_back(
         "kernel replay: CUPTI re-runs each kernel once per pass and restores memory between passes; "
         "passes after the first start from the L2 state CUPTI's restore left, not a flushed one");
 
+  s.time_with_events(work, names, request.cache, m);
   if (request.timeline)
     for (auto& k : m.kernels) k.timeline = s.timeline_of(work, k.name, m.notes);
   cuda::read_clocks(m.device);

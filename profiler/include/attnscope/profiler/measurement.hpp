@@ -40,6 +40,10 @@ struct MeasuredKernel {
   // Counters of an L2 flush run right after the kernel (inside its own range): its DRAM writes are the dirty
   // lines the kernel left in L2, written back after the kernel ended. Absent in --cache warm mode.
   std::optional<CounterValues> writeback_after;
+  // Kernel duration from CUDA events around separate launches from the same L2 state (median of a few), the
+  // report's `time`: CUPTI's gpu__time_duration of a user range is the range's wall time, launch gaps
+  // included.
+  std::optional<double> event_time_s;
   std::vector<MeasuredWindow> windows;
   std::vector<MeasuredTileTime> timeline;
 };

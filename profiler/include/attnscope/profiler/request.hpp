@@ -14,8 +14,9 @@ namespace attnscope::profiler {
 
 // L2 state at the start of every measured range.
 enum class CacheMode {
-  flush,  // default: L2 emptied of the workload's data and of dirty lines (see docs/profiler.md)
-  warm,   // the same launch runs once unmeasured right before, so L2 holds what it left
+  flush,     // default: L2 written back and emptied before every measured kernel (as ncu --cache-control all)
+  sequence,  // flushed once, then the kernels back to back (naive: softmax sees what qk left, as the model)
+  warm,      // the same launches run once unmeasured right before, so L2 holds what they left
 };
 std::optional<CacheMode> parse_cache_mode(std::string_view s);
 std::string_view to_string(CacheMode m);
