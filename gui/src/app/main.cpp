@@ -3,6 +3,7 @@
 // file and quits, which is how docs/screenshots/gui-*.png are made.
 #include <QApplication>
 #include <QComboBox>
+#include <QCursor>
 #include <QMouseEvent>
 #include <QPixmap>
 #include <QScreen>
@@ -77,15 +78,20 @@ int main(int argc, char** argv) {
     if (options.hover_tile) {
       // Hover a tile as a user would, so the screenshot shows its tooltip (a separate window: the screen is
       // grabbed rather than the main window alone).
-      QTimer::singleShot(200, &app, [&] {
-        auto* view = window.heatmapPage()->view();
-        const QPointF at = view->cellCenter(options.hover_tile->y(), options.hover_tile->x());
-        QMouseEvent move(QEvent::MouseMove, at, view->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
-                         Qt::NoModifier);
-        QApplication::sendEvent(view, &move);
-      });
+      // Twice: a loaded machine may not have laid the window out by the first one.
+      for (const int at_ms : {300, 700}) {
+        QTimer::singleShot(at_ms, &app, [&] {
+          auto* view = window.heatmapPage()->view();
+          const QPointF at = view->cellCenter(options.hover_tile->y(), options.hover_tile->x());
+          QMouseEvent move(QEvent::MouseMove, at, view->mapToGlobal(at), Qt::NoButton, Qt::NoButton,
+                           Qt::NoModifier);
+          QCursor::setPos(
+              view->mapToGlobal(at).toPoint());  // the real pointer too, or its own events undo the hover
+          QApplication::sendEvent(view, &move);
+        });
+      }
     }
-    QTimer::singleShot(900, &app, [&] {
+    QTimer::singleShot(1300, &app, [&] {
       const QPixmap shot =
           options.hover_tile
               ? window.screen()->grabWindow(0, window.frameGeometry().x(), window.frameGeometry().y(),
