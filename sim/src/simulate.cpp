@@ -18,20 +18,34 @@ std::int64_t smem_bytes_per_cta(const Workload& w, KernelKind kind, const TileCo
   return most;
 }
 
-void check_config(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles) {
+namespace {
+
+// Shape, tiling and occupancy of every kernel of `kind`; `registers` overrides the estimate per kernel.
+void check_kernels(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles,
+                   const std::array<int, kKernelIdCount>& registers) {
   for (KernelId k : kernels_of(kind)) {
     const KernelDataflow flow(k, w, tiles);  // validates shape and tiling
+    const int given = registers[static_cast<std::size_t>(k)];
     try {
-      occupancy(gpu, flow.smem_per_cta(), flow.threads_per_cta(), flow.estimated_registers_per_thread());
+      occupancy(gpu, flow.smem_per_cta(), flow.threads_per_cta(),
+                given > 0 ? given : flow.estimated_registers_per_thread());
     } catch (const InvalidInput& e) {
       throw InvalidInput(std::string(to_string(k)) + " " + tiles.label() + ": " + e.what());
     }
   }
 }
 
+}  // namespace
+
+void check_config(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles) {
+  check_kernels(gpu, w, kind, tiles, {});
+}
+
 SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles,
                    const SimOptions& options) {
-  check_config(gpu, w, kind, tiles);
+  for (int r : options.registers_per_thread)
+    if (r < 0 || r > 255) throw InvalidInput("registers_per_thread must be in [0, 255] (0 = estimate)");
+  check_kernels(gpu, w, kind, tiles, options.registers_per_thread);
   std::vector<KernelId> kernels = kernels_of(kind);
   if (options.only) {
     if (std::find(kernels.begin(), kernels.end(), *options.only) == kernels.end())
@@ -39,9 +53,6 @@ SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const
                          std::string(to_string(kind)) + " kind");
     kernels = {*options.only};
   }
-  for (int r : options.registers_per_thread)
-    if (r < 0 || r > 255) throw InvalidInput("registers_per_thread must be in [0, 255] (0 = estimate)");
-
   L2Cache l2(gpu);
   if (AddressMap(w).end() / static_cast<std::uint64_t>(gpu.l2_line_bytes) / l2.sets() >= L2Cache::kMaxBlocks)
     throw InvalidInput("workload: tensors too large for the model's address space (24-bit L2 tags)");

@@ -241,6 +241,17 @@ TEST_F(Simulate, OccupancyFollowsSharedMemoryAndRegisters) {
   const SimResult regs = simulate(gpu, w, KernelKind::tiled, t, o);
   EXPECT_EQ(regs.kernels[0].ctas_per_sm, 65536 / (256 * 32 * 4));
   EXPECT_EQ(regs.kernels[0].occupancy_limiter, "registers");
+  // 512 threads at the estimated ~232 registers do not fit an SM; the compiled kernel's real count may.
+  TileConfig wide;
+  wide.br = 512;
+  wide.warps = 16;
+  const Workload w64 = shape(1, 4, 1024, 1024, 64);
+  EXPECT_THROW(simulate(gpu, w64, KernelKind::tiled, wide), InvalidInput);
+  SimOptions given;
+  given.registers_per_thread[static_cast<std::size_t>(KernelId::tiled)] = 64;
+  EXPECT_EQ(simulate(gpu, w64, KernelKind::tiled, wide, given).kernels[0].ctas_per_sm, 2);
+  given.registers_per_thread[0] = 300;
+  EXPECT_THROW(simulate(gpu, w64, KernelKind::tiled, wide, given), InvalidInput);
 }
 
 TEST_F(Simulate, BadInputGetsAClearError) {
