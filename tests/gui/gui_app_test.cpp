@@ -218,6 +218,10 @@ class GuiAppTest : public QObject {
     MainWindow w;
     const ProfileAvailability a = profileAvailability();
     QCOMPARE(w.profileAction()->isEnabled(), a.available);
+    // What the action would run: `attnscope profile` with the what-if flags, the report to --out.
+    QCOMPARE(profileArguments({QStringLiteral("--br"), QStringLiteral("64")}, QStringLiteral("r.json")),
+             (QStringList{QStringLiteral("profile"), QStringLiteral("--br"), QStringLiteral("64"),
+                          QStringLiteral("--out"), QStringLiteral("r.json")}));
     if (!a.available) {
       QVERIFY(!a.reason.isEmpty());
       QCOMPARE(w.profileAction()->toolTip(), a.reason);

@@ -34,7 +34,7 @@ ProfileAvailability profileAvailability() {
       "Profiling is unavailable: this build of attnscope has no CUDA (nvcc was not found when it was "
       "configured, or ATTNSCOPE_ENABLE_CUDA=OFF), so it cannot run the kernels under CUPTI. Use the "
       "what-if panel (the model), or open a report profiled on a GPU machine with "
-      "`attnscope profile --json report.json`.");
+      "`attnscope profile --out report.json`.");
   return a;
 #else
   int devices = 0;
@@ -63,7 +63,7 @@ ProfileAvailability profileAvailability() {
 
 QStringList profileArguments(const QStringList& workload_flags, const QString& out) {
   QStringList args{QStringLiteral("profile")};
-  args << workload_flags << QStringLiteral("--json") << out;
+  args << workload_flags << QStringLiteral("--out") << out;
   return args;
 }
 
