@@ -130,6 +130,7 @@ std::vector<sim::KernelKind> kinds_of(const std::string& kernel) {
 
 int run_single(const ProfileFlags& f, const std::string& command) {
   const sim::Workload w = f.workload.workload();
+  for (auto kind : kinds_of(f.workload.kernel)) (void)options_from(f, w, kind);  // bad flags before the GPU
   profiler::SessionOptions so;
   so.extra_metrics = f.metrics;
   so.use_cupti = !(f.launch_only || f.no_cupti);

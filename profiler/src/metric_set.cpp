@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "attnscope/profiler/metric_set.hpp"
 
+#include <algorithm>
+
 namespace attnscope::profiler {
 
 namespace {
@@ -15,6 +17,9 @@ constexpr const char* kSmemRead = "l1tex__data_pipe_lsu_wavefronts_mem_shared_cm
 constexpr const char* kSmemWrite = "l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum";
 constexpr const char* kL2ToL1Lsu = "l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum";
 constexpr const char* kL2ToL1Loads = "l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum";
+constexpr const char* kLdgstsInst = "smsp__inst_executed_op_ldgsts.sum";
+// One cp.async warp instruction of the kernels copies 16 B per lane.
+constexpr double kLdgstsBytesPerInst = 32 * 16;
 constexpr const char* kTime = "gpu__time_duration.sum";
 constexpr const char* kCycles = "sm__cycles_elapsed.max";
 
@@ -39,12 +44,13 @@ const std::vector<std::string>& standard_counters() {
       // The same shared-memory traffic split by instruction: plain loads (ld.shared, ldmatrix) and stores.
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-      // cp.async (LDGSTS): the bytes it copies into shared memory arrive from L2 on the LSU pipe and are not
-      // shared-memory store wavefronts; L2 -> L1 bytes of the LSU pipe minus those of ordinary global loads.
-      kL2ToL1Lsu,
+      // cp.async (LDGSTS) fills of shared memory are not shared-memory wavefronts on the H200. Measured
+      // there: its 16-B-per-lane copies arrive from L2 as ordinary global-load bytes (mem_lg_op_ld, = 512 B x
+      // ldgsts instructions for the tiled kernel), so fills = min(512 B x instructions, L2 -> L1 load bytes).
+      kLdgstsInst,
       kL2ToL1Loads,
+      kL2ToL1Lsu,
       "l1tex__t_bytes_pipe_lsu_mem_global_op_ldgsts_cache_access.sum",  // cp.async.ca only (through L1)
-      "smsp__inst_executed_op_ldgsts.sum",
       // L2 traffic from every source (SMs, the fabric between the two L2 partitions, copies), for comparison
       // with the SM-only sectors above.
       "lts__t_sectors_op_read.sum",
@@ -70,9 +76,9 @@ std::map<std::string, double> derive_report_metrics(const CounterValues& c) {
   if (auto v = get(c, kSmemRead)) out["smem_read"] = *v * kSharedWavefrontBytes;
   if (auto v = get(c, kSmemWrite)) {
     double bytes = *v * kSharedWavefrontBytes;
-    const auto lsu = get(c, kL2ToL1Lsu);
+    const auto inst = get(c, kLdgstsInst);
     const auto loads = get(c, kL2ToL1Loads);
-    if (lsu && loads && *lsu > *loads) bytes += *lsu - *loads;  // cp.async fills
+    if (inst && loads) bytes += std::min(*inst * kLdgstsBytesPerInst, *loads);  // cp.async fills
     out["smem_write"] = bytes;
   }
   if (auto v = get(c, kTime)) out["time"] = *v * 1e-9;

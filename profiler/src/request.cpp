@@ -5,11 +5,20 @@ namespace attnscope::profiler {
 
 std::optional<CacheMode> parse_cache_mode(std::string_view s) {
   if (s == "flush") return CacheMode::flush;
+  if (s == "sequence") return CacheMode::sequence;
   if (s == "warm") return CacheMode::warm;
   return std::nullopt;
 }
 std::string_view to_string(CacheMode m) {
-  return m == CacheMode::flush ? "flush" : "warm";
+  switch (m) {
+    case CacheMode::flush:
+      return "flush";
+    case CacheMode::sequence:
+      return "sequence";
+    case CacheMode::warm:
+      return "warm";
+  }
+  return "?";
 }
 
 std::optional<ReplayMode> parse_replay_mode(std::string_view s) {

@@ -26,10 +26,12 @@ TEST(MetricSet, DerivesReportKeysFromRawCounters) {
   EXPECT_DOUBLE_EQ(m.at("l2_hit"), 64.0 * 32.0);
   EXPECT_DOUBLE_EQ(m.at("smem_read"), 7.0 * 128.0);
   EXPECT_DOUBLE_EQ(m.at("smem_write"), 3.0 * 128.0);
-  // cp.async fills: L2 -> L1 bytes of the LSU pipe beyond those of ordinary loads.
-  c["l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum"] = 10'000.0;
-  c["l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum"] = 1'000.0;
-  EXPECT_DOUBLE_EQ(derive_report_metrics(c).at("smem_write"), 3.0 * 128.0 + 9'000.0);
+  // cp.async fills: 512 B per ldgsts warp instruction, at most the L2 -> L1 global-load bytes.
+  c["smsp__inst_executed_op_ldgsts.sum"] = 10.0;
+  c["l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum"] = 100'000.0;
+  EXPECT_DOUBLE_EQ(derive_report_metrics(c).at("smem_write"), 3.0 * 128.0 + 5'120.0);
+  c["l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum"] = 1'000.0;  // predicated-off lanes copy nothing
+  EXPECT_DOUBLE_EQ(derive_report_metrics(c).at("smem_write"), 3.0 * 128.0 + 1'000.0);
   EXPECT_DOUBLE_EQ(m.at("time"), 2.5e-6);  // ns -> s
   EXPECT_DOUBLE_EQ(m.at("cycles"), 4000.0);
 }

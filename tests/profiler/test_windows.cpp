@@ -87,3 +87,13 @@ TEST(Windows, ModelOfALoneTiledTileLoadsQKVAndStoresO) {
   EXPECT_GE(k.totals.l2_read, q + kv);
   EXPECT_GE(k.totals.l2_write, q);
 }
+
+TEST(Request, ModesParseAndPrintBack) {
+  for (auto m : {CacheMode::flush, CacheMode::sequence, CacheMode::warm})
+    EXPECT_EQ(parse_cache_mode(to_string(m)), m);
+  for (auto m : {TileMode::none, TileMode::sample, TileMode::row, TileMode::all})
+    EXPECT_EQ(parse_tile_mode(to_string(m)), m);
+  for (auto m : {ReplayMode::user, ReplayMode::kernel}) EXPECT_EQ(parse_replay_mode(to_string(m)), m);
+  EXPECT_FALSE(parse_cache_mode("cold"));
+  EXPECT_EQ(kernel_names(sim::KernelKind::naive).size(), 3u);
+}

@@ -9,8 +9,10 @@
 //   l2_hit     = 32 B x (op_read_lookup_hit + op_write_lookup_hit)
 //   smem_read  = 128 B x l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum  (one wavefront moves at
 //   smem_write = 128 B x l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum  most 32 banks x 4 B)
-//                + cp.async fills: l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum - ..._mem_lg_op_ld.sum (on the
-//                H200, cp.async.cg writes into shared memory do not appear as shared-memory wavefronts)
+//                + cp.async fills: min(512 B x smsp__inst_executed_op_ldgsts.sum,
+//                                      l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum)
+//                (on the H200, cp.async.cg fills of shared memory are not shared-memory wavefronts; the
+//                kernels copy 16 B per lane, and the fills arrive from L2 as global-load bytes)
 //   time       = gpu__time_duration.sum (ns -> s)        cycles = sm__cycles_elapsed.max
 // Every raw counter is also kept in the report under its own CUPTI name (measured only).
 #pragma once
