@@ -210,6 +210,8 @@ void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t 
     out.steps.push_back(s);
     return;
   }
+  out.steps.reserve(static_cast<std::size_t>(j1 - j0));  // one allocation per reused program, not log2(steps)
+  out.records.reserve(static_cast<std::size_t>(j1 - j0));
   for (int j = j0; j < j1; ++j) {
     const std::int64_t c0 = std::int64_t{j} * t_.bc, c1 = std::min(c0 + t_.bc, w_.seq_kv), cols = c1 - c0;
     CtaStep s;
@@ -336,6 +338,7 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, CtaPro
     out.steps.push_back(s);
     return;
   }
+  out.steps.reserve(static_cast<std::size_t>(k1_step - k0_step));
   for (int k = k0_step; k < k1_step; ++k) {
     const std::int64_t k0 = std::int64_t{k} * t_.gemm_bk, kc = std::min(k0 + t_.gemm_bk, w_.seq_kv) - k0;
     CtaStep s;
