@@ -68,6 +68,7 @@ struct ProfileFlags {
   double deadline_s = 0;
   unsigned long long seed = 0x5eed;
   bool print_metrics = false;
+  std::string keep_tiles = "all";
 };
 
 // The command line as typed, for report provenance.
@@ -119,6 +120,7 @@ profiler::ProfileOptions options_from(const ProfileFlags& f, const sim::Workload
   o.tile_mode = o.request.use_cupti ? *tiles : profiler::TileMode::none;
   o.gpu_spec = f.workload.gpu;
   o.run_model = !f.no_model && o.request.use_cupti;
+  o.keep_tiles = f.keep_tiles;
   return o;
 }
 
@@ -230,6 +232,10 @@ void add_profile_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--launch-only", flags->launch_only,
                 "run each kernel once with no counters and no flushes (to run under ncu)");
   cmd->add_flag("--no-cupti", flags->no_cupti, "do not use CUPTI (implies --launch-only)");
+  cmd->add_option("--keep-tiles", flags->keep_tiles,
+                  "tile entries in the report: all, measured (timeline or window) or windows (smallest file)")
+      ->check(CLI::IsMember({"all", "measured", "windows"}))
+      ->capture_default_str();
   cmd->add_flag("--no-timeline", flags->no_timeline, "skip the instrumented launch for per-tile timestamps");
   cmd->add_option("--matrix", flags->matrix, "measure a fixed matrix of workloads: issue8 or quick");
   cmd->add_option("--out-dir", flags->out_dir, "directory for --matrix reports")->capture_default_str();

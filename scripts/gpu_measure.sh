@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # All H200 measurements of one session, in one run (issues 5 and 8). Run on the GPU machine from the repo
-# root with a prebuilt CUDA build of `attnscope`:
+# root with a prebuilt CUDA build of `attnscope` (docs/profiler.md says how to build and carry it):
 #
-#   LD_LIBRARY_PATH=$PWD/.gpulib:$LD_LIBRARY_PATH scripts/gpu_measure.sh build-profiler
+#   LD_LIBRARY_PATH=$PWD/.gpucarry/lib:$LD_LIBRARY_PATH scripts/gpu_measure.sh .gpucarry/build
 #
 # Environment: OUT = folder the tarball goes to (default: ./out); MEASURE_QUICK=1 = a small end-to-end check
 # (one llm-4k pair, the ncu comparison, the timing, the "quick" matrix); MEASURE_BUDGET_S = seconds the whole
@@ -11,7 +11,10 @@
 #
 # It writes, into one folder tarred as $OUT/h200-measurements.tar.gz (plus gpu_measure.log beside it):
 #   system.txt                     nvidia-smi, driver, ncu version
-#   llm-4k-*.json, vit-b16-*.json  profile reports (measured + modeled, per kernel and per tile) with logs
+#   llm-4k-*.json, vit-b16-*.json  profile reports (measured + modeled, per kernel and per tile) with logs;
+#                                  llm-4k-naive.json and llm-4k-tiled-br128-bc64.json keep every tile entry
+#                                  (modeled attribution + timeline, ~30 MB each), the others only the measured
+#                                  tile windows (--keep-tiles windows), to keep committed test data small
 #   ncu_vs_cupti.txt / .json       DRAM read/write bytes per kernel: in-process CUPTI vs ncu, same kernels
 #   timing.txt                     wall time: attnscope profiling llm-4k vs ncu collecting the same metrics
 #   matrix/*.json                  issue 8's measurement matrix (totals only, measured only)
@@ -117,22 +120,26 @@ if [ "$quick" = 1 ]; then
 fi
 for c in "${causals[@]}"; do
   tag=$([ "$c" = "--causal" ] && echo "-causal" || echo "")
-  run "llm-4k-naive$tag" "$bin" profile --preset llm-4k --kernel naive $c --tiles sample -o "$work/llm-4k-naive$tag.json"
+  keep=$([ -z "$tag" ] && echo all || echo windows)
+  run "llm-4k-naive$tag" "$bin" profile --preset llm-4k --kernel naive $c --tiles sample --keep-tiles "$keep" \
+    -o "$work/llm-4k-naive$tag.json"
   # The naive kernels back to back after one flush, as the model chains them.
   run "llm-4k-naive-sequence$tag" "$bin" profile --preset llm-4k --kernel naive $c --cache sequence --tiles none \
-    -o "$work/llm-4k-naive-sequence$tag.json"
+    --keep-tiles windows -o "$work/llm-4k-naive-sequence$tag.json"
   for t in "${tile_configs[@]}"; do
     set -- $t
+    keep=$([ -z "$tag" ] && [ "$1 $2" = "128 64" ] && echo all || echo windows)
     run "llm-4k-tiled-br$1-bc$2$tag" "$bin" profile --preset llm-4k --kernel tiled $c --br "$1" --bc "$2" \
-      --warps $(($1 / 16)) --tiles sample -o "$work/llm-4k-tiled-br$1-bc$2$tag.json"
+      --warps $(($1 / 16)) --tiles sample --keep-tiles "$keep" -o "$work/llm-4k-tiled-br$1-bc$2$tag.json"
   done
 done
-[ "$quick" = 1 ] || run "vit-b16" "$bin" profile --preset vit-b16 --kernel both --tiles sample -o "$work/vit-b16.json"
+[ "$quick" = 1 ] || run "vit-b16" "$bin" profile --preset vit-b16 --kernel both --tiles sample --keep-tiles measured \
+  -o "$work/vit-b16.json"
 # The same tiled kernel with a warm L2, and with CUPTI's kernel replay instead of ours (L2 not controlled).
-run "llm-4k-tiled-warm" "$bin" profile --preset llm-4k --kernel tiled --cache warm --tiles none \
+run "llm-4k-tiled-warm" "$bin" profile --preset llm-4k --kernel tiled --cache warm --tiles none --keep-tiles windows \
   -o "$work/llm-4k-tiled-br128-bc64-warm.json"
 run "llm-4k-tiled-kernel-replay" "$bin" profile --preset llm-4k --kernel tiled --replay kernel --tiles none \
-  --no-timeline -o "$work/llm-4k-tiled-br128-bc64-kernel-replay.json"
+  --no-timeline --keep-tiles windows -o "$work/llm-4k-tiled-br128-bc64-kernel-replay.json"
 
 # ---- 2. ncu on the same kernels: DRAM bytes side by side (target: within 2%) ---------------------------
 say "ncu vs in-process CUPTI"

@@ -53,6 +53,24 @@ reports::Report build_profile_report(const Measurement& m, const std::optional<s
   return r;
 }
 
+void keep_tiles(reports::Report& report, const std::string& keep) {
+  if (keep == "all") return;
+  if (keep != "measured" && keep != "windows")
+    throw sim::InvalidInput("--keep-tiles '" + keep + "' is not one of all, measured, windows");
+  for (auto& k : report.kernels) {
+    std::vector<reports::TileEntry> kept;
+    for (auto& t : k.tiles) {
+      bool window = false;
+      for (const auto& [key, v] : t.metrics) window |= v.measured.has_value();
+      if (window || (keep == "measured" && t.start_measured_s)) kept.push_back(std::move(t));
+    }
+    if (kept.size() != k.tiles.size())
+      k.notes["tiles_kept"] =
+          fmt::format("{} of {} tile entries kept (--keep-tiles {})", kept.size(), k.tiles.size(), keep);
+    k.tiles = std::move(kept);
+  }
+}
+
 reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
                             const std::string& command_line) {
   MeasureRequest request = options.request;
@@ -85,7 +103,10 @@ reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
   ModelOutput modeled;
   if (model.valid()) modeled = model.get();
   if (!modeled.error.empty()) measurement.notes.push_back("the model failed: " + modeled.error);
-  return build_profile_report(measurement, modeled.result, gpu, modeled.windows, request, command_line);
+  reports::Report report =
+      build_profile_report(measurement, modeled.result, gpu, modeled.windows, request, command_line);
+  keep_tiles(report, options.keep_tiles);
+  return report;
 }
 
 }  // namespace attnscope::profiler

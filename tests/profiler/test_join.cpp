@@ -5,6 +5,7 @@
 
 #include "attnscope/profiler/join.hpp"
 #include "attnscope/profiler/profile.hpp"
+#include "attnscope/sim/error.hpp"
 #include "attnscope/sim/gpu_spec.hpp"
 
 using namespace attnscope;
@@ -165,4 +166,27 @@ TEST(Join, ReportCarriesProvenance) {
   EXPECT_EQ(r.kernels[0].notes.at("measure.replay"), "user replay, 3 passes");
   EXPECT_EQ(r.kernels[0].notes.at("measure.unavailable_metrics"),
             "sm__pipe_tensor_op_hmma_cycles_active.sum");
+}
+
+TEST(Join, KeepTilesDropsUnmeasuredEntries) {
+  const auto gpu = sim::load_gpu_spec("h200");
+  const auto model = synthetic_model();
+  sim::KernelResult lone;
+  lone.name = "tiled";
+  const WindowSpec spec{"tiled", 0, 0, 1, 0};
+  const std::vector<WindowModel> models = {WindowModel{spec, lone}};
+  reports::Report r;
+  r.kernels.push_back(join_kernel(synthetic_measurement(), &model, gpu, models, CacheMode::flush));
+  auto measured = r;
+  keep_tiles(measured, "measured");
+  EXPECT_EQ(measured.kernels[0].tiles.size(), 3u);  // two timeline records + one window
+  auto windows = r;
+  keep_tiles(windows, "windows");
+  ASSERT_EQ(windows.kernels[0].tiles.size(), 1u);
+  EXPECT_EQ(windows.kernels[0].tiles[0].q_tile, 1);
+  EXPECT_NE(windows.kernels[0].notes.at("tiles_kept").find("1 of 5"), std::string::npos);
+  auto all = r;
+  keep_tiles(all, "all");
+  EXPECT_EQ(all.kernels[0].tiles.size(), 5u);
+  EXPECT_THROW(keep_tiles(all, "some"), sim::InvalidInput);
 }

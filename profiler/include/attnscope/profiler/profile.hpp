@@ -24,7 +24,13 @@ struct ProfileOptions {
   TileMode tile_mode = TileMode::sample;
   std::string gpu_spec = "h200";  // the model's GPU (name or JSON file)
   bool run_model = true;          // false: measured values only (the model can be re-run on the report)
+  // Which tile entries the report keeps: all (modeled attribution of every tile, timeline), measured (tiles
+  // with a timeline record or a window measurement) or windows (window measurements only: small files).
+  std::string keep_tiles = "all";
 };
+
+// Drop tile entries as `keep` says ("all", "measured", "windows"); throws sim::InvalidInput otherwise.
+void keep_tiles(reports::Report& report, const std::string& keep);
 
 // The report of one profiling run: provenance, workload, tiles, kernels with both sides.
 reports::Report build_profile_report(const Measurement& measurement,
