@@ -233,8 +233,9 @@ void add_profile_command(CLI::App& app, int* exit_code) {
                 "run each kernel once with no counters and no flushes (to run under ncu)");
   cmd->add_flag("--no-cupti", flags->no_cupti, "do not use CUPTI (implies --launch-only)");
   cmd->add_option("--keep-tiles", flags->keep_tiles,
-                  "tile entries in the report: all, measured (timeline or window) or windows (smallest file)")
-      ->check(CLI::IsMember({"all", "measured", "windows"}))
+                  "tile entries in the report: all, head0 (batch 0, head 0 + measured windows), measured "
+                  "(timeline or window) or windows (smallest file)")
+      ->check(CLI::IsMember({"all", "head0", "measured", "windows"}))
       ->capture_default_str();
   cmd->add_flag("--no-timeline", flags->no_timeline, "skip the instrumented launch for per-tile timestamps");
   cmd->add_option("--matrix", flags->matrix, "measure a fixed matrix of workloads: issue8 or quick");

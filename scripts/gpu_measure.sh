@@ -112,15 +112,16 @@ head -20 "$work/system.txt" | tee -a "$log"
 
 # ---- 1. profile reports: llm-4k naive + tiled (3 tile configurations), causal and not; vit-b16 ----------
 say "profile reports"
-tile_configs=("128 64" "64 64" "128 128")
+# Br Bc warps: the default (4 warps x 32 rows, fastest measured), a wider kv tile, a smaller q tile.
+tile_configs=("128 64 4" "128 128 4" "64 64 4")
 causals=("--no-causal" "--causal")
 if [ "$quick" = 1 ]; then
-  tile_configs=("128 64")
+  tile_configs=("128 64 4")
   causals=("--no-causal")
 fi
 for c in "${causals[@]}"; do
   tag=$([ "$c" = "--causal" ] && echo "-causal" || echo "")
-  keep=$([ -z "$tag" ] && echo all || echo windows)
+  keep=$([ -z "$tag" ] && echo head0 || echo windows)
   run "llm-4k-naive$tag" "$bin" profile --preset llm-4k --kernel naive $c --tiles sample --keep-tiles "$keep" \
     -o "$work/llm-4k-naive$tag.json"
   # The naive kernels back to back after one flush, as the model chains them.
@@ -128,9 +129,9 @@ for c in "${causals[@]}"; do
     --keep-tiles windows -o "$work/llm-4k-naive-sequence$tag.json"
   for t in "${tile_configs[@]}"; do
     set -- $t
-    keep=$([ -z "$tag" ] && [ "$1 $2" = "128 64" ] && echo all || echo windows)
-    run "llm-4k-tiled-br$1-bc$2$tag" "$bin" profile --preset llm-4k --kernel tiled $c --br "$1" --bc "$2" \
-      --warps $(($1 / 16)) --tiles sample --keep-tiles "$keep" -o "$work/llm-4k-tiled-br$1-bc$2$tag.json"
+    keep=$([ -z "$tag" ] && [ "$1 $2" = "128 64" ] && echo head0 || echo windows)
+    run "llm-4k-tiled-br$1-bc$2-w$3$tag" "$bin" profile --preset llm-4k --kernel tiled $c --br "$1" --bc "$2" \
+      --warps "$3" --tiles sample --keep-tiles "$keep" -o "$work/llm-4k-tiled-br$1-bc$2-w$3$tag.json"
   done
 done
 [ "$quick" = 1 ] || run "vit-b16" "$bin" profile --preset vit-b16 --kernel both --tiles sample --keep-tiles measured \

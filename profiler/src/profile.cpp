@@ -55,14 +55,16 @@ reports::Report build_profile_report(const Measurement& m, const std::optional<s
 
 void keep_tiles(reports::Report& report, const std::string& keep) {
   if (keep == "all") return;
-  if (keep != "measured" && keep != "windows")
-    throw sim::InvalidInput("--keep-tiles '" + keep + "' is not one of all, measured, windows");
+  if (keep != "measured" && keep != "windows" && keep != "head0")
+    throw sim::InvalidInput("--keep-tiles '" + keep + "' is not one of all, head0, measured, windows");
   for (auto& k : report.kernels) {
     std::vector<reports::TileEntry> kept;
     for (auto& t : k.tiles) {
       bool window = false;
       for (const auto& [key, v] : t.metrics) window |= v.measured.has_value();
-      if (window || (keep == "measured" && t.start_measured_s)) kept.push_back(std::move(t));
+      // head0: every tile of (batch 0, head 0), enough for the heatmaps and timelines, a few MB at most.
+      const bool head0 = keep == "head0" && t.batch == 0 && t.head == 0;
+      if (window || head0 || (keep == "measured" && t.start_measured_s)) kept.push_back(std::move(t));
     }
     if (kept.size() != k.tiles.size())
       k.notes["tiles_kept"] =
