@@ -54,6 +54,10 @@ class SpecReader {
     if (integral && x != std::floor(x)) fail(field, "'value' must be a whole number");
     return x;
   }
+  // An optional field: `fallback` when absent, checked like number() when present.
+  double optional_number(const char* field, bool integral, double fallback) const {
+    return doc_.contains(field) ? number(field, integral) : fallback;
+  }
   std::int64_t count(const char* field) const { return static_cast<std::int64_t>(number(field, true)); }
   int small_count(const char* field) const {
     const std::int64_t n = count(field);
@@ -110,6 +114,10 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   g.fp32_flops = r.number("fp32_flops", false);
   g.sfu_exp_per_s = r.number("sfu_exp_per_s", false);
   g.mma_sync_efficiency = r.number("mma_sync_efficiency", false);
+  g.smsp_per_sm = static_cast<int>(r.optional_number("smsp_per_sm", true, g.smsp_per_sm));
+  g.smem_bytes_per_cycle = r.optional_number("smem_bytes_per_cycle", false, g.smem_bytes_per_cycle);
+  g.warp_step_overhead_cycles =
+      r.optional_number("warp_step_overhead_cycles", false, g.warp_step_overhead_cycles);
 
   // Consistency the cache model relies on.
   if (g.hbm_efficiency > 1.0) r.fail("hbm_efficiency", "must be at most 1");

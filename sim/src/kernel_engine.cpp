@@ -99,8 +99,13 @@ class Engine {
   KernelResult result_;
 
   // Resources
-  std::vector<BandwidthServer> hbm_, l2_partition_, sm_port_, tensor_, sfu_, fp32_;
+  std::vector<BandwidthServer> hbm_, l2_partition_, sm_port_, tensor_, sfu_, fp32_, smem_;
   double tensor_seconds_ = 0, sfu_seconds_ = 0, fp32_seconds_ = 0;  // per unit on one SM
+  // Per warp on its sub-partition (SMSP): a warp's instructions run on one SMSP, at 1/smsp of the SM's rates.
+  double warp_tensor_seconds_ = 0, warp_sfu_seconds_ = 0, warp_fp32_seconds_ = 0;
+  double warp_overhead_s_ = 0;  // per warp per step (GpuSpec::warp_step_overhead_cycles)
+  double warps_ = 1;            // warps per CTA
+  double warp_overhead_flops_ = 0;
   // Demand of the request being walked
   std::vector<std::uint64_t> partition_sectors_;             // sectors per L2 partition
   std::vector<std::uint64_t> channel_read_, channel_write_;  // sectors per HBM channel
@@ -151,9 +156,20 @@ KernelResult Engine::run() {
   tensor_.assign(sms, BandwidthServer(tensor_rate));
   sfu_.assign(sms, BandwidthServer(sfu_rate));
   fp32_.assign(sms, BandwidthServer(fp32_rate));
+  smem_.assign(sms, BandwidthServer(gpu_.smem_bytes_per_cycle * gpu_.sm_clock_hz));
   tensor_seconds_ = 1.0 / tensor_rate;
   sfu_seconds_ = 1.0 / sfu_rate;
   fp32_seconds_ = 1.0 / fp32_rate;
+  const double smsp = std::max(1, gpu_.smsp_per_sm);
+  warps_ = std::max(1, flow_.threads_per_cta() / 32);
+  // A warp's share of a step runs on one SMSP: its chain is (work / warps) at (SM rate / smsp).
+  warp_tensor_seconds_ = tensor_seconds_ * smsp / warps_;
+  warp_sfu_seconds_ = sfu_seconds_ * smsp / warps_;
+  warp_fp32_seconds_ = fp32_seconds_ * smsp / warps_;
+  warp_overhead_s_ = gpu_.warp_step_overhead_cycles / gpu_.sm_clock_hz;
+  // The per-warp overhead occupies the SMSP's issue port: W warps on smsp ports cost W/smsp of it per step,
+  // expressed in tensor-server units so the tensor pipe and the overhead serialize on the sub-partition.
+  warp_overhead_flops_ = warps_ / smsp * warp_overhead_s_ * tensor_rate;
   partition_sectors_.assign(partitions, 0);
   channel_read_.assign(channels, 0);
   channel_write_.assign(channels, 0);
@@ -257,12 +273,16 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
   rec.bytes.smem_read += st.smem_read;
   rec.bytes.smem_write += st.smem_write;
   const auto sm = static_cast<std::size_t>(s.sm);
-  // The step's own critical path (matrix product, then softmax, then the next product: the CTA's warps
-  // move through them together) and the SM's throughput, which the CTAs resident on it share.
-  const double serial =
-      st.tensor_flops * tensor_seconds_ + std::max(st.exps * sfu_seconds_, st.fp32_ops * fp32_seconds_);
+  // The step's critical path is one warp's serial chain (its matrix products, then its softmax, then the next
+  // product, plus its per-step overhead) on its own SMSP; co-resident warps overlap only through the SM's
+  // shared servers: tensor pipe + warp issue overhead (one per SMSP, summed over the SM), SFU, FP32 and
+  // shared-memory (ldmatrix) bandwidth.
+  const double serial = st.tensor_flops * warp_tensor_seconds_ +
+                        std::max(st.exps * warp_sfu_seconds_, st.fp32_ops * warp_fp32_seconds_) +
+                        warp_overhead_s_;
   double end = now + serial;
-  end = std::max(end, tensor_[sm].serve(now, st.tensor_flops));
+  end = std::max(end, tensor_[sm].serve(now, st.tensor_flops + warp_overhead_flops_));
+  end = std::max(end, smem_[sm].serve(now, static_cast<double>(st.smem_read)));
   end = std::max(end, sfu_[sm].serve(now, st.exps));
   end = std::max(end, fp32_[sm].serve(now, st.fp32_ops));
   s.end = std::max(s.end, end);

@@ -102,6 +102,25 @@ int estimate_registers_per_thread(KernelId k, const Workload& w, const TileConfi
       break;
   }
   regs = (regs + 7) / 8 * 8;
+  // __launch_bounds__(threads, min_blocks) of the real kernels caps registers so min_blocks CTAs fit the
+  // 64 K-register file (the compiler spills beyond it): tiled asks for 2 CTAs with 32 rows per warp or at
+  // d = 64 with Bc <= 64 (kernels/src/tiled_kernel.cuh), naive.pv for 4 at d = 64 and 2 otherwise.
+  int min_blocks = 0;
+  std::int64_t threads = 0;
+  if (k == KernelId::tiled) {
+    threads = std::int64_t{32} * t.warps;
+    min_blocks = (t.br / t.warps == 32 || (d == 64 && t.bc <= 64)) ? 2 : 1;
+  } else if (k == KernelId::naive_pv) {
+    threads = std::int64_t{32} * t.gemm_warps;
+    min_blocks = d == 64 ? 4 : 2;
+  }
+  // Only where the kernels are built that way: every compiled configuration leaves >= 128 registers under its
+  // bound (256 threads x 2, 128 x 2); a bound tighter than that would be a kernel nobody compiled (it would
+  // spill), so the estimate stands and occupancy may refuse it.
+  if (min_blocks > 0 && threads > 0) {
+    const std::int64_t cap = 65536 / (min_blocks * threads) / 8 * 8;
+    if (cap >= 128) regs = std::min(regs, cap);
+  }
   return static_cast<int>(std::clamp<std::int64_t>(regs, 16, 255));
 }
 

@@ -46,6 +46,11 @@ struct GpuSpec {
   // Fraction of tensor peak that warp-level mma.sync (what our kernels use) reaches; Hopper's datasheet peak
   // needs wgmma, so this is below 1 there.
   double mma_sync_efficiency = 1.0;
+  // Per-SM-sub-partition effects (optional in spec files; defaults keep the older whole-SM model):
+  int smsp_per_sm = 4;                   // sub-partitions, each with its own tensor unit and issue port
+  double smem_bytes_per_cycle = 128;     // shared-memory (ldmatrix) bandwidth per SM
+  double warp_step_overhead_cycles = 0;  // issue cycles a warp spends per CTA step on the non-MMA work
+                                         // (barrier, cp.async wait, row reductions), on its sub-partition
 
   double tensor_flops(DType t) const { return t == DType::fp32 ? tensor_flops_fp32 : tensor_flops_fp16; }
 };

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: Apache-2.0
+// `attnscope accuracy`: the model against every committed measurement (kernel benchmarks in
+// <data>/bench/kernels_*.json, profile reports in <data>/h200/*.json): median and worst |relative error| per
+// metric and kernel, against issue 8's targets. --check compares with the ratchet baseline (exit 3 on drift).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "attnscope/reports/json_io.hpp"
+#include "attnscope/sim/accuracy.hpp"
+#include "attnscope/sim/error.hpp"
+#include "commands.hpp"
+#include "exit_codes.hpp"
+
+namespace attnscope::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct AccuracyFlags {
+  std::string data = ATTNSCOPE_DATA_DIR;
+  std::string gpu = "h200";
+  std::string markdown;
+  std::string baseline;  // default: <data>/../accuracy/baseline.json
+  bool check = false;
+  bool write_baseline = false;
+  bool training_only = false;  // fitting aid: only the training subset
+  std::string csv;             // every point: case, kernel, metric, measured, modeled, training
+  int threads = 0;
+};
+
+std::vector<fs::path> json_files(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".json" &&
+        e.path().filename().string().rfind(prefix, 0) == 0)
+      out.push_back(e.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A profile report's measured kernels (and tiles) as accuracy cases.
+std::vector<sim::AccuracyCase> report_cases(const fs::path& path) {
+  const reports::Report report = reports::read_report(path);
+  std::vector<sim::AccuracyCase> out;
+  for (const reports::KernelEntry& k : report.kernels) {
+    sim::AccuracyCase c;
+    c.id = path.filename().string() + ":" + k.name;
+    c.origin = path.filename().string();
+    c.kernel = k.name;
+    c.workload = report.workload;
+    c.kind = k.name == "tiled" ? sim::KernelKind::tiled : sim::KernelKind::naive;
+    c.tiles = report.tiles;
+    c.l2_start = report.provenance.cache_mode == "warm" ? sim::L2Start::warm : sim::L2Start::cold;
+    for (const char* m : {"dram_read", "dram_write", "l2_read", "l2_write", "time"}) {
+      const auto it = k.metrics.find(m);
+      if (it != k.metrics.end() && it->second.measured) c.measured[m] = *it->second.measured;
+    }
+    for (const reports::TileEntry& t : k.tiles) {
+      sim::MeasuredTile mt{t.batch, t.head, t.q_tile, t.kv_tile, {}};
+      for (const auto& [m, v] : t.metrics)
+        if (v.measured) mt.measured[m] = *v.measured;
+      if (!mt.measured.empty()) c.measured_tiles.push_back(std::move(mt));
+    }
+    c.training = sim::is_training_case(c);
+    if (!c.measured.empty() || !c.measured_tiles.empty()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Puts `table` between the markers of an existing file, or writes it alone.
+void write_markdown(const fs::path& path, const std::string& table) {
+  const std::string begin = "<!-- accuracy:begin -->", end = "<!-- accuracy:end -->";
+  std::string text;
+  if (std::ifstream in(path); in) {
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  const auto b = text.find(begin), e = text.find(end);
+  if (b != std::string::npos && e != std::string::npos && e > b)
+    text = text.substr(0, b + begin.size()) + "\n" + table + text.substr(e);
+  else
+    text = begin + "\n" + table + end + "\n";
+  std::ofstream out(path);
+  if (!out) throw sim::InvalidInput("cannot write " + path.string());
+  out << text;
+}
+
+int run_accuracy(const AccuracyFlags& f) {
+  try {
+    const fs::path data(f.data);
+    std::vector<sim::AccuracyCase> cases;
+    std::vector<std::string> sources;
+    for (const fs::path& p : json_files(data / "bench", "kernels_")) {
+      auto c = sim::load_benchmark_cases(p);
+      sources.push_back(fmt::format("{} ({} cases)", p.filename().string(), c.size()));
+      cases.insert(cases.end(), c.begin(), c.end());
+    }
+    for (const fs::path& p : json_files(data / "h200", "")) {
+      auto c = report_cases(p);
+      sources.push_back(fmt::format("{} ({} kernels)", p.filename().string(), c.size()));
+      cases.insert(cases.end(), c.begin(), c.end());
+    }
+    if (f.training_only) std::erase_if(cases, [](const sim::AccuracyCase& c) { return !c.training; });
+    const sim::GpuSpec gpu = sim::load_gpu_spec(f.gpu);
+    const auto points = sim::evaluate_cases(gpu, cases, f.threads);
+    const auto rows = sim::accuracy_table(points);
+    if (!f.csv.empty()) {
+      std::ofstream out(f.csv);
+      if (!out) throw sim::InvalidInput("cannot write " + f.csv);
+      out << "case,kernel,metric,measured,modeled,training\n";
+      for (const auto& p : points)
+        out << '"' << p.case_id << "\"," << p.kernel << ',' << p.metric << ',' << p.measured << ','
+            << p.modeled << ',' << p.training << '\n';
+    }
+    const std::string table = sim::accuracy_markdown(rows);
+    fmt::print("Model {} against {} measured cases:\n", gpu.short_name, cases.size());
+    for (const auto& s : sources) fmt::print("  {}\n", s);
+    fmt::print("Training subset: tiled, d 64, fp16, non-causal, 4k tokens (n in parentheses).\n\n{}\n",
+               table);
+    if (!f.markdown.empty()) write_markdown(f.markdown, table);
+    const fs::path baseline =
+        f.baseline.empty() ? data / ".." / "accuracy" / "baseline.json" : fs::path(f.baseline);
+    if (f.write_baseline) {
+      sim::write_baseline(baseline, rows);
+      fmt::print("baseline written: {}\n", baseline.string());
+    }
+    if (f.check) {
+      const auto failures = sim::check_against_baseline(rows, sim::read_baseline(baseline));
+      for (const auto& why : failures) fmt::print(stderr, "accuracy check: {}\n", why);
+      if (!failures.empty()) return kGateFailed;
+      fmt::print("accuracy check: no row drifted past its target or baseline ({})\n", baseline.string());
+    }
+    return kOk;
+  } catch (const reports::ReportError& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kMalformedReport;
+  } catch (const sim::InvalidInput& e) {
+    fmt::print(stderr, "error: {}\n", e.what());
+    return kBadInput;
+  }
+}
+
+}  // namespace
+
+void add_accuracy_command(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<AccuracyFlags>();
+  CLI::App* cmd =
+      app.add_subcommand("accuracy", "model vs every committed measurement: error table per metric");
+  cmd->add_option("--data", flags->data, "measurement folder (bench/kernels_*.json, h200/*.json)");
+  cmd->add_option("--gpu", flags->gpu, "GPU spec the model runs with");
+  cmd->add_option("--markdown", flags->markdown, "write the table (between accuracy markers if present)");
+  cmd->add_option("--baseline", flags->baseline, "ratchet file (default <data>/../accuracy/baseline.json)");
+  cmd->add_flag("--check", flags->check, "exit 3 when a row drifts past its target or its baseline");
+  cmd->add_flag("--write-baseline", flags->write_baseline, "record the current rows as the baseline");
+  cmd->add_flag("--training-only", flags->training_only, "only the training subset (for fitting constants)");
+  cmd->add_option("--csv", flags->csv, "write every measured/modeled point");
+  cmd->add_option("--threads", flags->threads, "model threads (0 = all cores)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->callback([flags, exit_code] { *exit_code = run_accuracy(*flags); });
+}
+
+}  // namespace attnscope::cli

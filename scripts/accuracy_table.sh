@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Regenerates the model-accuracy table in docs/accuracy.md (between the accuracy markers) and the ratchet
+# baseline tests/accuracy/baseline.json from every committed measurement (tests/data). One command:
+#   scripts/accuracy_table.sh [build-dir]        (default build dir: build)
+# Re-run it after a model change that improves accuracy, and commit both files; never edit the baseline by hand.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-$root/build}
+cmake --build "$build" --target attnscope -j2 >/dev/null
+"$build/cli/attnscope" accuracy --data "$root/tests/data" --markdown "$root/docs/accuracy.md" \
+  --baseline "$root/tests/accuracy/baseline.json" --write-baseline --threads 2
