@@ -59,6 +59,7 @@ std::vector<sim::AccuracyCase> report_cases(const fs::path& path) {
     c.kind = k.name == "tiled" ? sim::KernelKind::tiled : sim::KernelKind::naive;
     c.tiles = report.tiles;
     c.l2_start = report.provenance.cache_mode == "warm" ? sim::L2Start::warm : sim::L2Start::cold;
+    c.in_sequence = report.provenance.cache_mode == "sequence" && c.kind == sim::KernelKind::naive;
     for (const char* m : {"dram_read", "dram_write", "l2_read", "l2_write", "time"}) {
       const auto it = k.metrics.find(m);
       if (it != k.metrics.end() && it->second.measured) c.measured[m] = *it->second.measured;

@@ -89,14 +89,14 @@ std::string sim_key(const AccuracyCase& c) {
   return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", to_string(c.kind), c.kernel, w.batch, w.heads,
                      w.seq_q, w.seq_kv, w.head_dim, to_string(w.dtype), w.causal, c.tiles.label(),
                      c.l2_start == L2Start::cold ? "cold" : "warm") +
-         (c.measured_tiles.empty() ? "" : "|tiles");
+         (c.measured_tiles.empty() ? "" : "|tiles") + (c.in_sequence ? "|sequence" : "");
 }
 
 SimResult run_case(const GpuSpec& gpu, const AccuracyCase& c) {
   SimOptions opt;
   opt.l2_start = c.l2_start;
   opt.record_tiles = !c.measured_tiles.empty();
-  if (c.kernel != "naive" && c.kind == KernelKind::naive) {
+  if (c.kernel != "naive" && c.kind == KernelKind::naive && !c.in_sequence) {
     const auto id = parse_kernel_id(c.kernel);
     if (!id) throw InvalidInput("accuracy case '" + c.id + "': unknown kernel '" + c.kernel + "'");
     opt.only = *id;  // measured alone after an L2 flush
@@ -199,15 +199,19 @@ std::vector<AccuracyPoint> evaluate_cases(const GpuSpec& gpu, const std::vector<
         else
           for (const KernelResult& k : r.kernels) p.modeled += model_metric(k, metric);
       } else {
-        if (r.kernels.empty()) throw InvalidInput("accuracy case '" + c.id + "': the model ran no kernel");
-        p.modeled = model_metric(r.kernels.front(), metric);
+        const auto k = std::find_if(r.kernels.begin(), r.kernels.end(),
+                                    [&](const KernelResult& x) { return x.name == c.kernel; });
+        if (k == r.kernels.end())
+          throw InvalidInput("accuracy case '" + c.id + "': the model ran no kernel " + c.kernel);
+        p.modeled = model_metric(*k, metric);
       }
       if (value > 0) points.push_back(p);
     }
-    if (!c.measured_tiles.empty() && !r.kernels.empty()) {
+    const auto kernel = std::find_if(r.kernels.begin(), r.kernels.end(),
+                                     [&](const KernelResult& x) { return x.name == c.kernel; });
+    if (!c.measured_tiles.empty() && kernel != r.kernels.end()) {
       std::map<std::tuple<int, int, int, int>, const TileRecord*> modeled;
-      for (const TileRecord& t : r.kernels.front().tiles)
-        modeled[{t.batch, t.head, t.q_tile, t.kv_tile}] = &t;
+      for (const TileRecord& t : kernel->tiles) modeled[{t.batch, t.head, t.q_tile, t.kv_tile}] = &t;
       for (const MeasuredTile& t : c.measured_tiles) {
         const auto it = modeled.find({t.batch, t.head, t.q_tile, t.kv_tile});
         if (it == modeled.end()) continue;
