@@ -105,10 +105,22 @@ int run_accuracy(const AccuracyFlags& f) {
       sources.push_back(fmt::format("{} ({} cases)", p.filename().string(), c.size()));
       cases.insert(cases.end(), c.begin(), c.end());
     }
-    for (const fs::path& p : json_files(data / "h200", "")) {
-      auto c = report_cases(p);
-      sources.push_back(fmt::format("{} ({} kernels)", p.filename().string(), c.size()));
-      cases.insert(cases.end(), c.begin(), c.end());
+    // Profile reports anywhere under h200/ (runs land in dated folders beside logs and other JSON, such as
+    // ncu comparisons): a file that is not a report is listed as skipped, not fatal.
+    std::vector<fs::path> reports_found;
+    if (fs::is_directory(data / "h200"))
+      for (const auto& e : fs::recursive_directory_iterator(data / "h200"))
+        if (e.is_regular_file() && e.path().extension() == ".json") reports_found.push_back(e.path());
+    std::sort(reports_found.begin(), reports_found.end());
+    for (const fs::path& p : reports_found) {
+      const std::string shown = fs::relative(p, data).string();
+      try {
+        auto c = report_cases(p);
+        sources.push_back(fmt::format("{} ({} measured kernels)", shown, c.size()));
+        cases.insert(cases.end(), c.begin(), c.end());
+      } catch (const reports::ReportError& e) {
+        sources.push_back(fmt::format("{} skipped: not a report ({})", shown, e.what()));
+      }
     }
     if (f.training_only) std::erase_if(cases, [](const sim::AccuracyCase& c) { return !c.training; });
     const sim::GpuSpec gpu = sim::load_gpu_spec(f.gpu);
