@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <string>
 
 #include "attnscope/profiler/join.hpp"
 #include "attnscope/profiler/profile.hpp"
@@ -17,12 +19,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The measurement folders also hold the ncu comparison tables (JSON arrays): reports are the files that
+// carry a format version.
+bool is_report(const fs::path& p) {
+  std::ifstream in(p);
+  std::string head(256, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  return head.find("\"format_version\"") != std::string::npos;
+}
+
 std::vector<fs::path> committed_reports() {
   std::vector<fs::path> out;
   const fs::path dir = fs::path(ATTNSCOPE_DATA_DIR) / "h200";
   if (!fs::exists(dir)) return out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".json") out.push_back(e.path());
+    if (e.is_regular_file() && e.path().extension() == ".json" && is_report(e.path())) out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
 }
