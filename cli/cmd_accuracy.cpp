@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/profiler/windows.hpp"
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/sim/accuracy.hpp"
 #include "attnscope/sim/error.hpp"
@@ -47,7 +48,7 @@ std::vector<fs::path> json_files(const fs::path& dir, const std::string& prefix)
 }
 
 // A profile report's measured kernels (and tiles) as accuracy cases.
-std::vector<sim::AccuracyCase> report_cases(const fs::path& path) {
+std::vector<sim::AccuracyCase> report_cases(const fs::path& path, const sim::GpuSpec& gpu) {
   const reports::Report report = reports::read_report(path);
   std::vector<sim::AccuracyCase> out;
   for (const reports::KernelEntry& k : report.kernels) {
@@ -65,10 +66,18 @@ std::vector<sim::AccuracyCase> report_cases(const fs::path& path) {
       if (it != k.metrics.end() && it->second.measured) c.measured[m] = *it->second.measured;
     }
     for (const reports::TileEntry& t : k.tiles) {
-      sim::MeasuredTile mt{t.batch, t.head, t.q_tile, t.kv_tile, {}};
+      sim::MeasuredTile mt{t.batch, t.head, t.q_tile, t.kv_tile, {}, {}};
       for (const auto& [m, v] : t.metrics)
         if (v.measured) mt.measured[m] = *v.measured;
-      if (!mt.measured.empty()) c.measured_tiles.push_back(std::move(mt));
+      if (mt.measured.empty()) continue;
+      // Measured windows ran alone: compare with the model of the same lone launch (as the report's join).
+      const profiler::WindowSpec w{k.name, t.batch, t.head, t.q_tile, t.kv_tile};
+      const sim::KernelResult lone = profiler::model_window(gpu, report.workload, c.kind, report.tiles, w);
+      mt.modeled = {{"dram_read", static_cast<double>(lone.totals.hbm_read)},
+                    {"dram_write", static_cast<double>(lone.totals.hbm_write)},
+                    {"l2_read", static_cast<double>(lone.totals.l2_read)},
+                    {"l2_write", static_cast<double>(lone.totals.l2_write)}};
+      c.measured_tiles.push_back(std::move(mt));
     }
     c.training = sim::is_training_case(c);
     if (!c.measured.empty() || !c.measured_tiles.empty()) out.push_back(std::move(c));
@@ -107,6 +116,7 @@ int run_accuracy(const AccuracyFlags& f) {
     }
     // Profile reports anywhere under h200/ (runs land in dated folders beside logs and other JSON, such as
     // ncu comparisons): a file that is not a report is listed as skipped, not fatal.
+    const sim::GpuSpec gpu = sim::load_gpu_spec(f.gpu);
     std::vector<fs::path> reports_found;
     if (fs::is_directory(data / "h200"))
       for (const auto& e : fs::recursive_directory_iterator(data / "h200"))
@@ -115,7 +125,7 @@ int run_accuracy(const AccuracyFlags& f) {
     for (const fs::path& p : reports_found) {
       const std::string shown = fs::relative(p, data).string();
       try {
-        auto c = report_cases(p);
+        auto c = report_cases(p, gpu);
         sources.push_back(fmt::format("{} ({} measured kernels)", shown, c.size()));
         cases.insert(cases.end(), c.begin(), c.end());
       } catch (const reports::ReportError& e) {
@@ -123,7 +133,6 @@ int run_accuracy(const AccuracyFlags& f) {
       }
     }
     if (f.training_only) std::erase_if(cases, [](const sim::AccuracyCase& c) { return !c.training; });
-    const sim::GpuSpec gpu = sim::load_gpu_spec(f.gpu);
     const auto points = sim::evaluate_cases(gpu, cases, f.threads);
     const auto rows = sim::accuracy_table(points);
     if (!f.csv.empty()) {

@@ -214,9 +214,14 @@ std::vector<AccuracyPoint> evaluate_cases(const GpuSpec& gpu, const std::vector<
       for (const TileRecord& t : kernel->tiles) modeled[{t.batch, t.head, t.q_tile, t.kv_tile}] = &t;
       for (const MeasuredTile& t : c.measured_tiles) {
         const auto it = modeled.find({t.batch, t.head, t.q_tile, t.kv_tile});
-        if (it == modeled.end()) continue;
+        if (it == modeled.end() && t.modeled.empty()) continue;
         for (const auto& [metric, value] : t.measured) {
-          const double m = tile_metric(it->second->bytes, metric);
+          double m = std::nan("");
+          if (!t.modeled.empty()) {
+            if (auto mi = t.modeled.find(metric); mi != t.modeled.end()) m = mi->second;
+          } else {
+            m = tile_metric(it->second->bytes, metric);
+          }
           if (std::isnan(m) || !(value > 0)) continue;
           points.push_back(AccuracyPoint{
               c.id + fmt::format(" tile({},{},{},{}) {}", t.batch, t.head, t.q_tile, t.kv_tile, metric),

@@ -23,6 +23,10 @@ namespace attnscope::sim {
 struct MeasuredTile {
   int batch = 0, head = 0, q_tile = 0, kv_tile = 0;
   std::map<std::string, double> measured;
+  // The model of the same measurement, when the caller has it: a tile window measured alone (one CTA, cold
+  // L2) is compared with the model of that lone launch, not with the tile's share of the full run. Empty:
+  // the full run's per-tile attribution is used.
+  std::map<std::string, double> modeled;
 };
 
 // One measured kernel run. `kernel` is "tiled", "naive.qk", "naive.softmax", "naive.pv", or "naive" (the
