@@ -48,10 +48,8 @@ TEST(Accuracy, CommittedMeasurementsParse) {
   }
 }
 
-TEST(Accuracy, ModelHoldsItsBaselineOnTheCommittedMeasurements) {
-  const auto failures = check(load_gpu_spec("h200"), committed_cases());
-  for (const auto& f : failures) ADD_FAILURE() << f;
-}
+// The model holding its baseline on ALL committed measurements (benchmarks and CUPTI profile reports) is
+// checked by the CTest `accuracy_check`, which runs `attnscope accuracy --check` (tests/accuracy/CMakeLists.txt).
 
 // The gate bites: half the mma.sync rate (tiled kernels are compute bound) must fail the check.
 TEST(Accuracy, HalvedTensorRateFailsTheCheck) {
