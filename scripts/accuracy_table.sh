@@ -10,3 +10,12 @@ build=${1:-$root/build}
 cmake --build "$build" --target attnscope -j2 >/dev/null
 "$build/cli/attnscope" accuracy --data "$root/tests/data" --markdown "$root/docs/accuracy.md" \
   --baseline "$root/tests/accuracy/baseline.json" --write-baseline --threads 2
+# The README carries the same table between the same markers.
+python3 - "$root/docs/accuracy.md" "$root/README.md" <<'PY'
+import re, sys
+begin, end = "<!-- accuracy:begin -->", "<!-- accuracy:end -->"
+table = open(sys.argv[1]).read().split(begin)[1].split(end)[0]
+readme = open(sys.argv[2]).read()
+head, rest = readme.split(begin)
+open(sys.argv[2], "w").write(head + begin + table + end + rest.split(end)[1])
+PY
