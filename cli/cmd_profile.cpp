@@ -19,6 +19,7 @@
 #include "attnscope/profiler/profile.hpp"
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/sim/error.hpp"
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "workload_options.hpp"
@@ -71,13 +72,6 @@ struct ProfileFlags {
   std::string keep_tiles = "all";
 };
 
-// The command line as typed, for report provenance.
-std::string command_line() {
-  std::ifstream in("/proc/self/cmdline", std::ios::binary);
-  std::string out, arg;
-  while (std::getline(in, arg, '\0')) out += (out.empty() ? "" : " ") + arg;
-  return out;
-}
 
 std::string number(const std::optional<double>& v, const std::string& unit) {
   if (!v) return "-";
@@ -254,7 +248,7 @@ void add_profile_command(CLI::App& app, int* exit_code) {
       return;
     }
     try {
-      const std::string command = command_line();
+      const std::string command = invoked_command_line();
       *exit_code = flags->matrix.empty() ? run_single(*flags, command) : run_matrix(*flags, command);
     } catch (const profiler::ProfilerError& e) {
       std::fprintf(stderr, "attnscope profile: %s\n", e.what());

@@ -12,6 +12,7 @@
 #include "attnscope/reports/units.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/simulate.hpp"
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "workload_options.hpp"
@@ -26,19 +27,6 @@ struct SimulateFlags {
   std::string l2_start{"cold"};
 };
 
-// The command line as typed, for report provenance.
-std::string command_line() {
-  std::string out;
-  if (std::FILE* f = std::fopen("/proc/self/cmdline", "rb")) {
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0)
-      for (std::size_t i = 0; i < n; ++i) out += buffer[i] == '\0' ? ' ' : buffer[i];
-    std::fclose(f);
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
 
 double hit_rate(const sim::LevelBytes& b) {
   const auto requests = static_cast<double>(b.l2_read + b.l2_write);
@@ -117,7 +105,7 @@ int run_simulate(const SimulateFlags& f) {
   if (!f.json.empty()) {
     try {
       // One report: the first result's entry, then the other kind's kernels.
-      reports::Report report = reports::report_from_simulation(results.front(), command_line());
+      reports::Report report = reports::report_from_simulation(results.front(), invoked_command_line());
       for (std::size_t i = 1; i < results.size(); ++i)
         for (const sim::KernelResult& k : results[i].kernels)
           report.kernels.push_back(reports::modeled_kernel_entry(k, results[i].gpu));

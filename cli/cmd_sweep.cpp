@@ -16,6 +16,7 @@
 #include "attnscope/reports/units.hpp"
 #include "attnscope/reports/writers.hpp"
 #include "attnscope/sim/error.hpp"
+#include "command_line.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 #include "workload_options.hpp"
@@ -24,19 +25,6 @@ namespace attnscope::cli {
 
 namespace {
 
-// The command line as typed, for report provenance.
-std::string command_line() {
-  std::string out;
-  if (std::FILE* f = std::fopen("/proc/self/cmdline", "rb")) {
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = std::fread(buffer, 1, sizeof buffer, f)) > 0)
-      for (std::size_t i = 0; i < n; ++i) out += buffer[i] == '\0' ? ' ' : buffer[i];
-    std::fclose(f);
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
 
 std::vector<std::string> split_list(const std::string& text) {
   std::vector<std::string> out;
@@ -232,7 +220,7 @@ int run_sweep_command(const SweepOptions& o) {
   reports::Report r;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    r = reports::run_sweep(spec, run, command_line());
+    r = reports::run_sweep(spec, run, invoked_command_line());
   } catch (const sim::InvalidInput& e) {
     std::fprintf(stderr, "attnscope sweep: %s\n", e.what());
     return kBadInput;
@@ -259,7 +247,7 @@ int run_merge(const MergeOptions& o) {
   }
   reports::Report merged;
   try {
-    merged = reports::merge_sweep_reports(shards, o.inputs, command_line());
+    merged = reports::merge_sweep_reports(shards, o.inputs, invoked_command_line());
   } catch (const reports::ReportError& e) {
     std::fprintf(stderr, "attnscope %s\n", e.what());
     return kBadInput;
