@@ -149,7 +149,7 @@ for k in naive tiled; do
     --csv --print-units base "$bin" profile --preset llm-4k --kernel "$k" --no-causal --launch-only
 done
 python3 "$compare_py" "$work" ncu_vs_cupti "naive:ncu-naive.log:llm-4k-naive.json" \
-  "tiled:ncu-tiled.log:llm-4k-tiled-br128-bc64.json" | tee -a "$log"
+  "tiled:ncu-tiled.log:llm-4k-tiled-br128-bc64-w4.json" | tee -a "$log"
 
 # ---- 3. wall time: attnscope's standard-metric profile of llm-4k vs ncu collecting the same metrics -----
 say "wall time, same run"
