@@ -101,12 +101,12 @@ struct GpuSession::Impl {
     if (stream) cudaStreamDestroy(stream);
   }
 
-  // Write back every dirty line (read pass), then invalidate what the read left (discard pass): L2 ends
-  // empty and clean, as after Nsight Compute's --cache-control all.
+  // Write back every dirty line (read pass), then, by default, invalidate what the read left (discard
+  // pass): L2 ends empty and clean. With FlushMethod::read it ends full of clean lines instead.
   void flush() {
     cuda::NvtxRange range("l2_flush");
     cuda::l2_flush_read(flush_buffer, flush_bytes, stream);
-    cuda::l2_discard(flush_buffer, flush_bytes, stream);
+    if (options.flush == FlushMethod::read_discard) cuda::l2_discard(flush_buffer, flush_bytes, stream);
   }
 
   CounterValues counters_of(const std::vector<double>& values) const {
@@ -334,7 +334,8 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
       continue;
     }
     plan.push_back({st.role, st.name, st.index});
-    if (st.op == Step::Op::flush) plan.push_back({What::ignored, "l2_discard", 0});
+    if (st.op == Step::Op::flush && s.options.flush == FlushMethod::read_discard)
+      plan.push_back({What::ignored, "l2_discard", 0});
   }
 
   // Load every kernel's module before counting (CUDA loads modules lazily at the first launch, which would
@@ -407,15 +408,16 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
                                 pass, pass == 1 ? "" : "es", m.replay_mode, seconds));
   if (request.cache != CacheMode::warm)
     m.notes.push_back(fmt::format(
-        "L2 flush ({}): a kernel reads a {:.0f} MB buffer ({}x the {:.0f} MB L2) with ordinary loads and "
-        "stores "
-        "nothing, so every dirty line is written back during the flush, then a second kernel discards the "
-        "buffer's lines (discard.global.L2), leaving L2 empty and clean; persisting L2 lines were reset "
-        "(cudaCtxResetPersistingL2Cache)",
+        "L2 flush ({}, method {}): a kernel reads a {:.0f} MB buffer ({}x the {:.0f} MB L2) with ordinary "
+        "loads and stores nothing, so every dirty line is written back during the flush; {}; persisting L2 "
+        "lines were reset (cudaCtxResetPersistingL2Cache)",
         request.cache == CacheMode::flush ? "before every measured kernel, as ncu --cache-control all"
                                           : "once before the kernel sequence, which then runs back to back",
-        static_cast<double>(s.flush_bytes) / 1e6, kFlushL2Multiple,
-        static_cast<double>(s.device.l2_bytes) / 1e6));
+        to_string(s.options.flush), static_cast<double>(s.flush_bytes) / 1e6, kFlushL2Multiple,
+        static_cast<double>(s.device.l2_bytes) / 1e6,
+        s.options.flush == FlushMethod::read_discard ? "then a second kernel discards the buffer's lines "
+                                                       "(discard.global.L2), leaving L2 empty and clean"
+                                                     : "L2 is left full of the buffer's clean lines"));
   if (request.cache == CacheMode::flush && names.size() > 1)
     m.notes.push_back(
         "the model chains the naive kernels (each inherits the L2 the previous one left); this "
