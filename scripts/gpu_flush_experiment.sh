@@ -50,7 +50,7 @@ for r in range(1, reps + 1):
         for i, kid in enumerate(ids[:len(kern_names)]):
             for x in rows:
                 if int(x["ID"]) == kid:
-                    vals.setdefault(("ncu", kern_names[i], x["Metric Name"]), []).append(float(x["Metric Value"]))
+                    vals.setdefault(("ncu", kern_names[i], x["Metric Name"]), []).append(float(x["Metric Value"].replace(",", "")))
 out, lines = [], ["llm-4k non-causal, DRAM bytes (MB): median [min..max] over %d runs" % reps]
 for kern in names:
     for metric in ["dram__bytes_read.sum", "dram__bytes_write.sum"]:
