@@ -162,11 +162,15 @@ GpuSession::GpuSession(const SessionOptions& options) : impl_(std::make_unique<I
   s.context = cuda::open_device();
   s.device = cuda::describe_device();
   ATTNSCOPE_CUDA(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
-  if (!options.use_cupti) return;  // launch only: no flush buffer (its memset would be one more launch)
-  ATTNSCOPE_CUDA(cudaCtxResetPersistingL2Cache());
+  // The flush buffer is allocated in launch-only runs too, so that a run under ncu places the workload's
+  // buffers at the same device addresses as our own measurement (which L2 sets and partitions the output
+  // lands in decides how much of it is written back while the kernel runs); only its memset, one more
+  // launch ncu would see, is skipped there.
   s.flush_bytes =
       kFlushL2Multiple * static_cast<std::size_t>(std::max<std::int64_t>(s.device.l2_bytes, 1 << 20));
   ATTNSCOPE_CUDA(cudaMalloc(&s.flush_buffer, s.flush_bytes));
+  if (!options.use_cupti) return;
+  ATTNSCOPE_CUDA(cudaCtxResetPersistingL2Cache());
   ATTNSCOPE_CUDA(cudaMemset(s.flush_buffer, 0, s.flush_bytes));
   ATTNSCOPE_CUDA(cudaDeviceSynchronize());
 
