@@ -57,6 +57,7 @@ struct ProfileFlags {
   WorkloadOptions workload;
   std::string cache = "flush";
   std::string replay = "user";
+  std::string flush = "read-discard";
   std::string tiles = "sample";
   std::vector<std::string> metrics;
   std::string out = "attnscope-profile.json";
@@ -71,7 +72,6 @@ struct ProfileFlags {
   bool print_metrics = false;
   std::string keep_tiles = "all";
 };
-
 
 std::string number(const std::optional<double>& v, const std::string& unit) {
   if (!v) return "-";
@@ -131,6 +131,7 @@ int run_single(const ProfileFlags& f, const std::string& command) {
   so.extra_metrics = f.metrics;
   so.use_cupti = !(f.launch_only || f.no_cupti);
   so.replay = *profiler::parse_replay_mode(f.replay);
+  so.flush = *profiler::parse_flush_method(f.flush);
   profiler::GpuSession session(so);
   reports::Report report;
   for (auto kind : kinds_of(f.workload.kernel)) {
@@ -158,6 +159,7 @@ int run_matrix(const ProfileFlags& f, const std::string& command) {
   profiler::SessionOptions so;
   so.extra_metrics = f.metrics;
   so.replay = *profiler::parse_replay_mode(f.replay);
+  so.flush = *profiler::parse_flush_method(f.flush);
   profiler::GpuSession session(so);
   const auto start = std::chrono::steady_clock::now();
   int written = 0, skipped = 0;
@@ -215,6 +217,11 @@ void add_profile_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--replay", flags->replay,
                   "how passes are replayed: user (we re-run and flush) or kernel (CUPTI kernel replay)")
       ->check(CLI::IsMember({"user", "kernel"}))
+      ->capture_default_str();
+  cmd->add_option("--flush-method", flags->flush,
+                  "what a flush leaves in L2: read-discard (empty, the default) or read (full of clean "
+                  "lines); both write every dirty line back first")
+      ->check(CLI::IsMember({"read-discard", "read"}))
       ->capture_default_str();
   cmd->add_option("--tiles", flags->tiles, "tile windows measured alone: all, row, sample or none")
       ->check(CLI::IsMember({"all", "row", "sample", "none"}))

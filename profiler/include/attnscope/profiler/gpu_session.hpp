@@ -16,6 +16,7 @@ struct SessionOptions {
   std::vector<std::string> extra_metrics;  // added to the standard set
   bool use_cupti = true;                   // false: launch only (no CUPTI at all, e.g. under ncu)
   ReplayMode replay = ReplayMode::user;
+  FlushMethod flush = FlushMethod::read_discard;
 };
 
 class GpuSession {
