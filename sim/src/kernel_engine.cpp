@@ -18,7 +18,6 @@
 #include <array>
 #include <bit>
 #include <cmath>
-#include <queue>
 
 #include "attnscope/sim/occupancy.hpp"
 #include "bandwidth_server.hpp"
@@ -46,14 +45,30 @@ struct Later {
 struct Slot {
   int sm = 0;
   CtaProgram program;
-  std::vector<double> load_done;    // per step: when its loads have landed (seconds)
-  std::vector<TileRecord> records;  // this CTA's records, filled as it runs
+  std::vector<double> load_done;  // per step: when its loads have landed (seconds)
+  // This CTA's records while it runs: written in place in the kernel's tile list when records are kept
+  // (record_base = index of its first one there), else here.
+  std::vector<TileRecord> records;
   std::vector<double> record_start, record_end;
-  std::size_t record_base = 0;  // index of records[0] in the kernel's tile list
+  std::size_t record_base = 0;
   double start = 0;
   double end = 0;  // latest completion of anything the CTA issued
   int next_load = 0;
 };
+
+// What an engine reuses from one kernel launch to the next on the same thread: the CTA slots, whose
+// programs and records keep their storage (about 25 KB a slot, 500+ slots for llm-4k), and the event heap.
+// Allocating and first-touching these afresh for every kernel cost a quarter of a simulation, mostly in
+// page faults; sweeps and the GUI's what-if run thousands of kernels per thread.
+struct EngineScratch {
+  std::vector<Slot> slots;
+  std::vector<Event> events;  // a binary heap ordered by Later
+};
+
+EngineScratch& thread_scratch() {
+  thread_local EngineScratch scratch;
+  return scratch;
+}
 
 std::uint32_t hbm_channel(std::uint64_t line, std::uint32_t channels) {
   const std::uint64_t h = (line ^ 0x2545F4914F6CDD1Dull) * 0xBF58476D1CE4E5B9ull;
@@ -63,8 +78,9 @@ std::uint32_t hbm_channel(std::uint64_t line, std::uint32_t channels) {
 
 class Engine {
  public:
-  Engine(const GpuSpec& gpu, const KernelDataflow& flow, L2Cache& l2, const EngineOptions& opt)
-      : gpu_(gpu), flow_(flow), l2_(l2), opt_(opt) {}
+  Engine(const GpuSpec& gpu, const KernelDataflow& flow, L2Cache& l2, const EngineOptions& opt,
+         EngineScratch& scratch)
+      : gpu_(gpu), flow_(flow), l2_(l2), opt_(opt), slots_(scratch.slots), events_(scratch.events) {}
 
   KernelResult run();
 
@@ -76,7 +92,12 @@ class Engine {
   void after_step(std::uint32_t slot, int step, double now);
   void finish_cta(std::uint32_t slot, double now);
   void schedule(double time, std::uint32_t slot, EventKind kind, int step) {
-    events_.push(Event{time, seq_++, slot, kind, step});
+    events_.push_back(Event{time, seq_++, slot, kind, step});
+    std::push_heap(events_.begin(), events_.end(), Later{});
+  }
+  // Record r of the CTA in `s`: in the kernel's tile list when records are kept, else in the slot.
+  TileRecord& record(Slot& s, std::size_t r) {
+    return opt_.record_tiles ? result_.tiles[s.record_base + r] : s.records[r];
   }
   // Walks the lines of one block through the L2, counting into `bytes` and the per-resource demand.
   void walk(const BlockAccess& a, bool write, LevelBytes& bytes);
@@ -97,9 +118,9 @@ class Engine {
   int line_shift_ = 7, sector_shift_ = 5;
   std::uint32_t full_mask_ = 0xF;
 
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  std::vector<Slot>& slots_;    // the first `resident` are this kernel's (the scratch may hold more)
+  std::vector<Event>& events_;  // binary heap, earliest on top
   std::uint64_t seq_ = 0;
-  std::vector<Slot> slots_;
   std::int64_t next_cta_ = 0;
   KernelResult result_;
 
@@ -188,15 +209,17 @@ KernelResult Engine::run() {
   if (opt_.record_tiles) result_.tiles.reserve(static_cast<std::size_t>(flow_.max_records()));
   // Breadth-first over SMs: the first wave puts one CTA on every SM before a second on any.
   const std::int64_t resident = std::min<std::int64_t>(slots_total, flow_.cta_count());
-  slots_.resize(static_cast<std::size_t>(resident));
+  if (slots_.size() < static_cast<std::size_t>(resident)) slots_.resize(static_cast<std::size_t>(resident));
+  events_.clear();
   for (std::int64_t i = 0; i < resident; ++i) {
     slots_[static_cast<std::size_t>(i)].sm = static_cast<int>(i % gpu_.sm_count);
     start_cta(static_cast<std::uint32_t>(i), next_cta_++, 0.0);
   }
   double last = 0;
   while (!events_.empty()) {
-    const Event e = events_.top();
-    events_.pop();
+    std::pop_heap(events_.begin(), events_.end(), Later{});
+    const Event e = events_.back();
+    events_.pop_back();
     last = std::max(last, e.time);
     switch (e.kind) {
       case EventKind::load:
@@ -230,20 +253,22 @@ void Engine::start_cta(std::uint32_t slot_index, std::int64_t cta, double now) {
   const std::size_t steps = s.program.steps.size();
   const std::size_t records = s.program.records.size();
   s.load_done.assign(steps, now);
-  s.records.assign(records, TileRecord{});
   s.record_start.assign(records, -1.0);
   s.record_end.assign(records, now);
-  for (std::size_t r = 0; r < records; ++r) {
-    const RecordKey& k = s.program.records[r];
-    s.records[r].batch = k.batch;
-    s.records[r].head = k.head;
-    s.records[r].q_tile = k.q_tile;
-    s.records[r].kv_tile = k.kv_tile;
-    s.records[r].sm = s.sm;
-  }
   if (opt_.record_tiles) {
     s.record_base = result_.tiles.size();
     result_.tiles.resize(result_.tiles.size() + records);
+  } else {
+    s.records.assign(records, TileRecord{});
+  }
+  for (std::size_t r = 0; r < records; ++r) {
+    const RecordKey& k = s.program.records[r];
+    TileRecord& rec = record(s, r);
+    rec.batch = k.batch;
+    rec.head = k.head;
+    rec.q_tile = k.q_tile;
+    rec.kv_tile = k.kv_tile;
+    rec.sm = s.sm;
   }
   s.start = now;
   s.end = now;
@@ -261,7 +286,7 @@ void Engine::issue_loads(std::uint32_t slot_index, int step, double now) {
     s.load_done[static_cast<std::size_t>(step)] = now;
     return;
   }
-  LevelBytes& bytes = s.records[static_cast<std::size_t>(st.record)].bytes;
+  LevelBytes& bytes = record(s, static_cast<std::size_t>(st.record)).bytes;
   near_partition_ = near_partition(s.sm);
   for (int i = 0; i < st.load_count; ++i) walk(st.loads[static_cast<std::size_t>(i)], false, bytes);
   const double done = serve_request(s.sm, now, true);
@@ -279,7 +304,7 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
   const CtaStep& st = s.program.steps[static_cast<std::size_t>(step)];
   const auto r = static_cast<std::size_t>(st.record);
   if (s.record_start[r] < 0) s.record_start[r] = step == 0 ? s.start : now;
-  TileRecord& rec = s.records[r];
+  TileRecord& rec = record(s, r);
   rec.flops += st.tensor_flops;
   rec.bytes.smem_read += st.smem_read;
   rec.bytes.smem_write += st.smem_write;
@@ -310,7 +335,7 @@ void Engine::on_store(std::uint32_t slot_index, int step, double now) {
   if (s.record_start[r] < 0) s.record_start[r] = step == 0 ? s.start : now;
   near_partition_ = near_partition(s.sm);
   for (int i = 0; i < st.store_count; ++i)
-    walk(st.stores[static_cast<std::size_t>(i)], true, s.records[r].bytes);
+    walk(st.stores[static_cast<std::size_t>(i)], true, record(s, r).bytes);
   const double done = serve_request(s.sm, now, false);
   s.end = std::max(s.end, done);
   s.record_end[r] = std::max(s.record_end[r], done);
@@ -334,14 +359,13 @@ void Engine::after_step(std::uint32_t slot_index, int step, double now) {
 
 void Engine::finish_cta(std::uint32_t slot_index, double now) {
   Slot& s = slots_[slot_index];
-  for (std::size_t r = 0; r < s.records.size(); ++r) {
-    TileRecord& rec = s.records[r];
+  for (std::size_t r = 0; r < s.record_start.size(); ++r) {
+    TileRecord& rec = record(s, r);
     const double start = s.record_start[r] < 0 ? s.start : s.record_start[r];
     rec.start_cycle = static_cast<std::uint64_t>(std::llround(start * gpu_.sm_clock_hz));
     rec.end_cycle = static_cast<std::uint64_t>(std::llround(s.record_end[r] * gpu_.sm_clock_hz));
     result_.totals += rec.bytes;
     result_.flops += rec.flops;
-    if (opt_.record_tiles) result_.tiles[s.record_base + r] = rec;
   }
   if (next_cta_ < flow_.cta_count()) start_cta(slot_index, next_cta_++, now);
 }
@@ -476,7 +500,7 @@ double Engine::serve_request(int sm, double now, bool wait_for_hbm) {
 
 KernelResult run_kernel(const GpuSpec& gpu, const KernelDataflow& flow, L2Cache& l2,
                         const EngineOptions& options) {
-  Engine engine(gpu, flow, l2, options);
+  Engine engine(gpu, flow, l2, options, thread_scratch());
   return engine.run();
 }
 

@@ -2,6 +2,7 @@
 #include "attnscope/sim/simulate.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <string>
 
 #include "attnscope/sim/error.hpp"
@@ -35,6 +36,27 @@ void check_kernels(const GpuSpec& gpu, const Workload& w, KernelKind kind, const
   }
 }
 
+// The L2 model of this thread, reused by the next simulation of a GPU with the same L2 geometry (cleared,
+// so every simulation still starts cold): allocating and first-touching its megabytes for each of a sweep's
+// thousands of simulations cost more than clearing it.
+L2Cache& thread_l2(const GpuSpec& gpu) {
+  struct Geometry {
+    std::int64_t bytes;
+    int line, sector, ways, partitions;
+    bool operator==(const Geometry&) const = default;
+  };
+  thread_local std::unique_ptr<L2Cache> cache;
+  thread_local Geometry built{};
+  const Geometry wanted{gpu.l2_bytes, gpu.l2_line_bytes, gpu.l2_sector_bytes, gpu.l2_ways, gpu.l2_partitions};
+  if (cache && built == wanted) {
+    cache->clear();
+  } else {
+    cache = std::make_unique<L2Cache>(gpu);
+    built = wanted;
+  }
+  return *cache;
+}
+
 }  // namespace
 
 void check_config(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles) {
@@ -53,7 +75,7 @@ SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const
                          std::string(to_string(kind)) + " kind");
     kernels = {*options.only};
   }
-  L2Cache l2(gpu);
+  L2Cache& l2 = thread_l2(gpu);
   if (AddressMap(w).end() / static_cast<std::uint64_t>(gpu.l2_line_bytes) / l2.sets() >= L2Cache::kMaxBlocks)
     throw InvalidInput("workload: tensors too large for the model's address space (23-bit L2 tags)");
 
