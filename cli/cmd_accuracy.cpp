@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,9 +34,11 @@ struct AccuracyFlags {
   std::string baseline;  // default: <data>/../accuracy/baseline.json
   bool check = false;
   bool write_baseline = false;
-  bool training_only = false;     // fitting aid: only the training subset
-  std::string csv;                // every point: case, kernel, metric, measured, modeled, training
-  std::vector<std::string> only;  // keep cases whose id (file path : kernel) contains one of these
+  bool training_only = false;  // fitting aid: only the training subset
+  std::string csv;             // every point: case, kernel, metric, measured, modeled, training
+  std::vector<std::string>
+      only;  // keep cases whose id (file path : kernel) matches one of these (regex search)
+  std::vector<std::string> skip;  // ... and none of these
   int threads = 0;
 };
 
@@ -122,10 +125,21 @@ int run_accuracy(const AccuracyFlags& f) {
     const fs::path data(f.data);
     std::vector<sim::AccuracyCase> cases;
     std::vector<std::string> sources;
-    const auto keep = [&f](const std::string& id) {
-      return f.only.empty() || std::any_of(f.only.begin(), f.only.end(), [&](const std::string& s) {
-               return id.find(s) != std::string::npos;
-             });
+    // Plain text matches itself: a case is kept when its id contains one of --only and none of --skip.
+    const auto patterns = [](const std::vector<std::string>& texts, const char* flag) {
+      std::vector<std::regex> out;
+      for (const std::string& t : texts) try {
+          out.emplace_back(t);
+        } catch (const std::regex_error& e) {
+          throw sim::InvalidInput(fmt::format("{} '{}' is not a regular expression: {}", flag, t, e.what()));
+        }
+      return out;
+    };
+    const auto only = patterns(f.only, "--only"), skip = patterns(f.skip, "--skip");
+    const auto keep = [&](const std::string& id) {
+      const auto found = [&](const std::regex& r) { return std::regex_search(id, r); };
+      return (only.empty() || std::any_of(only.begin(), only.end(), found)) &&
+             std::none_of(skip.begin(), skip.end(), found);
     };
     for (const fs::path& p : json_files(data / "bench", "kernels_")) {
       auto c = sim::load_benchmark_cases(p);
@@ -146,7 +160,8 @@ int run_accuracy(const AccuracyFlags& f) {
       const std::string shown = fs::relative(p, data).string();
       try {
         auto c = report_cases(p, shown, gpu, keep);
-        sources.push_back(fmt::format("{} ({} measured kernels)", shown, c.size()));
+        if (!c.empty() || (f.only.empty() && f.skip.empty()))
+          sources.push_back(fmt::format("{} ({} measured kernels)", shown, c.size()));
         cases.insert(cases.end(), c.begin(), c.end());
       } catch (const reports::ReportError& e) {
         sources.push_back(fmt::format("{} skipped: not a report ({})", shown, e.what()));
@@ -173,7 +188,8 @@ int run_accuracy(const AccuracyFlags& f) {
         "Newest measurement per case (kernel, workload, tiles, cache mode, method) by provenance date: {} "
         "measurements, {} cases, {} older measurements fully replaced by newer ones.\n",
         measurements, cases.size(), replaced);
-    if (!f.only.empty()) fmt::print("Only cases whose id contains: {}\n", fmt::join(f.only, ", "));
+    if (!f.only.empty()) fmt::print("Only cases whose id contains: {}\n", fmt::join(f.only, " or "));
+    if (!f.skip.empty()) fmt::print("Skipping cases whose id contains: {}\n", fmt::join(f.skip, " or "));
     fmt::print("Training subset: tiled, d 64, fp16, non-causal, 4k tokens (n in parentheses).\n\n{}\n",
                table);
     if (!f.markdown.empty()) write_markdown(f.markdown, table);
@@ -215,7 +231,9 @@ void add_accuracy_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--csv", flags->csv, "write every measured/modeled point");
   cmd->add_option(
       "--only", flags->only,
-      "keep only cases whose id (<file under data>:<kernel>) contains this text (repeatable: any)");
+      "keep only cases whose id (<file under data>:<kernel>) contains this text or regex (repeatable: "
+      "any)");
+  cmd->add_option("--skip", flags->skip, "leave out cases whose id contains this text or regex (repeatable)");
   cmd->add_option("--threads", flags->threads, "model threads (0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->callback([flags, exit_code] { *exit_code = run_accuracy(*flags); });
