@@ -39,6 +39,9 @@ struct AccuracyFlags {
   std::vector<std::string>
       only;  // keep cases whose id (file path : kernel) matches one of these (regex search)
   std::vector<std::string> skip;  // ... and none of these
+  // The CI gate's baseline from the same run: rows over the points whose case id matches none of gate_skip.
+  std::string gate_baseline;
+  std::vector<std::string> gate_skip;
   int threads = 0;
 };
 
@@ -136,6 +139,7 @@ int run_accuracy(const AccuracyFlags& f) {
       return out;
     };
     const auto only = patterns(f.only, "--only"), skip = patterns(f.skip, "--skip");
+    const auto gate_skip = patterns(f.gate_skip, "--gate-skip");
     const auto keep = [&](const std::string& id) {
       const auto found = [&](const std::regex& r) { return std::regex_search(id, r); };
       return (only.empty() || std::any_of(only.begin(), only.end(), found)) &&
@@ -199,6 +203,16 @@ int run_accuracy(const AccuracyFlags& f) {
       sim::write_baseline(baseline, rows);
       fmt::print("baseline written: {}\n", baseline.string());
     }
+    if (!f.gate_baseline.empty()) {
+      std::vector<sim::AccuracyPoint> gate_points;
+      for (const auto& p : points)
+        if (std::none_of(gate_skip.begin(), gate_skip.end(),
+                         [&](const std::regex& r) { return std::regex_search(p.case_id, r); }))
+          gate_points.push_back(p);
+      sim::write_baseline(f.gate_baseline, sim::accuracy_table(gate_points));
+      fmt::print("gate baseline written: {} ({} of {} points)\n", f.gate_baseline, gate_points.size(),
+                 points.size());
+    }
     if (f.check) {
       const auto failures = sim::check_against_baseline(rows, sim::read_baseline(baseline));
       for (const auto& why : failures) fmt::print(stderr, "accuracy check: {}\n", why);
@@ -234,6 +248,10 @@ void add_accuracy_command(CLI::App& app, int* exit_code) {
       "keep only cases whose id (<file under data>:<kernel>) contains this text or regex (repeatable: "
       "any)");
   cmd->add_option("--skip", flags->skip, "leave out cases whose id contains this text or regex (repeatable)");
+  cmd->add_option("--gate-baseline", flags->gate_baseline,
+                  "also write the baseline of the subset without the --gate-skip cases (the CI gate's)");
+  cmd->add_option("--gate-skip", flags->gate_skip,
+                  "cases the CI gate leaves out (text or regex; repeatable)");
   cmd->add_option("--threads", flags->threads, "model threads (0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->callback([flags, exit_code] { *exit_code = run_accuracy(*flags); });
