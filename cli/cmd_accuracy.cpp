@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -80,10 +81,16 @@ std::vector<sim::AccuracyCase> report_cases(const fs::path& path, const std::str
     c.tiles = report.tiles;
     c.l2_start = report.provenance.cache_mode == "warm" ? sim::L2Start::warm : sim::L2Start::cold;
     c.in_sequence = report.provenance.cache_mode == "sequence" && c.kind == sim::KernelKind::naive;
-    for (const char* m : {"dram_read", "dram_write", "l2_read", "l2_write", "time"}) {
-      const auto it = k.metrics.find(m);
-      if (it != k.metrics.end() && it->second.measured) c.measured[m] = *it->second.measured;
-    }
+    const auto measured = [&k](const char* name) -> std::optional<double> {
+      const auto it = k.metrics.find(name);
+      return it != k.metrics.end() ? it->second.measured : std::nullopt;
+    };
+    for (const char* m : {"dram_read", "dram_write", "l2_write", "time"})
+      if (const auto v = measured(m)) c.measured[m] = *v;
+    // The report's l2_read is the L2 slices' count of SM reads; what the SMs read from L2 (the model's
+    // l2_read) is the crossbar's byte count. Both are compared (metrics l2_read and l2_read_lts).
+    if (const auto v = measured("l2_read")) c.measured["l2_read_lts"] = *v;
+    if (const auto v = measured("l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum")) c.measured["l2_read"] = *v;
     for (const reports::TileEntry& t : k.tiles) {
       sim::MeasuredTile mt{t.batch, t.head, t.q_tile, t.kv_tile, {}, {}};
       for (const auto& [m, v] : t.metrics)
