@@ -93,6 +93,7 @@ struct GpuSession::Impl {
   std::unique_ptr<cuda::MetricConfig> config;
   std::unique_ptr<cuda::RangeProfiler> profiler;
   std::vector<std::string> unavailable;
+  std::vector<std::string> not_collected;
 
   ~Impl() {
     profiler.reset();
@@ -114,6 +115,7 @@ struct GpuSession::Impl {
     const auto& names = config->metrics();
     for (std::size_t i = 0; i < names.size() && i < values.size(); ++i) c[names[i]] = values[i];
     for (const auto& u : unavailable) c[u] = std::nullopt;
+    for (const auto& u : not_collected) c[u] = std::nullopt;
     return c;
   }
 
@@ -157,6 +159,9 @@ struct GpuSession::Impl {
 };
 
 GpuSession::GpuSession(const SessionOptions& options) : impl_(std::make_unique<Impl>()) {
+  if (options.use_cupti && !options.standard_metrics && options.extra_metrics.empty())
+    throw ProfilerError(ErrorCode::metric_unsupported,
+                        "--only-metrics needs at least one --metric NAME to collect");
   Impl& s = *impl_;
   s.options = options;
   s.context = cuda::open_device();
@@ -182,7 +187,11 @@ GpuSession::GpuSession(const SessionOptions& options) : impl_(std::make_unique<I
   s.config = std::make_unique<cuda::MetricConfig>(s.device.chip, counter_availability(s.context));
   std::vector<std::string> metrics;
   for (const auto& m : standard_counters()) {
-    if (s.config->supported(m))
+    const bool asked = std::find(options.extra_metrics.begin(), options.extra_metrics.end(), m) !=
+                       options.extra_metrics.end();
+    if (!options.standard_metrics && !asked)
+      s.not_collected.push_back(m);
+    else if (s.config->supported(m))
       metrics.push_back(m);
     else
       s.unavailable.push_back(m);
@@ -268,6 +277,7 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   m.replay_mode = std::string(to_string(s.options.replay));
   m.passes = passes();
   m.unavailable_metrics = s.unavailable;
+  m.not_collected_metrics = s.not_collected;
   const auto names = kernel_names(request.kind);
   cuda::DeviceWorkload work(request.workload, request.kind, request.tiles, request.seed, !s.options.use_cupti,
                             s.stream);
