@@ -277,7 +277,7 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
       // Mask keys past Nkv and (causal) keys past each row's diagonal; only tiles that can hold such keys.
       // Two formulations, chosen per instantiation from what the H200 and ptxas showed: a per-element test
       // (key and row per score) for the plain 32-rows-per-warp kernels, and one limit per row (a compare per
-      // score, fewer live registers) for the others. The per-row limit made the default configuration 5.6 %
+      // score, fewer live registers) for the others. The per-row limit made the default configuration 5.8 %
       // slower (279.2 vs 296.5 TFLOP/s, same run, although the branch never runs there); the per-element test
       // made ptxas spill in the 8-warp d 64 Br 128 Bc 64 stages 3 kernel (32 bytes) and the instrumented d
       // 128 Bc 64 4-warp kernel (8 bytes). Both compute the same mask.
