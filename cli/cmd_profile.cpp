@@ -64,6 +64,8 @@ struct ProfileFlags {
   bool no_model = false;
   bool launch_only = false;
   bool no_cupti = false;
+  bool only_metrics = false;
+  std::uint64_t pm_sampling_ns = 0;
   bool no_timeline = false;
   std::string matrix;
   std::string out_dir = "attnscope-matrix";
@@ -101,12 +103,15 @@ profiler::ProfileOptions options_from(const ProfileFlags& f, const sim::Workload
   o.request.workload = w;
   o.request.kind = kind;
   o.request.tiles = f.workload.tile_config();
+  if (f.only_metrics && f.metrics.empty())
+    throw sim::InvalidInput("--only-metrics needs at least one --metric NAME to collect");
   auto cache = profiler::parse_cache_mode(f.cache);
   if (!cache) throw sim::InvalidInput("--cache '" + f.cache + "' is not one of flush, sequence, warm");
   o.request.cache = *cache;
   o.request.replay = *profiler::parse_replay_mode(f.replay);
   o.request.extra_metrics = f.metrics;
   o.request.timeline = !f.no_timeline;
+  o.request.pm_sampling_ns = f.pm_sampling_ns;
   o.request.use_cupti = !(f.launch_only || f.no_cupti);
   o.request.seed = f.seed;
   auto tiles = profiler::parse_tile_mode(f.tiles);
@@ -129,6 +134,7 @@ int run_single(const ProfileFlags& f, const std::string& command) {
   for (auto kind : kinds_of(f.workload.kernel)) (void)options_from(f, w, kind);  // bad flags before the GPU
   profiler::SessionOptions so;
   so.extra_metrics = f.metrics;
+  so.standard_metrics = !f.only_metrics;
   so.use_cupti = !(f.launch_only || f.no_cupti);
   so.replay = *profiler::parse_replay_mode(f.replay);
   so.flush = *profiler::parse_flush_method(f.flush);
@@ -155,9 +161,12 @@ int run_single(const ProfileFlags& f, const std::string& command) {
 
 int run_matrix(const ProfileFlags& f, const std::string& command) {
   const auto points = profiler::measurement_matrix(f.matrix);
+  if (f.only_metrics && f.metrics.empty())
+    throw sim::InvalidInput("--only-metrics needs at least one --metric NAME to collect");
   std::filesystem::create_directories(f.out_dir);
   profiler::SessionOptions so;
   so.extra_metrics = f.metrics;
+  so.standard_metrics = !f.only_metrics;
   so.replay = *profiler::parse_replay_mode(f.replay);
   so.flush = *profiler::parse_flush_method(f.flush);
   profiler::GpuSession session(so);
@@ -232,6 +241,13 @@ void add_profile_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-model", flags->no_model, "measure only; leave the modeled values out");
   cmd->add_flag("--launch-only", flags->launch_only,
                 "run each kernel once with no counters and no flushes (to run under ncu)");
+  cmd->add_option("--pm-sampling", flags->pm_sampling_ns,
+                  "also sample DRAM/L2 throughput over time with CUPTI PM sampling, every N ns, during one "
+                  "more launch of each kernel (0 = off; e.g. 2000)")
+      ->capture_default_str();
+  cmd->add_flag("--only-metrics", flags->only_metrics,
+                "collect only the --metric names, not the standard set (fewer replay passes; the report's "
+                "standard metrics read as not collected)");
   cmd->add_flag("--no-cupti", flags->no_cupti, "do not use CUPTI (implies --launch-only)");
   cmd->add_option("--keep-tiles", flags->keep_tiles,
                   "tile entries in the report: all, head0 (batch 0, head 0 + measured windows), measured "

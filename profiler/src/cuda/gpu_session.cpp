@@ -18,6 +18,7 @@
 #include "device_workload.hpp"
 #include "metric_config.hpp"
 #include "nvtx_range.hpp"
+#include "pm_sampler.hpp"
 #include "range_profiler.hpp"
 
 namespace attnscope::profiler {
@@ -93,6 +94,7 @@ struct GpuSession::Impl {
   std::unique_ptr<cuda::MetricConfig> config;
   std::unique_ptr<cuda::RangeProfiler> profiler;
   std::vector<std::string> unavailable;
+  std::vector<std::string> not_collected;
 
   ~Impl() {
     profiler.reset();
@@ -114,11 +116,54 @@ struct GpuSession::Impl {
     const auto& names = config->metrics();
     for (std::size_t i = 0; i < names.size() && i < values.size(); ++i) c[names[i]] = values[i];
     for (const auto& u : unavailable) c[u] = std::nullopt;
+    for (const auto& u : not_collected) c[u] = std::nullopt;
     return c;
   }
 
   std::vector<MeasuredTileTime> timeline_of(cuda::DeviceWorkload& work, const std::string& kernel,
                                             std::vector<std::string>& notes);
+
+  // PM sampling: one more launch of each kernel from the same L2 state, sampled every
+  // request.pm_sampling_ns. The range profiler and the PM sampler both own the performance monitor, so the
+  // range profiler is switched off meanwhile. Optional: a failure becomes a note, not an error.
+  void sample_throughput(cuda::DeviceWorkload& work, const MeasureRequest& request, Measurement& m) {
+    cuda::NvtxRange range("pm sampling");
+    profiler.reset();
+    try {
+      cuda::PmSampler sampler(0, device.chip, pm_sampling_metrics(), request.pm_sampling_ns, 100000);
+      for (auto& k : m.kernels) {
+        if (request.cache != CacheMode::warm) flush();
+        ATTNSCOPE_CUDA(cudaStreamSynchronize(stream));
+        sampler.start();
+        work.launch(k.name, nullptr);
+        ATTNSCOPE_CUDA(cudaStreamSynchronize(stream));
+        sampler.stop();
+        bool overflow = false;
+        auto samples = sampler.decode(overflow);
+        // The first sample runs from before start() (on the H200 it held the flush's 252 MB of reads,
+        // 1.18 s long): only the samples after it cover the launch.
+        if (!samples.empty()) samples.erase(samples.begin());
+        const std::uint64_t t0 = samples.empty() ? 0 : samples.front().start_ns;
+        for (const auto& smp : samples) {
+          MeasuredSample out;
+          out.start_s = static_cast<double>(smp.start_ns - t0) * 1e-9;
+          out.end_s = static_cast<double>(smp.end_ns - t0) * 1e-9;
+          for (std::size_t i = 0; i < sampler.metrics().size() && i < smp.values.size(); ++i)
+            out.counters[sampler.metrics()[i]] = smp.values[i];
+          k.samples.push_back(std::move(out));
+        }
+        if (overflow) m.notes.push_back("PM sampling of " + k.name + ": the hardware buffer overflowed");
+      }
+      std::string names;
+      for (const auto& n : sampler.metrics()) names += (names.empty() ? "" : ", ") + n;
+      m.notes.push_back(fmt::format("PM sampling: one more launch per kernel{}, sampled every {} ns ({})",
+                                    request.cache == CacheMode::warm ? "" : " after a flush",
+                                    request.pm_sampling_ns, names));
+    } catch (const ProfilerError& e) {
+      m.notes.push_back(std::string("PM sampling unavailable: ") + e.what());
+    }
+    profiler = std::make_unique<cuda::RangeProfiler>(context);
+  }
 
   // Each kernel's duration from CUDA events, from the same L2 state as its counters, median of 3 runs.
   void time_with_events(cuda::DeviceWorkload& work, const std::vector<std::string>& names, CacheMode cache,
@@ -157,6 +202,9 @@ struct GpuSession::Impl {
 };
 
 GpuSession::GpuSession(const SessionOptions& options) : impl_(std::make_unique<Impl>()) {
+  if (options.use_cupti && !options.standard_metrics && options.extra_metrics.empty())
+    throw ProfilerError(ErrorCode::metric_unsupported,
+                        "--only-metrics needs at least one --metric NAME to collect");
   Impl& s = *impl_;
   s.options = options;
   s.context = cuda::open_device();
@@ -182,7 +230,11 @@ GpuSession::GpuSession(const SessionOptions& options) : impl_(std::make_unique<I
   s.config = std::make_unique<cuda::MetricConfig>(s.device.chip, counter_availability(s.context));
   std::vector<std::string> metrics;
   for (const auto& m : standard_counters()) {
-    if (s.config->supported(m))
+    const bool asked = std::find(options.extra_metrics.begin(), options.extra_metrics.end(), m) !=
+                       options.extra_metrics.end();
+    if (!options.standard_metrics && !asked)
+      s.not_collected.push_back(m);
+    else if (s.config->supported(m))
       metrics.push_back(m);
     else
       s.unavailable.push_back(m);
@@ -268,6 +320,7 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   m.replay_mode = std::string(to_string(s.options.replay));
   m.passes = passes();
   m.unavailable_metrics = s.unavailable;
+  m.not_collected_metrics = s.not_collected;
   const auto names = kernel_names(request.kind);
   cuda::DeviceWorkload work(request.workload, request.kind, request.tiles, request.seed, !s.options.use_cupti,
                             s.stream);
@@ -435,6 +488,7 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   s.time_with_events(work, names, request.cache, m);
   if (request.timeline)
     for (auto& k : m.kernels) k.timeline = s.timeline_of(work, k.name, m.notes);
+  if (request.pm_sampling_ns > 0) s.sample_throughput(work, request, m);
   cuda::read_clocks(m.device);
   return m;
 }
