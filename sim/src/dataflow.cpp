@@ -186,6 +186,7 @@ void KernelDataflow::program(std::int64_t cta, CtaProgram& out, int first_step, 
       pv_program(x, y, range, out);
       break;
   }
+  if (out.first_step > 0) out.records.clear();  // see the header: records come with step 0's range
 }
 
 // FlashAttention-2 forward, one CTA per (q-tile, head, batch): Q once, then K_j and V_j per kv step through
@@ -217,9 +218,10 @@ void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t 
     return;
   }
   out.step_count = j1 - j0;
-  out.records.reserve(
-      static_cast<std::size_t>(j1 - j0));  // one allocation per reused program, not log2(steps)
-  for (int j = j0; j < j1; ++j) out.records.push_back(key(j));
+  if (range.first == 0) {  // the records only with the program's start (one per step here)
+    out.records.reserve(static_cast<std::size_t>(j1 - j0));  // one allocation per reused program
+    for (int j = j0; j < j1; ++j) out.records.push_back(key(j));
+  }
   const int first = j0 + range.begin(j1 - j0), last = j0 + range.end(j1 - j0);
   out.steps.reserve(static_cast<std::size_t>(last - first));
   for (int j = first; j < last; ++j) {

@@ -75,7 +75,7 @@ struct RecordKey {
 struct CtaProgram {
   std::int64_t cta = 0;        // launch index among the launched CTAs
   std::vector<CtaStep> steps;  // steps first_step, first_step+1, ... (all of them unless a range was asked)
-  std::vector<RecordKey> records;  // always all of the CTA's records
+  std::vector<RecordKey> records;  // all of the CTA's records; left empty when first_step > 0
   int first_step = 0;              // index of steps[0] in the CTA's program
   int step_count = 0;              // steps in the whole program
 };
@@ -97,7 +97,8 @@ class KernelDataflow {
   std::int64_t max_records() const;  // upper bound of records over all CTAs (to reserve storage)
 
   // Fills `out` with CTA `cta` (0 <= cta < cta_count(), launch order); reuses out's storage. With a range,
-  // only steps [first_step, first_step + max_steps) are generated (records and step_count are always whole):
+  // only steps [first_step, first_step + max_steps) are generated (step_count is always the whole program's;
+  // records come only with a range from step 0):
   // the timing model holds a few steps of each of thousands of CTAs in flight, not whole programs.
   void program(std::int64_t cta, CtaProgram& out, int first_step = 0, int max_steps = -1) const;
 
