@@ -57,12 +57,14 @@ struct ProfileFlags {
   WorkloadOptions workload;
   std::string cache = "flush";
   std::string replay = "user";
+  std::string flush = "read-discard";
   std::string tiles = "sample";
   std::vector<std::string> metrics;
   std::string out = "attnscope-profile.json";
   bool no_model = false;
   bool launch_only = false;
   bool no_cupti = false;
+  bool only_metrics = false;
   bool no_timeline = false;
   std::string matrix;
   std::string out_dir = "attnscope-matrix";
@@ -71,7 +73,6 @@ struct ProfileFlags {
   bool print_metrics = false;
   std::string keep_tiles = "all";
 };
-
 
 std::string number(const std::optional<double>& v, const std::string& unit) {
   if (!v) return "-";
@@ -101,6 +102,8 @@ profiler::ProfileOptions options_from(const ProfileFlags& f, const sim::Workload
   o.request.workload = w;
   o.request.kind = kind;
   o.request.tiles = f.workload.tile_config();
+  if (f.only_metrics && f.metrics.empty())
+    throw sim::InvalidInput("--only-metrics needs at least one --metric NAME to collect");
   auto cache = profiler::parse_cache_mode(f.cache);
   if (!cache) throw sim::InvalidInput("--cache '" + f.cache + "' is not one of flush, sequence, warm");
   o.request.cache = *cache;
@@ -129,8 +132,10 @@ int run_single(const ProfileFlags& f, const std::string& command) {
   for (auto kind : kinds_of(f.workload.kernel)) (void)options_from(f, w, kind);  // bad flags before the GPU
   profiler::SessionOptions so;
   so.extra_metrics = f.metrics;
+  so.standard_metrics = !f.only_metrics;
   so.use_cupti = !(f.launch_only || f.no_cupti);
   so.replay = *profiler::parse_replay_mode(f.replay);
+  so.flush = *profiler::parse_flush_method(f.flush);
   profiler::GpuSession session(so);
   reports::Report report;
   for (auto kind : kinds_of(f.workload.kernel)) {
@@ -154,10 +159,14 @@ int run_single(const ProfileFlags& f, const std::string& command) {
 
 int run_matrix(const ProfileFlags& f, const std::string& command) {
   const auto points = profiler::measurement_matrix(f.matrix);
+  if (f.only_metrics && f.metrics.empty())
+    throw sim::InvalidInput("--only-metrics needs at least one --metric NAME to collect");
   std::filesystem::create_directories(f.out_dir);
   profiler::SessionOptions so;
   so.extra_metrics = f.metrics;
+  so.standard_metrics = !f.only_metrics;
   so.replay = *profiler::parse_replay_mode(f.replay);
+  so.flush = *profiler::parse_flush_method(f.flush);
   profiler::GpuSession session(so);
   const auto start = std::chrono::steady_clock::now();
   int written = 0, skipped = 0;
@@ -216,6 +225,11 @@ void add_profile_command(CLI::App& app, int* exit_code) {
                   "how passes are replayed: user (we re-run and flush) or kernel (CUPTI kernel replay)")
       ->check(CLI::IsMember({"user", "kernel"}))
       ->capture_default_str();
+  cmd->add_option("--flush-method", flags->flush,
+                  "what a flush leaves in L2: read-discard (empty, the default) or read (full of clean "
+                  "lines); both write every dirty line back first")
+      ->check(CLI::IsMember({"read-discard", "read"}))
+      ->capture_default_str();
   cmd->add_option("--tiles", flags->tiles, "tile windows measured alone: all, row, sample or none")
       ->check(CLI::IsMember({"all", "row", "sample", "none"}))
       ->capture_default_str();
@@ -225,6 +239,9 @@ void add_profile_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-model", flags->no_model, "measure only; leave the modeled values out");
   cmd->add_flag("--launch-only", flags->launch_only,
                 "run each kernel once with no counters and no flushes (to run under ncu)");
+  cmd->add_flag("--only-metrics", flags->only_metrics,
+                "collect only the --metric names, not the standard set (fewer replay passes; the report's "
+                "standard metrics read as not collected)");
   cmd->add_flag("--no-cupti", flags->no_cupti, "do not use CUPTI (implies --launch-only)");
   cmd->add_option("--keep-tiles", flags->keep_tiles,
                   "tile entries in the report: all, head0 (batch 0, head 0 + measured windows), measured "

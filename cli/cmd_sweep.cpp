@@ -268,7 +268,7 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
     cmd->remove_option(cmd->get_option(name));
   cmd->add_option("--br", o->br, "query rows per CTA, e.g. 64,128");
   cmd->add_option("--bc", o->bc, "key/value rows per step, e.g. 32,64,128");
-  cmd->add_option("--warps", o->warps, "warps per CTA (default Br/16, as the real kernel)");
+  cmd->add_option("--warps", o->warps, "warps per CTA (default as the real kernel: Br/16 up to Br 64, Br/32 above, so 4 for Br 64 and 128)");
   cmd->add_option("--stages", o->stages, "cp.async pipeline stages, e.g. 2,3");
   cmd->add_option("--seq,-n", o->seq, "sequence lengths (queries = keys), e.g. 1024,2048,4K");
   cmd->add_option("--head-dim,-d", o->head_dim, "head dimensions, e.g. 64,128");

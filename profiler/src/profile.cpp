@@ -36,6 +36,9 @@ reports::Report build_profile_report(const Measurement& m, const std::optional<s
   r.tiles = request.tiles;
   std::string unavailable;
   for (const auto& name : m.unavailable_metrics) unavailable += (unavailable.empty() ? "" : ", ") + name;
+  std::string not_collected;
+  for (const auto& name : m.not_collected_metrics)
+    not_collected += (not_collected.empty() ? "" : ", ") + name;
   for (const auto& mk : m.kernels) {
     const sim::KernelResult* modeled = nullptr;
     if (model)
@@ -46,6 +49,8 @@ reports::Report build_profile_report(const Measurement& m, const std::optional<s
                                             m.device.sm_count, m.device.l2_bytes);
     e.notes["measure.replay"] = fmt::format("{} replay, {} passes", m.replay_mode, m.passes);
     if (!unavailable.empty()) e.notes["measure.unavailable_metrics"] = unavailable;
+    if (!not_collected.empty())
+      e.notes["measure.not_collected_metrics"] = not_collected + " (--only-metrics)";
     for (std::size_t i = 0; i < m.notes.size(); ++i) e.notes[fmt::format("measure.note{}", i)] = m.notes[i];
     if (!model) e.notes["model"] = "not run (--no-model): measured values only";
     r.kernels.push_back(std::move(e));

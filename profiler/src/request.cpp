@@ -21,6 +21,15 @@ std::string_view to_string(CacheMode m) {
   return "?";
 }
 
+std::optional<FlushMethod> parse_flush_method(std::string_view s) {
+  if (s == "read-discard") return FlushMethod::read_discard;
+  if (s == "read") return FlushMethod::read;
+  return std::nullopt;
+}
+std::string_view to_string(FlushMethod m) {
+  return m == FlushMethod::read_discard ? "read-discard" : "read";
+}
+
 std::optional<ReplayMode> parse_replay_mode(std::string_view s) {
   if (s == "user") return ReplayMode::user;
   if (s == "kernel") return ReplayMode::kernel;

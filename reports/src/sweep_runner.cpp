@@ -42,6 +42,12 @@ Value modeled(double v, std::string_view unit) {
 
 }  // namespace
 
+int default_sweep_warps(int br) {
+  // The real kernel's defaults: 16 query rows per warp up to Br 64 (Br64 -> 4 warps), 32 rows per warp
+  // above (Br128 -> 4 warps, the fastest measured on the H200; docs/kernel-notes.md).
+  return br <= 64 ? std::max(1, br / 16) : std::max(1, br / 32);
+}
+
 std::string SweepSpec::definition_text() const {
   const auto& w = base;
   return fmt::format(
@@ -49,7 +55,7 @@ std::string SweepSpec::definition_text() const {
       "bc={}; "
       "warps={}; stages={}; smem={}; order={}; tiled={}; naive_baseline={}",
       w.batch, w.heads, w.seq_q, w.seq_kv, w.head_dim, sim::to_string(w.dtype), w.causal ? 1 : 0, w.scale,
-      join(gpus), join(seqs), join(head_dims), join(brs), join(bcs), warps.empty() ? "br/16" : join(warps),
+      join(gpus), join(seqs), join(head_dims), join(brs), join(bcs), warps.empty() ? "kernel-default" : join(warps),
       join(stages), join(smem_limits), sim::to_string(order), tiled ? 1 : 0, naive_baseline ? 1 : 0);
 }
 
@@ -96,7 +102,7 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
         for (std::int64_t limit : limits)
           for (int br : spec.brs)
             for (int bc : spec.bcs)
-              for (int warps : spec.warps.empty() ? std::vector<int>{std::max(1, br / 16)} : spec.warps)
+              for (int warps : spec.warps.empty() ? std::vector<int>{default_sweep_warps(br)} : spec.warps)
                 for (int stages : spec.stages) {
                   SweepPoint p = base;
                   p.kind = sim::KernelKind::tiled;

@@ -177,4 +177,11 @@ TEST_F(Cli, SweepRejectsBadLists) {
   EXPECT_THAT(r.err, HasSubstr("shard 2/2 is not valid"));
 }
 
+// Flag errors are reported before any GPU is looked for, so they read the same on a machine without one.
+TEST_F(Cli, ProfileOnlyMetricsNeedsAMetric) {
+  const CommandResult r = run("profile --only-metrics -o " + (dir_ / "p.json").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--only-metrics needs at least one --metric NAME"));
+}
+
 }  // namespace

@@ -3,6 +3,7 @@
 // workload that fits in L2, the write-back range, windows and the timeline.
 #include <gtest/gtest.h>
 
+#include "attnscope/profiler/error.hpp"
 #include "attnscope/profiler/gpu_session.hpp"
 #include "attnscope/profiler/metric_set.hpp"
 #include "attnscope/profiler/windows.hpp"
@@ -38,4 +39,35 @@ TEST(GpuSession, TiledKernelCountersMatchItsLogicalTraffic) {
   EXPECT_GE(d.at("smem_write"), 0.99 * (o + kv_loads));
   EXPECT_EQ(m.kernels[0].windows.size(), req.windows.size());
   EXPECT_FALSE(m.kernels[0].timeline.empty());
+}
+
+// --only-metrics: a session that collects just the DRAM counters takes fewer passes and leaves the rest of
+// the standard set as not collected (null), still with the same bytes for the same kernel.
+TEST(GpuSession, OnlyTheAskedMetricsWhenTheStandardSetIsOff) {
+  SessionOptions only;
+  only.standard_metrics = false;
+  only.extra_metrics = {"dram__bytes_read.sum", "dram__bytes_write.sum"};
+  GpuSession session(only);
+  EXPECT_EQ(session.metrics().size(), 2u);
+  MeasureRequest req;
+  req.workload.batch = 1;
+  req.workload.heads = 8;
+  req.workload.seq_q = req.workload.seq_kv = 1024;
+  req.workload.head_dim = 64;
+  req.kind = sim::KernelKind::tiled;
+  const Measurement m = session.measure(req);
+  ASSERT_EQ(m.kernels.size(), 1u);
+  const auto& c = m.kernels[0].counters;
+  ASSERT_TRUE(c.at("dram__bytes_read.sum").has_value());
+  const double qkv = 3.0 * 8 * 1024 * 64 * 2;
+  EXPECT_NEAR(*c.at("dram__bytes_read.sum"), qkv, 0.05 * qkv);
+  ASSERT_TRUE(c.count("lts__t_sectors_op_read.sum"));
+  EXPECT_FALSE(c.at("lts__t_sectors_op_read.sum").has_value());
+  EXPECT_FALSE(m.not_collected_metrics.empty());
+}
+
+TEST(GpuSession, OnlyMetricsWithoutAMetricIsAnError) {
+  SessionOptions none;
+  none.standard_metrics = false;
+  EXPECT_THROW(GpuSession{none}, ProfilerError);  // before any CUDA call: also without a device
 }

@@ -94,6 +94,10 @@ TEST(Request, ModesParseAndPrintBack) {
   for (auto m : {TileMode::none, TileMode::sample, TileMode::row, TileMode::all})
     EXPECT_EQ(parse_tile_mode(to_string(m)), m);
   for (auto m : {ReplayMode::user, ReplayMode::kernel}) EXPECT_EQ(parse_replay_mode(to_string(m)), m);
+  for (auto m : {FlushMethod::read_discard, FlushMethod::read})
+    EXPECT_EQ(parse_flush_method(to_string(m)), m);
+  EXPECT_EQ(parse_flush_method("read-discard"), FlushMethod::read_discard);
+  EXPECT_FALSE(parse_flush_method("invalidate"));
   EXPECT_FALSE(parse_cache_mode("cold"));
   EXPECT_EQ(kernel_names(sim::KernelKind::naive).size(), 3u);
 }

@@ -93,6 +93,7 @@ struct GpuSession::Impl {
   std::unique_ptr<cuda::MetricConfig> config;
   std::unique_ptr<cuda::RangeProfiler> profiler;
   std::vector<std::string> unavailable;
+  std::vector<std::string> not_collected;
 
   ~Impl() {
     profiler.reset();
@@ -101,12 +102,12 @@ struct GpuSession::Impl {
     if (stream) cudaStreamDestroy(stream);
   }
 
-  // Write back every dirty line (read pass), then invalidate what the read left (discard pass): L2 ends
-  // empty and clean, as after Nsight Compute's --cache-control all.
+  // Write back every dirty line (read pass), then, by default, invalidate what the read left (discard
+  // pass): L2 ends empty and clean. With FlushMethod::read it ends full of clean lines instead.
   void flush() {
     cuda::NvtxRange range("l2_flush");
     cuda::l2_flush_read(flush_buffer, flush_bytes, stream);
-    cuda::l2_discard(flush_buffer, flush_bytes, stream);
+    if (options.flush == FlushMethod::read_discard) cuda::l2_discard(flush_buffer, flush_bytes, stream);
   }
 
   CounterValues counters_of(const std::vector<double>& values) const {
@@ -114,6 +115,7 @@ struct GpuSession::Impl {
     const auto& names = config->metrics();
     for (std::size_t i = 0; i < names.size() && i < values.size(); ++i) c[names[i]] = values[i];
     for (const auto& u : unavailable) c[u] = std::nullopt;
+    for (const auto& u : not_collected) c[u] = std::nullopt;
     return c;
   }
 
@@ -157,16 +159,23 @@ struct GpuSession::Impl {
 };
 
 GpuSession::GpuSession(const SessionOptions& options) : impl_(std::make_unique<Impl>()) {
+  if (options.use_cupti && !options.standard_metrics && options.extra_metrics.empty())
+    throw ProfilerError(ErrorCode::metric_unsupported,
+                        "--only-metrics needs at least one --metric NAME to collect");
   Impl& s = *impl_;
   s.options = options;
   s.context = cuda::open_device();
   s.device = cuda::describe_device();
   ATTNSCOPE_CUDA(cudaStreamCreateWithFlags(&s.stream, cudaStreamNonBlocking));
-  if (!options.use_cupti) return;  // launch only: no flush buffer (its memset would be one more launch)
-  ATTNSCOPE_CUDA(cudaCtxResetPersistingL2Cache());
+  // The flush buffer is allocated in launch-only runs too, so that a run under ncu places the workload's
+  // buffers at the same device addresses as our own measurement (which L2 sets and partitions the output
+  // lands in decides how much of it is written back while the kernel runs); only its memset, one more
+  // launch ncu would see, is skipped there.
   s.flush_bytes =
       kFlushL2Multiple * static_cast<std::size_t>(std::max<std::int64_t>(s.device.l2_bytes, 1 << 20));
   ATTNSCOPE_CUDA(cudaMalloc(&s.flush_buffer, s.flush_bytes));
+  if (!options.use_cupti) return;
+  ATTNSCOPE_CUDA(cudaCtxResetPersistingL2Cache());
   ATTNSCOPE_CUDA(cudaMemset(s.flush_buffer, 0, s.flush_bytes));
   ATTNSCOPE_CUDA(cudaDeviceSynchronize());
 
@@ -178,7 +187,11 @@ GpuSession::GpuSession(const SessionOptions& options) : impl_(std::make_unique<I
   s.config = std::make_unique<cuda::MetricConfig>(s.device.chip, counter_availability(s.context));
   std::vector<std::string> metrics;
   for (const auto& m : standard_counters()) {
-    if (s.config->supported(m))
+    const bool asked = std::find(options.extra_metrics.begin(), options.extra_metrics.end(), m) !=
+                       options.extra_metrics.end();
+    if (!options.standard_metrics && !asked)
+      s.not_collected.push_back(m);
+    else if (s.config->supported(m))
       metrics.push_back(m);
     else
       s.unavailable.push_back(m);
@@ -264,6 +277,7 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   m.replay_mode = std::string(to_string(s.options.replay));
   m.passes = passes();
   m.unavailable_metrics = s.unavailable;
+  m.not_collected_metrics = s.not_collected;
   const auto names = kernel_names(request.kind);
   cuda::DeviceWorkload work(request.workload, request.kind, request.tiles, request.seed, !s.options.use_cupti,
                             s.stream);
@@ -334,7 +348,8 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
       continue;
     }
     plan.push_back({st.role, st.name, st.index});
-    if (st.op == Step::Op::flush) plan.push_back({What::ignored, "l2_discard", 0});
+    if (st.op == Step::Op::flush && s.options.flush == FlushMethod::read_discard)
+      plan.push_back({What::ignored, "l2_discard", 0});
   }
 
   // Load every kernel's module before counting (CUDA loads modules lazily at the first launch, which would
@@ -407,15 +422,16 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
                                 pass, pass == 1 ? "" : "es", m.replay_mode, seconds));
   if (request.cache != CacheMode::warm)
     m.notes.push_back(fmt::format(
-        "L2 flush ({}): a kernel reads a {:.0f} MB buffer ({}x the {:.0f} MB L2) with ordinary loads and "
-        "stores "
-        "nothing, so every dirty line is written back during the flush, then a second kernel discards the "
-        "buffer's lines (discard.global.L2), leaving L2 empty and clean; persisting L2 lines were reset "
-        "(cudaCtxResetPersistingL2Cache)",
+        "L2 flush ({}, method {}): a kernel reads a {:.0f} MB buffer ({}x the {:.0f} MB L2) with ordinary "
+        "loads and stores nothing, so every dirty line is written back during the flush; {}; persisting L2 "
+        "lines were reset (cudaCtxResetPersistingL2Cache)",
         request.cache == CacheMode::flush ? "before every measured kernel, as ncu --cache-control all"
                                           : "once before the kernel sequence, which then runs back to back",
-        static_cast<double>(s.flush_bytes) / 1e6, kFlushL2Multiple,
-        static_cast<double>(s.device.l2_bytes) / 1e6));
+        to_string(s.options.flush), static_cast<double>(s.flush_bytes) / 1e6, kFlushL2Multiple,
+        static_cast<double>(s.device.l2_bytes) / 1e6,
+        s.options.flush == FlushMethod::read_discard ? "then a second kernel discards the buffer's lines "
+                                                       "(discard.global.L2), leaving L2 empty and clean"
+                                                     : "L2 is left full of the buffer's clean lines"));
   if (request.cache == CacheMode::flush && names.size() > 1)
     m.notes.push_back(
         "the model chains the naive kernels (each inherits the L2 the previous one left); this "

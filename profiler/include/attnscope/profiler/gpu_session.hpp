@@ -14,8 +14,11 @@ namespace attnscope::profiler {
 
 struct SessionOptions {
   std::vector<std::string> extra_metrics;  // added to the standard set
-  bool use_cupti = true;                   // false: launch only (no CUPTI at all, e.g. under ncu)
+  // false: collect only extra_metrics (fewer replay passes; the standard metrics read as not collected)
+  bool standard_metrics = true;
+  bool use_cupti = true;  // false: launch only (no CUPTI at all, e.g. under ncu)
   ReplayMode replay = ReplayMode::user;
+  FlushMethod flush = FlushMethod::read_discard;
 };
 
 class GpuSession {

@@ -54,8 +54,9 @@ struct Measurement {
   std::string replay_mode;  // "user" | "kernel"
   int passes = 0;           // replay passes CUPTI needed for the metric set
   std::vector<std::string> unavailable_metrics;
-  std::vector<MeasuredKernel> kernels;  // in launch order
-  std::vector<std::string> notes;       // anything the report should say about how this was measured
+  std::vector<std::string> not_collected_metrics;  // standard metrics left out on request (--only-metrics)
+  std::vector<MeasuredKernel> kernels;             // in launch order
+  std::vector<std::string> notes;  // anything the report should say about how this was measured
 };
 
 }  // namespace attnscope::profiler

@@ -21,6 +21,16 @@ enum class CacheMode {
 std::optional<CacheMode> parse_cache_mode(std::string_view s);
 std::string_view to_string(CacheMode m);
 
+// How a flush puts L2 into its known state. Both first read a buffer of twice the L2's size, which writes
+// back every dirty line; they differ in what L2 holds afterwards, which decides where the measured kernel's
+// own writes are allocated and so how many of them reach DRAM before it ends (the L2 write-back effect).
+enum class FlushMethod {
+  read_discard,  // default: then discard the buffer's lines (discard.global.L2): L2 empty and clean
+  read,          // stop after the read: L2 full of clean lines of the buffer
+};
+std::optional<FlushMethod> parse_flush_method(std::string_view s);
+std::string_view to_string(FlushMethod m);
+
 // How CUPTI replays a range to collect metrics needing several passes.
 enum class ReplayMode {
   user,    // default: the profiler re-runs the whole sequence itself, flushing L2 before each range

@@ -24,7 +24,7 @@ struct SweepSpec {
   std::vector<std::int64_t> seqs;         // seq_q = seq_kv; empty: the base workload's lengths
   std::vector<std::int64_t> head_dims;    // empty: the base workload's
   std::vector<int> brs{128}, bcs{64};
-  std::vector<int> warps;  // empty: Br / 16 (the real kernel: 16 query rows per warp)
+  std::vector<int> warps;  // empty: default_sweep_warps(Br), the real kernel's default for that Br
   std::vector<int> stages{2};
   std::vector<std::int64_t> smem_limits;  // per-CTA shared-memory limit; empty: the GPU's own limit
   sim::LaunchOrder order = sim::LaunchOrder::q_tile_fastest;
@@ -45,6 +45,9 @@ struct SweepRunOptions {
 // All points of the sweep, unevaluated (metrics empty), in index order. Throws sim::InvalidInput for an
 // empty axis or a bad value.
 std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec);
+
+// Warps per CTA a sweep uses when none are given: the real kernel's default for that Br (4 for Br 64 and 128).
+int default_sweep_warps(int br);
 // Simulates the shard's points; infeasible points (tile does not fit, unsupported shape) are kept with their
 // reason. Throws sim::InvalidInput for an unknown GPU spec or a bad shard.
 Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const std::string& command_line);
