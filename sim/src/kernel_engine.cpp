@@ -19,6 +19,7 @@
 #include <bit>
 #include <cmath>
 
+#include "attnscope/sim/error.hpp"
 #include "attnscope/sim/occupancy.hpp"
 #include "bandwidth_server.hpp"
 #include "popcount.hpp"
@@ -47,7 +48,10 @@ struct Later {
 // regenerates the next one when it runs out: whole programs of thousands of resident CTAs (up to 100 KB
 // each for small tiles) made the model wait on host memory.
 constexpr int kStepsHeld = 16;
-constexpr int kLoadRing = 16;  // load_done entries kept: a power of two above the steps in use
+constexpr int kLoadRing = 16;
+// Events between two looks at SimOptions::cancel (a few hundred microseconds of model time).
+constexpr std::uint32_t kEventsPerCancelCheck =
+    4096;  // load_done entries kept: a power of two above the steps in use
 
 struct Slot {
   int sm = 0;
@@ -228,7 +232,12 @@ KernelResult Engine::run() {
     start_cta(static_cast<std::uint32_t>(i), next_cta_++, 0.0);
   }
   double last = 0;
+  std::uint32_t until_cancel_check = kEventsPerCancelCheck;
   while (!events_.empty()) {
+    if (opt_.cancel != nullptr && --until_cancel_check == 0) {
+      until_cancel_check = kEventsPerCancelCheck;
+      if (opt_.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    }
     std::pop_heap(events_.begin(), events_.end(), Later{});
     const Event e = events_.back();
     events_.pop_back();
