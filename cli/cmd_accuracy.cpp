@@ -3,11 +3,13 @@
 // <data>/bench/kernels_*.json, profile reports in <data>/h200/*.json): median and worst |relative error| per
 // metric and kernel, against issue 8's targets. --check compares with the ratchet baseline (exit 3 on drift).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -31,8 +33,9 @@ struct AccuracyFlags {
   std::string baseline;  // default: <data>/../accuracy/baseline.json
   bool check = false;
   bool write_baseline = false;
-  bool training_only = false;  // fitting aid: only the training subset
-  std::string csv;             // every point: case, kernel, metric, measured, modeled, training
+  bool training_only = false;     // fitting aid: only the training subset
+  std::string csv;                // every point: case, kernel, metric, measured, modeled, training
+  std::vector<std::string> only;  // keep cases whose id (file path : kernel) contains one of these
   int threads = 0;
 };
 
@@ -48,13 +51,23 @@ std::vector<fs::path> json_files(const fs::path& dir, const std::string& prefix)
 }
 
 // A profile report's measured kernels (and tiles) as accuracy cases.
-std::vector<sim::AccuracyCase> report_cases(const fs::path& path, const sim::GpuSpec& gpu) {
+// `shown` is the path relative to the data folder (the run folder names the run). Cases not kept by `keep`
+// are skipped before their tile windows are modeled.
+std::vector<sim::AccuracyCase> report_cases(const fs::path& path, const std::string& shown,
+                                            const sim::GpuSpec& gpu,
+                                            const std::function<bool(const std::string&)>& keep) {
   const reports::Report report = reports::read_report(path);
   std::vector<sim::AccuracyCase> out;
   for (const reports::KernelEntry& k : report.kernels) {
     sim::AccuracyCase c;
-    c.id = path.filename().string() + ":" + k.name;
-    c.origin = path.filename().string();
+    c.id = shown + ":" + k.name;
+    if (!keep(c.id)) continue;
+    c.origin = shown;
+    c.date = report.provenance.date;
+    // CUPTI kernel replay saves and restores memory around each pass: its DRAM counts are not the user-replay
+    // ones, so it is a case of its own.
+    c.method = report.provenance.command.find("--replay kernel") != std::string::npos ? "cupti kernel-replay"
+                                                                                      : "cupti";
     c.kernel = k.name;
     c.workload = report.workload;
     c.kind = k.name == "tiled" ? sim::KernelKind::tiled : sim::KernelKind::naive;
@@ -109,8 +122,15 @@ int run_accuracy(const AccuracyFlags& f) {
     const fs::path data(f.data);
     std::vector<sim::AccuracyCase> cases;
     std::vector<std::string> sources;
+    const auto keep = [&f](const std::string& id) {
+      return f.only.empty() || std::any_of(f.only.begin(), f.only.end(), [&](const std::string& s) {
+               return id.find(s) != std::string::npos;
+             });
+    };
     for (const fs::path& p : json_files(data / "bench", "kernels_")) {
       auto c = sim::load_benchmark_cases(p);
+      for (auto& x : c) x.id = "bench/" + p.filename().string() + ":" + x.id;
+      std::erase_if(c, [&](const sim::AccuracyCase& x) { return !keep(x.id); });
       sources.push_back(fmt::format("{} ({} cases)", p.filename().string(), c.size()));
       cases.insert(cases.end(), c.begin(), c.end());
     }
@@ -125,7 +145,7 @@ int run_accuracy(const AccuracyFlags& f) {
     for (const fs::path& p : reports_found) {
       const std::string shown = fs::relative(p, data).string();
       try {
-        auto c = report_cases(p, gpu);
+        auto c = report_cases(p, shown, gpu, keep);
         sources.push_back(fmt::format("{} ({} measured kernels)", shown, c.size()));
         cases.insert(cases.end(), c.begin(), c.end());
       } catch (const reports::ReportError& e) {
@@ -133,6 +153,9 @@ int run_accuracy(const AccuracyFlags& f) {
       }
     }
     if (f.training_only) std::erase_if(cases, [](const sim::AccuracyCase& c) { return !c.training; });
+    const std::size_t measurements = cases.size();
+    std::size_t replaced = 0;
+    cases = sim::newest_per_case(std::move(cases), &replaced);
     const auto points = sim::evaluate_cases(gpu, cases, f.threads);
     const auto rows = sim::accuracy_table(points);
     if (!f.csv.empty()) {
@@ -146,6 +169,11 @@ int run_accuracy(const AccuracyFlags& f) {
     const std::string table = sim::accuracy_markdown(rows);
     fmt::print("Model {} against {} measured cases:\n", gpu.short_name, cases.size());
     for (const auto& s : sources) fmt::print("  {}\n", s);
+    fmt::print(
+        "Newest measurement per case (kernel, workload, tiles, cache mode, method) by provenance date: {} "
+        "measurements, {} cases, {} older measurements fully replaced by newer ones.\n",
+        measurements, cases.size(), replaced);
+    if (!f.only.empty()) fmt::print("Only cases whose id contains: {}\n", fmt::join(f.only, ", "));
     fmt::print("Training subset: tiled, d 64, fp16, non-causal, 4k tokens (n in parentheses).\n\n{}\n",
                table);
     if (!f.markdown.empty()) write_markdown(f.markdown, table);
@@ -185,6 +213,9 @@ void add_accuracy_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--write-baseline", flags->write_baseline, "record the current rows as the baseline");
   cmd->add_flag("--training-only", flags->training_only, "only the training subset (for fitting constants)");
   cmd->add_option("--csv", flags->csv, "write every measured/modeled point");
+  cmd->add_option(
+      "--only", flags->only,
+      "keep only cases whose id (<file under data>:<kernel>) contains this text (repeatable: any)");
   cmd->add_option("--threads", flags->threads, "model threads (0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->callback([flags, exit_code] { *exit_code = run_accuracy(*flags); });

@@ -155,9 +155,48 @@ std::vector<AccuracyCase> load_benchmark_cases(const std::filesystem::path& path
     if (!b.contains("real_time") || !b["real_time"].is_number())
       throw InvalidInput("benchmark '" + name + "': no real_time");
     c.measured["time"] = b["real_time"].get<double>() * scale;
+    c.date = doc.contains("context") ? doc["context"].value("date", "") : "";
+    c.method = "bench";
     c.training = is_training_case(c);
     out.push_back(std::move(c));
   }
+  return out;
+}
+
+std::vector<AccuracyCase> newest_per_case(std::vector<AccuracyCase> cases, std::size_t* dropped) {
+  const auto key = [](const AccuracyCase& c) {
+    const Workload& w = c.workload;
+    return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", c.method, c.kernel, to_string(c.kind),
+                       w.batch, w.heads, w.seq_q, w.seq_kv, w.head_dim, to_string(w.dtype), w.causal,
+                       c.tiles.label(), c.l2_start == L2Start::cold ? "cold" : "warm", c.in_sequence);
+  };
+  // Newest first (ties: the later file name), so the first case of a key to supply a metric is the newest.
+  std::stable_sort(cases.begin(), cases.end(), [](const AccuracyCase& a, const AccuracyCase& b) {
+    return std::tie(a.date, a.origin) > std::tie(b.date, b.origin);
+  });
+  std::map<std::string, std::size_t> index;
+  std::vector<AccuracyCase> out;
+  std::size_t merged = 0;
+  for (AccuracyCase& c : cases) {
+    const auto [it, fresh] = index.emplace(key(c), out.size());
+    if (fresh) {
+      out.push_back(std::move(c));
+      continue;
+    }
+    AccuracyCase& kept = out[it->second];
+    bool used = false;
+    for (const auto& [metric, value] : c.measured)
+      if (kept.measured.emplace(metric, value).second) used = true;
+    if (kept.measured_tiles.empty() && !c.measured_tiles.empty()) {
+      kept.measured_tiles = std::move(c.measured_tiles);
+      used = true;
+    }
+    if (used)
+      kept.origin += " + " + c.origin;
+    else
+      ++merged;
+  }
+  if (dropped) *dropped = merged;
   return out;
 }
 

@@ -106,6 +106,7 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   g.l2_sector_bytes = r.small_count("l2_sector_bytes");
   g.l2_ways = r.small_count("l2_ways");
   g.l2_partitions = r.small_count("l2_partitions");
+  g.l2_near_copies = static_cast<int>(r.optional_number("l2_near_copies", true, g.l2_near_copies));
   g.l2_bandwidth = r.number("l2_bandwidth", false);
   g.l2_latency_ns = r.number("l2_latency_ns", false);
   g.sm_l2_bytes_per_cycle = r.number("sm_l2_bytes_per_cycle", false);
@@ -128,6 +129,7 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
       g.l2_line_bytes / g.l2_sector_bytes > 4)
     r.fail("l2_line_bytes", "must be a power of two holding 1 to 4 sectors (what the L2 model packs)");
   if (g.l2_ways > 64) r.fail("l2_ways", "at most 64 ways are modeled");
+  if (g.l2_near_copies > 1) r.fail("l2_near_copies", "must be 1 (leave the field out for one copy per line)");
   const std::int64_t set_bytes = std::int64_t{g.l2_line_bytes} * g.l2_ways * g.l2_partitions;
   if (g.l2_bytes % set_bytes != 0)
     r.fail("l2_bytes", "must be a multiple of l2_line_bytes * l2_ways * l2_partitions");

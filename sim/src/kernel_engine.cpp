@@ -128,6 +128,11 @@ class Engine {
   // Walks the lines of one block through the L2, counting into `bytes` and the per-resource demand.
   void walk(const BlockAccess& a, bool write, LevelBytes& bytes);
   void flush(bool write, LevelBytes& bytes);
+  // SMs alternate between the partitions (the GPCs are split between the two halves of the chip; which SM id
+  // sits where is not published, and CTAs go breadth-first over SMs, so neighbouring CTAs use both halves).
+  std::uint32_t near_partition(int sm) const {
+    return static_cast<std::uint32_t>(sm % std::max(1, gpu_.l2_partitions));
+  }
   // Turns the demand gathered by walk() into a completion time for a request issued by `sm` at `now`.
   double serve_request(int sm, double now, bool wait_for_hbm);
 
@@ -158,6 +163,10 @@ class Engine {
   std::vector<std::uint64_t> channel_read_, channel_write_;  // sectors per HBM channel
   std::uint32_t channel_count_ = 1;
   bool request_hbm_ = false;  // the request touched HBM (a miss, a write-back, or no L2 reuse)
+  // The requesting SM's own L2 partition (GpuSpec::l2_near_copies: reads of lines homed in the other
+  // partition go through a copy there first).
+  std::uint32_t near_partition_ = 0;
+  bool near_copies_ = false;
   std::uint64_t request_sectors_ = 0;
   bool request_missed_ = false;
   L2Cache::Cursor cursor_;
@@ -221,6 +230,7 @@ KernelResult Engine::run() {
   channel_read_.assign(channels, 0);
   channel_write_.assign(channels, 0);
   channel_count_ = static_cast<std::uint32_t>(channels);
+  near_copies_ = gpu_.l2_near_copies > 0 && gpu_.l2_partitions > 1;
 
   if (opt_.record_tiles) result_.tiles.reserve(static_cast<std::size_t>(flow_.max_records()));
   // Breadth-first over SMs: the first wave puts one CTA on every SM before a second on any.
@@ -310,6 +320,7 @@ void Engine::issue_loads(std::uint32_t slot_index, int step, double now) {
     return;
   }
   LevelBytes& bytes = record_bytes(s, static_cast<std::size_t>(st.record));
+  near_partition_ = near_partition(s.sm);
   for (int i = 0; i < st.load_count; ++i) walk(st.loads[static_cast<std::size_t>(i)], false, bytes);
   const double done = serve_request(s.sm, now, true);
   load_done(s, step) = done;
@@ -356,6 +367,7 @@ void Engine::on_store(std::uint32_t slot_index, int step, double now) {
   const CtaStep& st = step_of(s, step);
   const auto r = static_cast<std::size_t>(st.record);
   if (opt_.record_tiles && s.record_start[r] < 0) s.record_start[r] = step == 0 ? s.start : now;
+  near_partition_ = near_partition(s.sm);
   for (int i = 0; i < st.store_count; ++i)
     walk(st.stores[static_cast<std::size_t>(i)], true, record_bytes(s, r));
   const double done = serve_request(s.sm, now, false);
@@ -456,8 +468,26 @@ void Engine::flush(bool write, LevelBytes& bytes) {
       const Pending& p = pending_[i];
       const std::uint32_t sectors = popcount8(p.sectors);
       requested += sectors;
-      partition_sectors_[p.set % partitions] += sectors;
-      const L2Cache::Outcome o = l2_.access(p.set, p.block, p.sectors, write);
+      const std::uint32_t home = p.set % partitions;
+      std::uint8_t want = p.sectors;
+      if (near_copies_ && !write && home != near_partition_) {
+        // A line homed in the other partition: the near partition's copy serves what it holds (and keeps a
+        // clean copy of the rest); the missing sectors cross to the home partition, which fetches from HBM.
+        partition_sectors_[near_partition_] += sectors;
+        const L2Cache::Outcome c = l2_.access(l2_.copy_set(p.set, static_cast<int>(near_partition_)), p.block,
+                                              p.sectors, false, true);
+        hit += c.hit_sectors;
+        if (c.writeback_sectors > 0) {
+          written_back += c.writeback_sectors;
+          channel_write_[hbm_channel(c.victim_line, channel_count_)] += c.writeback_sectors;
+        }
+        if (c.miss_mask == 0) continue;
+        want = c.miss_mask;
+        partition_sectors_[home] += c.miss_sectors;
+      } else {
+        partition_sectors_[home] += sectors;
+      }
+      const L2Cache::Outcome o = l2_.access(p.set, p.block, want, write);
       hit += o.hit_sectors;
       if (!write && o.miss_sectors > 0) {
         missed += o.miss_sectors;

@@ -15,7 +15,8 @@
 namespace attnscope::sim {
 namespace {
 
-constexpr std::uint32_t kTagMask = 0x00FFFFFFu;
+constexpr std::uint32_t kTagMask = 0x00FFFFFFu;  // block + 1, and the copy bit
+constexpr std::uint32_t kCopyBit = 0x00800000u;
 constexpr int kValidShift = 24;
 constexpr int kDirtyShift = 28;
 
@@ -65,10 +66,10 @@ L2Cache::Cursor L2Cache::seek(std::uint64_t line) const {
 }
 
 L2Cache::Outcome L2Cache::access(std::uint32_t set_index, std::uint64_t block, std::uint8_t sectors,
-                                 bool write) {
+                                 bool write, bool copy) {
   Outcome out;
   std::uint32_t* set = set_entries(set_index);
-  const auto tag = static_cast<std::uint32_t>(block + 1);
+  const auto tag = static_cast<std::uint32_t>(block + 1) | (copy ? kCopyBit : 0u);
   int way = -1;
 #if defined(__SSE2__)
   if (ways_ == 16) {  // the common case: four compares of four tags each
@@ -97,9 +98,9 @@ L2Cache::Outcome L2Cache::access(std::uint32_t set_index, std::uint64_t block, s
     // sectors.
     way = ways_ - 1;
     const std::uint32_t victim = set[way];
-    if ((victim & kTagMask) != 0 && dirty_of(victim) != 0) {
+    if ((victim & kTagMask) != 0 && dirty_of(victim) != 0) {  // copies are never dirty: a home line
       out.writeback_sectors = popcount8(dirty_of(victim));
-      const std::uint64_t victim_block = (victim & kTagMask) - 1u;
+      const std::uint64_t victim_block = (victim & kTagMask & ~kCopyBit) - 1u;
       const std::uint32_t rot = rotation(victim_block);
       const std::uint32_t offset = set_index >= rot ? set_index - rot : set_index + sets_ - rot;
       out.victim_line = victim_block * sets_ + offset;
@@ -109,6 +110,7 @@ L2Cache::Outcome L2Cache::access(std::uint32_t set_index, std::uint64_t block, s
   const auto hit = static_cast<std::uint8_t>(sectors & valid_of(e));
   out.hit_sectors = popcount8(hit);
   out.miss_sectors = popcount8(sectors) - out.hit_sectors;
+  out.miss_mask = static_cast<std::uint8_t>(sectors & ~hit);
   e |= std::uint32_t{sectors} << kValidShift;
   if (write) e |= std::uint32_t{sectors} << kDirtyShift;
   // Move to front: the entries more recent than it shift one place back.

@@ -77,7 +77,7 @@ SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const
   }
   L2Cache& l2 = thread_l2(gpu);
   if (AddressMap(w).end() / static_cast<std::uint64_t>(gpu.l2_line_bytes) / l2.sets() >= L2Cache::kMaxBlocks)
-    throw InvalidInput("workload: tensors too large for the model's address space (24-bit L2 tags)");
+    throw InvalidInput("workload: tensors too large for the model's address space (23-bit L2 tags)");
 
   SimResult result;
   result.gpu = gpu;

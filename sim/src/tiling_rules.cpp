@@ -97,9 +97,19 @@ int estimate_registers_per_thread(KernelId k, const Workload& w, const TileConfi
       regs += wm * d / 32 + (wm + d) * 16 * e / 4 / 32;
       break;
     }
-    case KernelId::naive_softmax:
-      regs += std::min(w.seq_kv, kSoftmaxRegisterRowLimit) * e / 4 / 32;  // the row, packed, per lane
+    case KernelId::naive_softmax: {
+      // The row, packed, per lane: the kernel is compiled for rows of up to 256 * kVecs keys with kVecs in
+      // {4, 16, 32} (8 elements per vector); longer rows stream through two passes and hold only one vector
+      // plus its 8 fp32 values (kernels/src/naive_softmax.cu). The streaming kernel's few registers let many
+      // CTAs run per SM, so hundreds of rows are in flight at once: that decides whether the second pass
+      // still finds its row in L2.
+      const std::int64_t vecs = w.seq_kv <= 1024                       ? 4
+                                : w.seq_kv <= 4096                     ? 16
+                                : w.seq_kv <= kSoftmaxRegisterRowLimit ? 32
+                                                                       : 0;
+      regs += vecs > 0 ? vecs * 8 * e / 4 : 8 * e / 4 + 8;
       break;
+    }
   }
   regs = (regs + 7) / 8 * 8;
   // __launch_bounds__(threads, min_blocks) of the real kernels caps registers so min_blocks CTAs fit the

@@ -33,12 +33,18 @@ struct MeasuredTile {
 // three kernels back to back, timed as one).
 struct AccuracyCase {
   std::string id;      // e.g. the benchmark name, or "<report file>:<kernel>"
-  std::string origin;  // file it came from
+  std::string origin;  // file it came from (relative to the data folder)
   std::string kernel;
+  // When it was measured (ISO 8601 UTC from the report's provenance or the benchmark context): of several
+  // measurements of the same case only the newest counts (newest_per_case).
+  std::string date;
+  // How it was measured beyond the L2 start: "bench" (Google Benchmark), "cupti" (user replay), "cupti
+  // kernel-replay". Measurements taken differently are different cases.
+  std::string method;
   Workload workload;
   KernelKind kind = KernelKind::tiled;
   TileConfig tiles;
-  L2Start l2_start = L2Start::cold;        // benchmarks flush L2 before every timed iteration
+  L2Start l2_start = L2Start::cold;  // benchmarks flush L2 before every timed iteration
   // A naive kernel measured inside the back-to-back chain (profiler --cache sequence): modeled as that kernel
   // of the whole chain, not alone.
   bool in_sequence = false;
@@ -53,6 +59,12 @@ bool is_training_case(const AccuracyCase& c);
 // Reads a Google Benchmark JSON file of bench/kernels_attention.cpp (median aggregates; the label names the
 // configuration). Throws InvalidInput on a file it cannot read or a label it cannot parse.
 std::vector<AccuracyCase> load_benchmark_cases(const std::filesystem::path& path);
+
+// One measurement per case: cases that agree on kernel, workload, tiles, L2 start and method (a re-measured
+// configuration in a newer run folder) are merged so that each metric, and the tile windows, come from the
+// newest measurement that has them; older runs stay in tests/data as history. `dropped` (optional) receives
+// the number of measurements that newer ones replaced entirely.
+std::vector<AccuracyCase> newest_per_case(std::vector<AccuracyCase> cases, std::size_t* dropped = nullptr);
 
 // Measured and modeled value of one metric of one case (or one tile, for "tile_bytes").
 struct AccuracyPoint {

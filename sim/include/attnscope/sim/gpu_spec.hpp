@@ -35,6 +35,11 @@ struct GpuSpec {
   int l2_sector_bytes = 32;
   int l2_ways = 16;
   int l2_partitions = 2;
+  // 1: each partition also caches clean copies of lines that live in another partition (their home) when its
+  // own SMs read them, so data read from both halves of the chip is held twice (A100/H100 whitepapers: "each
+  // L2 partition localizes and caches data for memory accesses from SMs in the GPCs directly connected to the
+  // partition"). 0 (field absent): one copy per line. Writes go to the line's home partition.
+  int l2_near_copies = 0;
   double l2_bandwidth = 0;  // bytes/s, SM<->L2 aggregate
   double l2_latency_ns = 0;
   double sm_l2_bytes_per_cycle = 64;  // bytes/SM cycle one SM can move to or from L2

@@ -27,6 +27,7 @@ class L2Cache {
     std::uint32_t miss_sectors = 0;       // requested sectors that were not (reads fetch them from HBM)
     std::uint32_t writeback_sectors = 0;  // dirty sectors of an evicted line, written to HBM
     std::uint64_t victim_line = 0;        // the evicted line (when writeback_sectors > 0)
+    std::uint8_t miss_mask = 0;           // which requested sectors missed
   };
   // Where a line lives; advance() moves it forward cheaply.
   struct Cursor {
@@ -41,8 +42,8 @@ class L2Cache {
   L2Cache(const L2Cache&) = delete;  // base_ points into storage_
   L2Cache& operator=(const L2Cache&) = delete;
 
-  // Lines with line / sets() at or above this do not fit the 24-bit tags.
-  static constexpr std::uint64_t kMaxBlocks = (std::uint64_t{1} << 24) - 2;
+  // Lines with line / sets() at or above this do not fit the 23-bit tags (bit 23 marks a copy).
+  static constexpr std::uint64_t kMaxBlocks = (std::uint64_t{1} << 23) - 2;
 
   Cursor seek(std::uint64_t line) const;
   // Moves `c` forward to `line` (>= c.line): an add while it stays in the same block of sets() lines.
@@ -61,8 +62,15 @@ class L2Cache {
     return static_cast<int>(c.set % static_cast<std::uint32_t>(partitions_));
   }
 
-  // `sectors`: bit i set for sector i of the line.
-  Outcome access(std::uint32_t set, std::uint64_t block, std::uint8_t sectors, bool write);
+  // `sectors`: bit i set for sector i of the line. `copy`: the access is to a partition's copy of a line
+  // whose home is another partition (GpuSpec::l2_near_copies); `set` is then copy_set(home set, partition).
+  // Copies are clean and tagged apart from the lines that live in that set.
+  Outcome access(std::uint32_t set, std::uint64_t block, std::uint8_t sectors, bool write, bool copy = false);
+  // The set in `partition` that holds copies of the lines whose home set is `home_set`.
+  std::uint32_t copy_set(std::uint32_t home_set, int partition) const {
+    const auto p = static_cast<std::uint32_t>(partitions_);
+    return home_set - home_set % p + static_cast<std::uint32_t>(partition);
+  }
   Outcome access(const Cursor& c, std::uint8_t sectors, bool write) {
     return access(c.set, c.block, sectors, write);
   }
@@ -89,7 +97,8 @@ class L2Cache {
   int sector_shift_ = 5;
   int sectors_per_line_ = 4;
   // One 32-bit entry per way, `ways` per set, each set 64-byte aligned (a 16-way set is one host cache
-  // line): tag = block + 1 in bits 0-23 (0 = invalid; the set and the block together name the line), valid
+  // line): tag = block + 1 in bits 0-22 (0 = invalid; the set and the block together name the line), bit 23
+  // set for a copy of a line from another partition (the set's partition is then not the line's home), valid
   // sectors in bits 24-27, dirty sectors in 28-31. A set's entries are kept in LRU order, most recently used
   // first (move to front on access), so the victim is always the last entry and no ranks are stored.
   std::uint32_t* set_entries(std::uint32_t set) { return base_ + std::size_t{set} * set_words_; }
