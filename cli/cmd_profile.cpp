@@ -65,6 +65,7 @@ struct ProfileFlags {
   bool launch_only = false;
   bool no_cupti = false;
   bool only_metrics = false;
+  std::uint64_t pm_sampling_ns = 0;
   bool no_timeline = false;
   std::string matrix;
   std::string out_dir = "attnscope-matrix";
@@ -110,6 +111,7 @@ profiler::ProfileOptions options_from(const ProfileFlags& f, const sim::Workload
   o.request.replay = *profiler::parse_replay_mode(f.replay);
   o.request.extra_metrics = f.metrics;
   o.request.timeline = !f.no_timeline;
+  o.request.pm_sampling_ns = f.pm_sampling_ns;
   o.request.use_cupti = !(f.launch_only || f.no_cupti);
   o.request.seed = f.seed;
   auto tiles = profiler::parse_tile_mode(f.tiles);
@@ -239,6 +241,10 @@ void add_profile_command(CLI::App& app, int* exit_code) {
   cmd->add_flag("--no-model", flags->no_model, "measure only; leave the modeled values out");
   cmd->add_flag("--launch-only", flags->launch_only,
                 "run each kernel once with no counters and no flushes (to run under ncu)");
+  cmd->add_option("--pm-sampling", flags->pm_sampling_ns,
+                  "also sample DRAM/L2 throughput over time with CUPTI PM sampling, every N ns, during one "
+                  "more launch of each kernel (0 = off; e.g. 2000)")
+      ->capture_default_str();
   cmd->add_flag("--only-metrics", flags->only_metrics,
                 "collect only the --metric names, not the standard set (fewer replay passes; the report's "
                 "standard metrics read as not collected)");

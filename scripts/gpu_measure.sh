@@ -136,6 +136,9 @@ for c in "${causals[@]}"; do
 done
 [ "$quick" = 1 ] || run "vit-b16" "$bin" profile --preset vit-b16 --kernel both --tiles sample --keep-tiles measured \
   -o "$work/vit-b16.json"
+# DRAM/L2 throughput over time inside each kernel (CUPTI PM sampling every 2 us).
+run "llm-4k-pm-sampling" "$bin" profile --preset llm-4k --kernel both --tiles none --no-timeline --pm-sampling 2000 \
+  --keep-tiles windows -o "$work/llm-4k-pm-sampling.json"
 # The same tiled kernel with a warm L2, and with CUPTI's kernel replay instead of ours (L2 not controlled).
 run "llm-4k-tiled-warm" "$bin" profile --preset llm-4k --kernel tiled --cache warm --tiles none --keep-tiles windows \
   -o "$work/llm-4k-tiled-br128-bc64-warm.json"

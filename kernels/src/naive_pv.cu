@@ -12,60 +12,124 @@
 namespace attnscope::kernels::detail {
 namespace {
 
-constexpr int kBm = 128, kBk = 32, kStages = 2, kThreads = 256;
+// The reduction step is the dataflow's gemm_bk = 32; ATTNSCOPE_NAIVE_PV_BK = 64 builds the experiment of
+// docs/kernel-notes.md (128-byte row pieces of P per step instead of 64), not the kernel the model mirrors.
+#ifndef ATTNSCOPE_NAIVE_PV_BK
+#define ATTNSCOPE_NAIVE_PV_BK 32
+#endif
+constexpr int kBm = 128, kBk = ATTNSCOPE_NAIVE_PV_BK, kStages = 2, kThreads = 256;
+static_assert(kBk == 32 || kBk == 64, "P rows of 64 or 128 bytes per stage");
+
+// Swizzle of the P tile: rows of kBk elements (64 or 128 bytes).
+__device__ __forceinline__ int p_swizzle(int row, int chunk) {
+  return kBk == 32 ? device::swizzle64(row, chunk) : device::swizzle128(row, chunk);
+}
 
 template <typename T, int D>
 struct PvSharedStorage {
   union {
     struct {
-      T p[kStages][kBm * kBk];  // rows of 64 bytes, swizzle64
+      T p[kStages][kBm * kBk];  // rows of kBk elements, p_swizzle
       T v[kStages][kBk * D];    // rows of D elements, swizzle128
     } ring;
     T o[kBm * D];  // epilogue staging
   };
 };
 static_assert(sizeof(PvSharedStorage<__half, 64>) == kStages * (kBm * kBk + kBk * 64) * sizeof(__half),
-              "naive.pv smem must be 2 x (128*32 + 32*d) elements");
+              "naive.pv smem must be 2 x (128*bk + bk*d) elements");
 static_assert(sizeof(PvSharedStorage<__half, 128>) == kStages * (kBm * kBk + kBk * 128) * sizeof(__half),
-              "naive.pv smem must be 2 x (128*32 + 32*d) elements");
+              "naive.pv smem must be 2 x (128*bk + bk*d) elements");
 
-template <typename T, int D>
-__device__ __forceinline__ void load_step(PvSharedStorage<T, D>& smem, int stage, const T* pm, const T* v,
-                                          int row0, int seq_q, int key0, int seq_kv, bool aligned, int tid) {
-  // P[row0 .. +128, key0 .. +32]: 4 chunks per row.
-#pragma unroll
-  for (int c = tid; c < kBm * 4; c += kThreads) {
-    const int r = c / 4, ch = c % 4;
-    const int row = row0 + r, col = key0 + ch * 8;
-    T* dst = smem.ring.p[stage] + r * kBk + device::swizzle64(r, ch) * 8;
-    if (aligned) {
-      const bool valid = row < seq_q && col < seq_kv;
-      const T* src = pm + (valid ? static_cast<std::size_t>(row) * seq_kv + col : 0);
-      device::cp_async_16(device::smem_addr(dst), src, valid);
+// Per-thread copy plan of one reduction step, fixed for the CTA: a thread always copies the same chunk
+// column of the same rows, so only a few base addresses stay live across the loop (the d = 64 kernel runs
+// at 64 registers; per-chunk addresses made ptxas spill).
+//  - P, aligned rows: 16-byte chunk `p_ch` of rows p_row, p_row + 256 / (bk / 8), ... (cp.async);
+//  - P, unaligned rows (Nkv % 8 != 0): warp w copies its own 16 rows, lane = key, with 2-byte loads, so a
+//    warp's load covers 64 contiguous bytes (as few sectors as the row piece spans);
+//  - V: 16-byte chunk `v_ch` of key rows v_row, v_row + 256 / (D / 8), ...
+template <typename T, int D, bool Aligned>
+struct PvLoader {
+  static constexpr int kPRowsPerPass = kThreads / (kBk / 8);  // 64 (bk 32) or 32 (bk 64)
+  static constexpr int kVChunksPerRow = D / 8;
+  static constexpr int kVRowsPerPass = kThreads / kVChunksPerRow;  // 32 (d 64) or 16 (d 128)
+  static_assert(kBm % kPRowsPerPass == 0 && kBk % kVRowsPerPass == 0, "whole passes");
+  static_assert(kPRowsPerPass % 8 == 0 && kVRowsPerPass % 8 == 0, "swizzles repeat every 8 rows");
+
+  const T* p_src;       // aligned: P[row0 + p_row][p_ch * 8]; unaligned: P[row0 + warp * 16][lane]
+  const T* v_src;       // V[v_row][v_ch * 8]
+  std::uint32_t p_dst;  // smem offset in stage 0
+  std::uint32_t v_dst;
+  int p_row;  // first row of this thread in the tile (aligned), or warp * 16 (unaligned)
+  int p_col;  // column of this thread in the step (aligned: p_ch * 8; unaligned: lane)
+  int v_row;
+
+  __device__ __forceinline__ PvLoader(PvSharedStorage<T, D>& smem, const T* pm, const T* v, int row0,
+                                      int seq_kv, int tid) {
+    if constexpr (Aligned) {
+      p_row = tid / (kBk / 8);
+      const int ch = tid % (kBk / 8);
+      p_col = ch * 8;
+      p_dst = device::smem_addr(smem.ring.p[0] + p_row * kBk + p_swizzle(p_row, ch) * 8);
     } else {
-      const std::uint16_t* src =
-          reinterpret_cast<const std::uint16_t*>(pm) + static_cast<std::size_t>(row) * seq_kv;
-      std::uint16_t* out = reinterpret_cast<std::uint16_t*>(dst);
+      p_row = tid / 32 * 16;
+      p_col = tid % 32;
+      p_dst = device::smem_addr(smem.ring.p[0]);
+    }
+    p_src = pm + static_cast<std::size_t>(row0 + p_row) * seq_kv + p_col;
+    v_row = tid / kVChunksPerRow;
+    const int vch = tid % kVChunksPerRow;
+    v_src = v + static_cast<std::size_t>(v_row) * D + vch * 8;
+    v_dst = device::smem_addr(smem.ring.v[0] + v_row * D + device::swizzle128(v_row, vch) * 8);
+  }
+
+  __device__ __forceinline__ void load(int stage, int key0, int rows_left, int seq_kv) const {
+    constexpr std::uint32_t kPStageBytes = kBm * kBk * sizeof(T);
+    constexpr std::uint32_t kVStageBytes = kBk * D * sizeof(T);
+    // rows_left = seq_q - row0: rows at or past it are zero-filled without reading memory.
+    if constexpr (Aligned) {
+      const bool col_valid = key0 + p_col < seq_kv;
 #pragma unroll
-      for (int e = 0; e < 8; ++e)
-        out[e] = (row < seq_q && col + e < seq_kv) ? src[col + e] : std::uint16_t{0};
+      for (int i = 0; i < kBm / kPRowsPerPass; ++i) {
+        const bool valid = col_valid && p_row + i * kPRowsPerPass < rows_left;
+        device::cp_async_16(
+            p_dst + stage * kPStageBytes + static_cast<std::uint32_t>(i * kPRowsPerPass * kBk * sizeof(T)),
+            valid ? p_src + static_cast<std::size_t>(i) * kPRowsPerPass * seq_kv + key0 : p_src, valid);
+      }
+    } else {
+      // Lane = key: a warp's load covers 64 contiguous bytes of one row. One row at a time (the slow path;
+      // unrolled, ptxas hoisted the 16 loads and the d = 64 kernel spilled at its 64-register bound).
+      const std::uint16_t* src = reinterpret_cast<const std::uint16_t*>(p_src) + key0;
+      const std::uint32_t dst = p_dst + stage * kPStageBytes;
+#pragma unroll 1
+      for (int r = 0; r < 16; ++r, src += seq_kv) {
+        const int row = p_row + r;
+#pragma unroll
+        for (int j = 0; j < kBk / 32; ++j) {  // lane = key j * 32 + lane of the step
+          const int col = p_col + 32 * j;
+          const std::uint16_t x = key0 + col < seq_kv && row < rows_left ? src[32 * j] : std::uint16_t{0};
+          const std::uint32_t offset =
+              static_cast<std::uint32_t>((row * kBk + p_swizzle(row, col / 8) * 8 + col % 8) * sizeof(T));
+          asm volatile("st.shared.u16 [%0], %1;\n" ::"r"(dst + offset), "h"(x));
+        }
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < kBk / kVRowsPerPass; ++i) {
+      const bool valid = key0 + v_row + i * kVRowsPerPass < seq_kv;
+      device::cp_async_16(
+          v_dst + stage * kVStageBytes + static_cast<std::uint32_t>(i * kVRowsPerPass * D * sizeof(T)),
+          valid ? v_src + (static_cast<std::size_t>(key0) + i * kVRowsPerPass) * D : v_src, valid);
     }
   }
-  // V[key0 .. +32, 0 .. D).
-  constexpr int kChunksPerRow = D / 8;
-#pragma unroll
-  for (int c = tid; c < kBk * kChunksPerRow; c += kThreads) {
-    const int r = c / kChunksPerRow, ch = c % kChunksPerRow;
-    const bool valid = key0 + r < seq_kv;
-    const T* src = v + (valid ? static_cast<std::size_t>(key0 + r) * D + ch * 8 : 0);
-    device::cp_async_16(device::smem_addr(smem.ring.v[stage] + r * D + device::swizzle128(r, ch) * 8), src,
-                        valid);
-  }
-}
+};
 
 // 4 CTAs per SM at d = 64 (2 at d = 128): more P tiles in flight for a kernel that streams P from HBM.
-template <typename T, int D, bool Instrumented>
-__global__ void __launch_bounds__(kThreads, D == 64 ? 4 : 2) naive_pv_kernel(const NaiveParams p) {
+// Aligned (Nkv % 8 == 0, P rows 16-byte aligned: cp.async) and unaligned rows (2-byte loads) are separate
+// instantiations; the unaligned one at d = 64 is bounded to 3 CTAs per SM (80 registers): at 64 its
+// register-staged copy spilled (4 bytes).
+template <typename T, int D, bool Aligned, bool Instrumented>
+__global__ void __launch_bounds__(kThreads, D == 64 ? (Aligned ? 4 : 2) : 2)
+    naive_pv_kernel(const NaiveParams p) {
   using Traits = device::ElementTraits<T>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   PvSharedStorage<T, D>& smem = *reinterpret_cast<PvSharedStorage<T, D>*>(smem_raw);
@@ -76,7 +140,6 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 4 : 2) naive_pv_kernel(con
   const T* pm = static_cast<const T*>(p.s) + bh * p.seq_q * static_cast<std::size_t>(p.seq_kv);
   const T* v = static_cast<const T*>(p.v) + bh * p.seq_kv * D;
   const int row0 = row_block * kBm;
-  const bool aligned = p.seq_kv % 8 == 0;
   std::uint64_t start = 0;
   if constexpr (Instrumented) start = device::global_timer_ns();
 
@@ -84,10 +147,11 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 4 : 2) naive_pv_kernel(con
   const int n_steps = max(0, p.col_block_end - step_begin);
   // Both stages filled up front: two reduction steps in flight per CTA (this kernel streams P from HBM and
   // is latency bound with one); a stage is refilled with step + 2 once every warp has read it.
-  if (n_steps > 0) load_step<T, D>(smem, 0, pm, v, row0, p.seq_q, step_begin * kBk, p.seq_kv, aligned, tid);
+  const PvLoader<T, D, Aligned> loader(smem, pm, v, row0, p.seq_kv, tid);
+  const int rows_left = p.seq_q - row0;
+  if (n_steps > 0) loader.load(0, step_begin * kBk, rows_left, p.seq_kv);
   device::cp_async_commit();
-  if (n_steps > 1)
-    load_step<T, D>(smem, 1, pm, v, row0, p.seq_q, (step_begin + 1) * kBk, p.seq_kv, aligned, tid);
+  if (n_steps > 1) loader.load(1, (step_begin + 1) * kBk, rows_left, p.seq_kv);
   device::cp_async_commit();
 
   float acc[D / 8][4] = {};
@@ -101,8 +165,7 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 4 : 2) naive_pv_kernel(con
       {
         const int r = warp * 16 + lane % 16;
         const int ch = kk * 2 + lane / 16;
-        device::ldmatrix_x4(a,
-                            device::smem_addr(smem.ring.p[stage] + r * kBk + device::swizzle64(r, ch) * 8));
+        device::ldmatrix_x4(a, device::smem_addr(smem.ring.p[stage] + r * kBk + p_swizzle(r, ch) * 8));
       }
 #pragma unroll
       for (int dp = 0; dp < D / 16; ++dp) {
@@ -117,8 +180,7 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 4 : 2) naive_pv_kernel(con
     }
     if (step + 2 < n_steps) {
       __syncthreads();  // every warp is done with this stage
-      load_step<T, D>(smem, stage, pm, v, row0, p.seq_q, (step_begin + step + 2) * kBk, p.seq_kv, aligned,
-                      tid);
+      loader.load(stage, (step_begin + step + 2) * kBk, rows_left, p.seq_kv);
     }
     device::cp_async_commit();  // possibly empty: one group per step keeps wait<1> exact
   }
@@ -161,7 +223,8 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? 4 : 2) naive_pv_kernel(con
 
 template <typename T, int D, bool Instrumented>
 int launch_pv(const NaiveParams& p, int gx, int gy, Stream stream) {
-  auto* kernel = &naive_pv_kernel<T, D, Instrumented>;
+  auto* kernel = p.seq_kv % 8 == 0 ? &naive_pv_kernel<T, D, true, Instrumented>
+                                   : &naive_pv_kernel<T, D, false, Instrumented>;
   constexpr int kSmem = static_cast<int>(sizeof(PvSharedStorage<T, D>));
   const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (err != cudaSuccess) return static_cast<int>(err);

@@ -121,18 +121,29 @@ __global__ void __launch_bounds__(kThreads) naive_qk_kernel(const NaiveParams p)
   }
   __syncthreads();
   T* s = static_cast<T*>(p.s) + bh * p.seq_q * static_cast<std::size_t>(p.seq_kv);
-  const bool aligned = p.seq_kv % 8 == 0;
+  if (p.seq_kv % 8 == 0) {
+    // Rows of S are 16-byte aligned: 16-byte stores, 16 lanes per 256-byte row piece.
 #pragma unroll
-  for (int c = tid; c < kBm * 16; c += kThreads) {
-    const int r = c / 16, ch = c % 16;
-    const int row = row0 + r, col = col0 + ch * 8;
-    if (row >= p.seq_q || col >= p.seq_kv) continue;
-    const T* src = smem.s + r * kBn + device::swizzle128(r, ch) * 8;
-    T* dst = s + static_cast<std::size_t>(row) * p.seq_kv + col;
-    if (aligned) {
-      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(src);
-    } else {
-      for (int e = 0; e < 8 && col + e < p.seq_kv; ++e) dst[e] = src[e];
+    for (int c = tid; c < kBm * 16; c += kThreads) {
+      const int r = c / 16, ch = c % 16;
+      const int row = row0 + r, col = col0 + ch * 8;
+      if (row >= p.seq_q || col >= p.seq_kv) continue;
+      *reinterpret_cast<uint4*>(s + static_cast<std::size_t>(row) * p.seq_kv + col) =
+          *reinterpret_cast<const uint4*>(smem.s + r * kBn + device::swizzle128(r, ch) * 8);
+    }
+  } else {
+    // Unaligned rows: 2-byte stores, lane = column, so one warp store covers 64 contiguous bytes of a row
+    // (lane-contiguous 8-element pieces written element by element touched 16 sectors per store, 8 times:
+    // 6x the L2 write requests at N = 197).
+    const std::uint16_t* tile = reinterpret_cast<const std::uint16_t*>(smem.s);
+    std::uint16_t* out = reinterpret_cast<std::uint16_t*>(s);
+    for (int r = warp; r < kBm && row0 + r < p.seq_q; r += kThreads / 32) {
+      std::uint16_t* dst = out + static_cast<std::size_t>(row0 + r) * p.seq_kv + col0;
+#pragma unroll
+      for (int j = 0; j < kBn / 32; ++j) {
+        const int col = j * 32 + lane;
+        if (col0 + col < p.seq_kv) dst[col] = tile[r * kBn + device::swizzle128(r, col / 8) * 8 + col % 8];
+      }
     }
   }
   if constexpr (Instrumented) {

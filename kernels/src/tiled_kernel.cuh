@@ -69,6 +69,19 @@ __device__ __forceinline__ void load_tile(T* tile, const T* global, int row0, in
   }
 }
 
+// Instrumented build: one timeline record, written by one thread; the ids are re-read from blockIdx (not
+// kept live across the kv loop, where the 32-rows-per-warp kernels have no register to spare).
+__device__ __forceinline__ void write_record(TileTiming* record, int kv_tile, std::uint64_t start_ns,
+                                             std::uint64_t end_ns, int q_tile_begin) {
+  *record = TileTiming{blockIdx.z,
+                       blockIdx.y,
+                       static_cast<std::uint32_t>(q_tile_begin) + blockIdx.x,
+                       static_cast<std::uint32_t>(kv_tile),
+                       device::sm_id(),
+                       start_ns,
+                       end_ns};
+}
+
 template <typename T, int D, int Br, int Bc, int Stages, int Warps, bool Instrumented>
 __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThreads,
                                   TiledShape<T, D, Br, Bc, Stages, Warps>::kMinBlocks)
@@ -79,14 +92,21 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
   constexpr int kThreads = Shape::kThreads;
   constexpr int kWarpRows = Shape::kWarpRows;
   constexpr int kM = Shape::kMTiles;  // m16 tiles per warp
-  constexpr int kNTiles = Bc / 8;     // n8 tiles of S per warp
-  constexpr int kDTiles = D / 8;      // n8 tiles of O per warp
-  constexpr int kDSteps = D / 16;     // k16 steps of Q K^T
-  constexpr int kKvSteps = Bc / 16;   // k16 steps of P V
-  // Q fragments stay in registers for d = 64 (16 registers per m16 tile) unless a warp has two m tiles
-  // and Bc = 128 (128 S accumulators); otherwise they are re-read from shared memory every kv step
-  // (registers the S and O accumulators need).
-  constexpr bool kQInRegisters = D == 64 && (kM == 1 || Bc <= 64);
+  // Keys per compute pass: the K/V tile (Bc keys) is processed in Bc / kSubBc passes of S, online softmax
+  // and P V. Only 32 rows per warp split: d = 128 into 32-key passes (its 128 O accumulators plus 64 S
+  // accumulators of a whole 64-key tile made ptxas spill 60 bytes; each pass re-reads the warp's Q fragments
+  // from shared memory), d = 64 into 64-key passes (Bc 128: Q then stays in registers, as at Bc 64).
+  // Loads, the ring and the shared-memory reads of K and V are unchanged.
+  constexpr int kPassKeys = D == 128 ? 32 : 64;
+  constexpr int kSubBc = (kM == 2 && Bc > kPassKeys) ? kPassKeys : Bc;
+  static_assert(Bc % kSubBc == 0, "the kv tile splits into whole compute passes");
+  constexpr int kNTiles = kSubBc / 8;    // n8 tiles of S per warp and pass
+  constexpr int kDTiles = D / 8;         // n8 tiles of O per warp
+  constexpr int kDSteps = D / 16;        // k16 steps of Q K^T
+  constexpr int kKvSteps = kSubBc / 16;  // k16 steps of P V per pass
+  // Q fragments stay in registers for d = 64 (16 registers per m16 tile); at d = 128 they are re-read from
+  // shared memory every compute pass (registers the S and O accumulators need).
+  constexpr bool kQInRegisters = D == 64;
   // fp16 only, when built with ATTNSCOPE_TILED_HALF_EXP=1: exponentials in f16x2 (see kernel-notes).
   constexpr bool kHalfExp = ATTNSCOPE_TILED_HALF_EXP != 0 && std::is_same_v<T, __half>;
 
@@ -118,10 +138,17 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
   }
   const int kv_begin = p.kv_tile_begin;
   const int n_steps = max(0, min(p.kv_tile_end, kv_visible) - kv_begin);
-  const std::size_t record_base =
-      Instrumented ? ((bh * gridDim.x + blockIdx.x) * static_cast<std::size_t>(p.kv_tile_end - kv_begin)) : 0;
-  std::uint64_t step_start = 0;
-  if constexpr (Instrumented) step_start = device::global_timer_ns();
+  // Instrumented build: the step's start time waits in shared memory (thread 0 writes and reads it) and the
+  // record index is recomputed when the record is written, so the timeline costs no registers across the
+  // kv loop (every register there is needed by the accumulators; in registers it made ptxas spill).
+  __shared__ std::uint64_t step_start;
+  const auto record_index = [&](int kv_tile) {
+    return (bh * gridDim.x + blockIdx.x) * static_cast<std::size_t>(p.kv_tile_end - p.kv_tile_begin) +
+           static_cast<std::size_t>(kv_tile - p.kv_tile_begin);
+  };
+  if constexpr (Instrumented) {
+    if (tid == 0) step_start = device::global_timer_ns();
+  }
 
   // Prologue: Q with the first K/V tile in group 0, then tiles 1 .. Stages-2, one group each.
   if (n_steps > 0) load_tile<T, D, Br, kThreads>(smem.q, q, q0, p.seq_q, tid);
@@ -174,7 +201,13 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
     const int kv_tile = kv_begin + step;
     const int stage = step % Stages;
     if constexpr (Instrumented) {
-      if (step > 0) step_start = device::global_timer_ns();
+      // The previous step's record ends where this step starts (one timer read for both): written here,
+      // before this step's accumulators are live.
+      if (tid == 0 && step > 0) {
+        const std::uint64_t now = device::global_timer_ns();
+        write_record(p.timeline + record_index(kv_tile - 1), kv_tile - 1, step_start, now, p.q_tile_begin);
+        step_start = now;
+      }
     }
     device::cp_async_wait<Stages - 2>();  // tile `step` (and Q) landed for this thread ...
     __syncthreads();                      // ... and for all; also: everyone is done with tile step-1
@@ -199,136 +232,158 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
       }
     }
 
-    // S = Q K^T (raw scores, fp32).
-    float s_acc[kM][kNTiles][4];
-#pragma unroll
-    for (int mi = 0; mi < kM; ++mi) {
-#pragma unroll
-      for (int i = 0; i < kNTiles; ++i) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) s_acc[mi][i][e] = 0.0f;
-      }
-    }
-    // ldmatrix addresses: in a swizzled tile (128-byte aligned rows of D elements) the row offset of a
-    // 16-row block is a plain add and the chunk index only XORs address bits 4..7, so one per-lane base
-    // plus an XOR per k step and an immediate per n block (keeps ptxas from hoisting 64 addresses).
-    const std::uint32_t k_base = k_lane_base + static_cast<std::uint32_t>(stage * Bc * D * sizeof(T));
-#pragma unroll
-    for (int kk = 0; kk < kDSteps; ++kk) {
-      if constexpr (!kQInRegisters) {
-#pragma unroll
-        for (int mi = 0; mi < kM; ++mi) {
-          device::ldmatrix_x4(q_frag[mi][0],
-                              (q_lane_base + mi * kMTileBytes) ^ static_cast<std::uint32_t>(kk * 32));
-        }
-      }
-      const int qk = kQInRegisters ? kk : 0;  // without Q in registers only slot 0 is used
-      const std::uint32_t k_addr = k_base ^ static_cast<std::uint32_t>(kk * 32);
-#pragma unroll
-      for (int np = 0; np < Bc / 16; ++np) {
-        std::uint32_t b[4];  // one ldmatrix of K feeds kM x 2 MMAs
-        device::ldmatrix_x4(b, k_addr + static_cast<std::uint32_t>(np * 16 * D * sizeof(T)));
-#pragma unroll
-        for (int mi = 0; mi < kM; ++mi) {
-          Traits::mma(s_acc[mi][2 * np], q_frag[mi][qk], b[0], b[1]);
-          Traits::mma(s_acc[mi][2 * np + 1], q_frag[mi][qk], b[2], b[3]);
-        }
-      }
-    }
-
-    // Mask keys past Nkv and (causal) keys past each row's diagonal; only tiles that can hold such keys.
-    const int key0 = kv_tile * Bc;
-    if (key0 + Bc > p.seq_kv || (p.causal && key0 + Bc - 1 > warp_row0 + causal_shift)) {
+    // One compute pass over keys [sub * kSubBc, +kSubBc) of the tile. With several passes they run as a real
+    // loop (unrolled, ptxas overlapped the passes and spilled again); with one pass no loop is written at
+    // all (a one-trip loop kept under `unroll 1` cost the d = 64 Bc 64 kernel 3.7 %: 283.5 vs 294.2 TFLOP/s).
+    const auto compute_pass = [&](const int sub) {
+      // S = Q K^T (raw scores, fp32) of keys [sub * kSubBc, +kSubBc) of the tile.
+      float s_acc[kM][kNTiles][4];
 #pragma unroll
       for (int mi = 0; mi < kM; ++mi) {
 #pragma unroll
-        for (int nt = 0; nt < kNTiles; ++nt) {
+        for (int i = 0; i < kNTiles; ++i) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int key = key0 + nt * 8 + 2 * t + (e & 1);
-            const int row = warp_row0 + mi * 16 + g + 8 * (e >> 1);
-            if (key >= p.seq_kv || (p.causal && key > row + causal_shift)) s_acc[mi][nt][e] = -INFINITY;
+          for (int e = 0; e < 4; ++e) s_acc[mi][i][e] = 0.0f;
+        }
+      }
+      // ldmatrix addresses: in a swizzled tile (128-byte aligned rows of D elements) the row offset of a
+      // 16-row block is a plain add and the chunk index only XORs address bits 4..7, so one per-lane base
+      // plus an XOR per k step and an immediate per n block (keeps ptxas from hoisting 64 addresses).
+      const std::uint32_t k_base =
+          k_lane_base + static_cast<std::uint32_t>((stage * Bc + sub * kSubBc) * D * sizeof(T));
+#pragma unroll
+      for (int kk = 0; kk < kDSteps; ++kk) {
+        if constexpr (!kQInRegisters) {
+#pragma unroll
+          for (int mi = 0; mi < kM; ++mi) {
+            device::ldmatrix_x4(q_frag[mi][0],
+                                (q_lane_base + mi * kMTileBytes) ^ static_cast<std::uint32_t>(kk * 32));
+          }
+        }
+        const int qk = kQInRegisters ? kk : 0;  // without Q in registers only slot 0 is used
+        const std::uint32_t k_addr = k_base ^ static_cast<std::uint32_t>(kk * 32);
+#pragma unroll
+        for (int np = 0; np < kSubBc / 16; ++np) {
+          std::uint32_t b[4];  // one ldmatrix of K feeds kM x 2 MMAs
+          device::ldmatrix_x4(b, k_addr + static_cast<std::uint32_t>(np * 16 * D * sizeof(T)));
+#pragma unroll
+          for (int mi = 0; mi < kM; ++mi) {
+            Traits::mma(s_acc[mi][2 * np], q_frag[mi][qk], b[0], b[1]);
+            Traits::mma(s_acc[mi][2 * np + 1], q_frag[mi][qk], b[2], b[3]);
           }
         }
       }
-    }
 
-    // Online softmax, base 2: p = 2^(s * scale_log2 - m * scale_log2), packed straight into the A fragments
-    // of P V (p_frag[n tile][row half] = two probabilities in the input dtype).
-    std::uint32_t p_frag[kM][kNTiles][2];
+      // Mask keys past Nkv and (causal) keys past each row's diagonal; only tiles that can hold such keys.
+      // Two formulations, chosen per instantiation from what the H200 and ptxas showed: a per-element test
+      // (key and row per score) for the plain 32-rows-per-warp kernels, and one limit per row (a compare per
+      // score, fewer live registers) for the others. The per-row limit made the default configuration 5.8 %
+      // slower (279.2 vs 296.5 TFLOP/s, same run, although the branch never runs there); the per-element test
+      // made ptxas spill in the 8-warp d 64 Br 128 Bc 64 stages 3 kernel (32 bytes) and the instrumented d
+      // 128 Bc 64 4-warp kernel (8 bytes). Both compute the same mask.
+      const int key0 = kv_tile * Bc + sub * kSubBc;
+      if (key0 + kSubBc > p.seq_kv || (p.causal && key0 + kSubBc - 1 > warp_row0 + causal_shift)) {
+        if constexpr (kM == 2 && !Instrumented) {
 #pragma unroll
-    for (int mr = 0; mr < 2 * kM; ++mr) {
-      const int mi = mr / 2, r = mr % 2;
-      float m = row_max[mi][r];
+          for (int mi = 0; mi < kM; ++mi) {
 #pragma unroll
-      for (int nt = 0; nt < kNTiles; ++nt)
-        m = fmaxf(m, fmaxf(s_acc[mi][nt][2 * r], s_acc[mi][nt][2 * r + 1]));
-      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
-      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
-      // A row with no visible key so far keeps m = -inf; subtract 0 then so that -inf - -inf never happens.
-      const float m_scaled = m == -INFINITY ? 0.0f : m * p.scale_log2;
-      const float alpha = device::fast_exp2(row_max[mi][r] * p.scale_log2 - m_scaled);
-      row_max[mi][r] = m;
-      float sum = 0.0f;
+            for (int nt = 0; nt < kNTiles; ++nt) {
 #pragma unroll
-      for (int nt = 0; nt < kNTiles; ++nt) {
-        const float x0 = fmaf(s_acc[mi][nt][2 * r], p.scale_log2, -m_scaled);
-        const float x1 = fmaf(s_acc[mi][nt][2 * r + 1], p.scale_log2, -m_scaled);
-        if constexpr (kHalfExp) {
-          // One ex2.f16x2 for two probabilities: half the SFU work; P is rounded to fp16 for P V anyway.
-          p_frag[mi][nt][r] = device::fast_exp2_half2(Traits::pack(x0, x1));
-          const float2 f = Traits::unpack(p_frag[mi][nt][r]);
-          sum += f.x + f.y;
+              for (int e = 0; e < 4; ++e) {
+                const int key = key0 + nt * 8 + 2 * t + (e & 1);
+                const int row = warp_row0 + mi * 16 + g + 8 * (e >> 1);
+                if (key >= p.seq_kv || (p.causal && key > row + causal_shift)) s_acc[mi][nt][e] = -INFINITY;
+              }
+            }
+          }
         } else {
-          const float p0 = device::fast_exp2(x0), p1 = device::fast_exp2(x1);
-          p_frag[mi][nt][r] = Traits::pack(p0, p1);
-          sum += p0 + p1;
+#pragma unroll
+          for (int mr = 0; mr < 2 * kM; ++mr) {
+            const int mi = mr / 2, r = mr % 2;
+            // Keys [key0 + 2t, key0 + 2t + limit) of this thread's columns are visible to the row.
+            int limit = p.seq_kv - key0 - 2 * t;
+            if (p.causal)
+              limit = min(limit, warp_row0 + mi * 16 + g + 8 * r + causal_shift + 1 - key0 - 2 * t);
+#pragma unroll
+            for (int nt = 0; nt < kNTiles; ++nt) {
+              if (nt * 8 >= limit) s_acc[mi][nt][2 * r] = -INFINITY;
+              if (nt * 8 + 1 >= limit) s_acc[mi][nt][2 * r + 1] = -INFINITY;
+            }
+          }
         }
       }
-      row_sum[mi][r] = row_sum[mi][r] * alpha + sum;
-#pragma unroll
-      for (int dt = 0; dt < kDTiles; ++dt) {
-        o_acc[mi][dt][2 * r] *= alpha;
-        o_acc[mi][dt][2 * r + 1] *= alpha;
-      }
-    }
 
-    // O += P V, P taken from the S accumulators (the m16n8 C layout of two n-tiles is the A layout of k16).
-    const std::uint32_t v_base = v_lane_base + static_cast<std::uint32_t>(stage * Bc * D * sizeof(T));
+      // Online softmax, base 2: p = 2^(s * scale_log2 - m * scale_log2), packed straight into the A fragments
+      // of P V (p_frag[n tile][row half] = two probabilities in the input dtype).
+      std::uint32_t p_frag[kM][kNTiles][2];
 #pragma unroll
-    for (int kk = 0; kk < kKvSteps; ++kk) {
-      std::uint32_t a[kM][4];
+      for (int mr = 0; mr < 2 * kM; ++mr) {
+        const int mi = mr / 2, r = mr % 2;
+        float m = row_max[mi][r];
 #pragma unroll
-      for (int mi = 0; mi < kM; ++mi) {
-        a[mi][0] = p_frag[mi][2 * kk][0];
-        a[mi][1] = p_frag[mi][2 * kk][1];
-        a[mi][2] = p_frag[mi][2 * kk + 1][0];
-        a[mi][3] = p_frag[mi][2 * kk + 1][1];
+        for (int nt = 0; nt < kNTiles; ++nt)
+          m = fmaxf(m, fmaxf(s_acc[mi][nt][2 * r], s_acc[mi][nt][2 * r + 1]));
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+        m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+        // A row with no visible key so far keeps m = -inf; subtract 0 then so that -inf - -inf never happens.
+        const float m_scaled = m == -INFINITY ? 0.0f : m * p.scale_log2;
+        const float alpha = device::fast_exp2(row_max[mi][r] * p.scale_log2 - m_scaled);
+        row_max[mi][r] = m;
+        float sum = 0.0f;
+#pragma unroll
+        for (int nt = 0; nt < kNTiles; ++nt) {
+          const float x0 = fmaf(s_acc[mi][nt][2 * r], p.scale_log2, -m_scaled);
+          const float x1 = fmaf(s_acc[mi][nt][2 * r + 1], p.scale_log2, -m_scaled);
+          if constexpr (kHalfExp) {
+            // One ex2.f16x2 for two probabilities: half the SFU work; P is rounded to fp16 for P V anyway.
+            p_frag[mi][nt][r] = device::fast_exp2_half2(Traits::pack(x0, x1));
+            const float2 f = Traits::unpack(p_frag[mi][nt][r]);
+            sum += f.x + f.y;
+          } else {
+            const float p0 = device::fast_exp2(x0), p1 = device::fast_exp2(x1);
+            p_frag[mi][nt][r] = Traits::pack(p0, p1);
+            sum += p0 + p1;
+          }
+        }
+        row_sum[mi][r] = row_sum[mi][r] * alpha + sum;
+#pragma unroll
+        for (int dt = 0; dt < kDTiles; ++dt) {
+          o_acc[mi][dt][2 * r] *= alpha;
+          o_acc[mi][dt][2 * r + 1] *= alpha;
+        }
       }
+
+      // O += P V, P taken from the S accumulators (the m16n8 C layout of two n-tiles is the A layout of k16).
+      const std::uint32_t v_base =
+          v_lane_base + static_cast<std::uint32_t>((stage * Bc + sub * kSubBc) * D * sizeof(T));
 #pragma unroll
-      for (int dp = 0; dp < D / 16; ++dp) {
-        std::uint32_t b[4];  // one ldmatrix of V feeds kM x 2 MMAs
-        device::ldmatrix_x4_trans(b, (v_base + static_cast<std::uint32_t>(kk * 16 * D * sizeof(T))) ^
-                                         static_cast<std::uint32_t>(dp * 32));
+      for (int kk = 0; kk < kKvSteps; ++kk) {
+        std::uint32_t a[kM][4];
 #pragma unroll
         for (int mi = 0; mi < kM; ++mi) {
-          Traits::mma(o_acc[mi][2 * dp], a[mi], b[0], b[1]);
-          Traits::mma(o_acc[mi][2 * dp + 1], a[mi], b[2], b[3]);
+          a[mi][0] = p_frag[mi][2 * kk][0];
+          a[mi][1] = p_frag[mi][2 * kk][1];
+          a[mi][2] = p_frag[mi][2 * kk + 1][0];
+          a[mi][3] = p_frag[mi][2 * kk + 1][1];
+        }
+#pragma unroll
+        for (int dp = 0; dp < D / 16; ++dp) {
+          std::uint32_t b[4];  // one ldmatrix of V feeds kM x 2 MMAs
+          device::ldmatrix_x4_trans(b, (v_base + static_cast<std::uint32_t>(kk * 16 * D * sizeof(T))) ^
+                                           static_cast<std::uint32_t>(dp * 32));
+#pragma unroll
+          for (int mi = 0; mi < kM; ++mi) {
+            Traits::mma(o_acc[mi][2 * dp], a[mi], b[0], b[1]);
+            Traits::mma(o_acc[mi][2 * dp + 1], a[mi], b[2], b[3]);
+          }
         }
       }
-    }
-
-    if constexpr (Instrumented) {
-      if (tid == 0 && step + 1 < n_steps) {
-        p.timeline[record_base + static_cast<std::size_t>(kv_tile - kv_begin)] =
-            TileTiming{static_cast<std::uint32_t>(batch),
-                       static_cast<std::uint32_t>(head),
-                       static_cast<std::uint32_t>(q_tile),
-                       static_cast<std::uint32_t>(kv_tile),
-                       device::sm_id(),
-                       step_start,
-                       device::global_timer_ns()};
-      }
+    };
+    if constexpr (Bc == kSubBc) {
+      compute_pass(0);
+    } else {
+#pragma unroll 1
+      for (int sub = 0; sub < Bc / kSubBc; ++sub) compute_pass(sub);
     }
   }
   device::cp_async_wait<0>();  // only empty groups can be pending here; drain them anyway
@@ -384,14 +439,8 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
       __syncthreads();  // the last record ends when the whole CTA has stored O
       if (tid == 0) {
         const int kv_tile = kv_begin + max(n_steps - 1, 0);
-        p.timeline[record_base + static_cast<std::size_t>(kv_tile - kv_begin)] =
-            TileTiming{static_cast<std::uint32_t>(batch),
-                       static_cast<std::uint32_t>(head),
-                       static_cast<std::uint32_t>(q_tile),
-                       static_cast<std::uint32_t>(kv_tile),
-                       device::sm_id(),
-                       step_start,
-                       device::global_timer_ns()};
+        write_record(p.timeline + record_index(kv_tile), kv_tile, step_start, device::global_timer_ns(),
+                     p.q_tile_begin);
       }
     }
   }
@@ -426,14 +475,18 @@ TiledEntry tiled_entry(DType dtype) {
                     &launch_tiled_instance<T, D, Br, Bc, Stages, kWarps, Instrumented>};
 }
 
-// All (Br, Bc) of one (dtype, d, stages, instrumented): Br in {64, 128} x Bc in {32, 64, 128}.
+// All (Br, Bc) of one (dtype, d, stages, instrumented): Br in {64, 128} x Bc in {32, 64, 128} (one left out).
 template <typename T, int D, int Stages, bool Instrumented>
 void append_all_tiles(std::vector<TiledEntry>& out, DType dtype) {
   out.push_back(tiled_entry<T, D, 64, 32, Stages, Instrumented>(dtype));
   out.push_back(tiled_entry<T, D, 64, 64, Stages, Instrumented>(dtype));
   out.push_back(tiled_entry<T, D, 64, 128, Stages, Instrumented>(dtype));
   out.push_back(tiled_entry<T, D, 128, 32, Stages, Instrumented>(dtype));
-  out.push_back(tiled_entry<T, D, 128, 64, Stages, Instrumented>(dtype));
+  // Not compiled: d 64, Br 128, Bc 64, 8 warps, stages 2 (the default before the 4-warp kernels): at its
+  // 128-register bound (two CTAs of 256 threads) ptxas spilled 16-28 bytes whatever was tried. The tile
+  // stays available with 4 warps (the default) and with 8 warps at stages 3 (no spill).
+  if constexpr (!(D == 64 && Stages == 2))
+    out.push_back(tiled_entry<T, D, 128, 64, Stages, Instrumented>(dtype));
   out.push_back(tiled_entry<T, D, 128, 128, Stages, Instrumented>(dtype));
 }
 

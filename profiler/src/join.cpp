@@ -102,6 +102,12 @@ reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::Kern
     e.name = measured.name;
   }
   merge_measured(e.metrics, measured_metrics(measured.counters));
+  for (const auto& smp : measured.samples) {
+    reports::CounterSample c{smp.start_s, smp.end_s, {}};
+    for (const auto& [name, value] : smp.counters)
+      if (value) c.counters[name] = *value;
+    e.samples.push_back(std::move(c));
+  }
   if (measured.event_time_s) {
     auto& t = e.metrics["time"];
     t.measured = *measured.event_time_s;

@@ -31,6 +31,17 @@ std::optional<double> get(const CounterValues& c, const char* name) {
 
 }  // namespace
 
+const std::vector<std::string>& pm_sampling_metrics() {
+  static const std::vector<std::string> names = {
+      kDramRead,
+      kDramWrite,
+      "lts__t_sectors_srcunit_tex_op_read.sum",
+      "lts__t_sectors_srcunit_tex_op_write.sum",
+      "sm__pipe_tensor_op_hmma_cycles_active.sum",
+  };
+  return names;
+}
+
 const std::vector<std::string>& standard_counters() {
   static const std::vector<std::string> names = {
       kDramRead,

@@ -74,11 +74,10 @@ reports::Report remodel_report(const reports::Report& recorded, const sim::GpuSp
           replace_modeled(t.metrics, it->second->metrics);
         }
       }
-      entry->notes["remodeled"] =
-          fmt::format("modeled values recomputed by attnscope {} (git {}) with GPU spec '{}'; measured values "
-                      "as recorded on {} ({})",
-                      kVersion, kGitRevision, gpu.short_name, recorded.provenance.date,
-                      recorded.provenance.gpu_name);
+      entry->notes["remodeled"] = fmt::format(
+          "modeled values recomputed by attnscope {} (git {}) with GPU spec '{}'; measured values "
+          "as recorded on {} ({})",
+          kVersion, kGitRevision, gpu.short_name, recorded.provenance.date, recorded.provenance.gpu_name);
     }
   }
   out.provenance.gpu_spec = gpu.short_name;

@@ -484,6 +484,52 @@ std::string timelines_section(const Report& r) {
   return out + "\n";
 }
 
+// ---- PM sampling ----------------------------------------------------------------------------------------
+
+// DRAM and L2 throughput over each measured kernel's run, from its PM samples (bytes per interval /
+// interval).
+std::string samples_section(const Report& r) {
+  std::string charts;
+  for (const auto& k : r.kernels) {
+    if (k.samples.empty()) continue;
+    struct Line {
+      const char* counter;
+      const char* name;
+      const char* color;
+      double bytes_per_unit;
+    };
+    const Line lines[] = {
+        {"dram__bytes_read.sum", "DRAM read", "#1f77b4", 1.0},
+        {"dram__bytes_write.sum", "DRAM write", "#d62728", 1.0},
+        {"lts__t_sectors_srcunit_tex_op_read.sum", "L2 read (from SMs)", "#2ca02c", 32.0},
+        {"lts__t_sectors_srcunit_tex_op_write.sum", "L2 write (from SMs)", "#ff7f0e", 32.0}};
+    std::vector<svg::Series> series;
+    for (const auto& line : lines) {
+      svg::Series s{line.name, line.color, {}, true, false, false, {}};
+      for (const auto& smp : k.samples) {
+        const auto it = smp.counters.find(line.counter);
+        const double dt = smp.end_s - smp.start_s;
+        if (it == smp.counters.end() || dt <= 0) continue;
+        s.points.emplace_back((smp.start_s + smp.end_s) * 0.5e6,
+                              it->second * line.bytes_per_unit / dt / 1e12);
+      }
+      if (!s.points.empty()) series.push_back(std::move(s));
+    }
+    if (series.empty()) continue;
+    svg::ChartOptions o;
+    o.title = k.name + ": throughput over time";
+    o.x_label = "time in the kernel (µs)";
+    o.y_label = "TB/s";
+    o.note = fmt::format("{} PM samples", k.samples.size());
+    charts += "<div class=\"panel\">" + svg::line_chart(series, o) + "</div>";
+  }
+  if (charts.empty()) return {};
+  return "<h2 id=\"samples\">Throughput over time (PM sampling)</h2>\n<p class=\"hint\">Measured only: CUPTI "
+         "PM sampling of one more launch of each kernel; each point is one sampling interval's bytes divided "
+         "by its length.</p>\n<div class=\"row\">" +
+         charts + "</div>\n";
+}
+
 // ---- sweep ----------------------------------------------------------------------------------------------
 
 std::string br_color(std::size_t i) {
@@ -681,6 +727,7 @@ std::string to_html(const Report& report, const std::vector<GateResult>& gates) 
   out += levels_section(report);
   out += heatmaps_section(report);
   out += timelines_section(report);
+  out += samples_section(report);
   out += sweep_section(report);
   out += fmt::format(
       "<footer>Written by attnscope {} (git {}) from a format-version-{} report. Self-contained: "

@@ -113,10 +113,21 @@ ojson report_to_json(const Report& r) {
     for (const auto& t : k.tiles) tiles.push_back(tile_entry_to_json(t));
     ojson notes = ojson::object();
     for (const auto& [key, value] : k.notes) notes[key] = value;
-    kernels.push_back({{"name", k.name},
-                       {"metrics", metrics_to_json(k.metrics)},
-                       {"notes", notes},
-                       {"tiles", std::move(tiles)}});
+    ojson entry = {{"name", k.name},
+                   {"metrics", metrics_to_json(k.metrics)},
+                   {"notes", notes},
+                   {"tiles", std::move(tiles)}};
+    if (!k.samples.empty()) {
+      ojson samples = ojson::array();
+      for (const auto& smp : k.samples) {
+        ojson counters = ojson::object();
+        for (const auto& [name, value] : smp.counters) counters[name] = value;
+        samples.push_back(
+            {{"start_s", smp.start_s}, {"end_s", smp.end_s}, {"counters", std::move(counters)}});
+      }
+      entry["samples"] = std::move(samples);
+    }
+    kernels.push_back(std::move(entry));
   }
   j["kernels"] = std::move(kernels);
   if (!r.sweep_definition.text.empty() || !r.sweep.empty()) {
@@ -412,6 +423,20 @@ KernelEntry read_kernel(const Node& n) {
     const std::size_t count = tiles->size();
     k.tiles.reserve(count);
     for (std::size_t i = 0; i < count; ++i) k.tiles.push_back(read_tile(tiles->at(i)));
+  }
+  if (auto samples = n.optional_field("samples")) {
+    samples->require_array();
+    for (std::size_t i = 0; i < samples->size(); ++i) {
+      const Node smp = samples->at(i);
+      CounterSample c;
+      c.start_s = smp.double_field("start_s");
+      c.end_s = smp.double_field("end_s");
+      const Node counters = smp.object_field("counters");
+      counters.require_object();
+      for (auto it = counters.raw().begin(); it != counters.raw().end(); ++it)
+        c.counters[it.key()] = counters.double_field(it.key());
+      k.samples.push_back(std::move(c));
+    }
   }
   return k;
 }

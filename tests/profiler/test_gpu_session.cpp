@@ -71,3 +71,32 @@ TEST(GpuSession, OnlyMetricsWithoutAMetricIsAnError) {
   none.standard_metrics = false;
   EXPECT_THROW(GpuSession{none}, ProfilerError);  // before any CUDA call: also without a device
 }
+
+// PM sampling: the samples of one launch cover the kernel, so their DRAM reads add up to about what the
+// range profiler counted for the whole kernel (same L2 state: flushed).
+TEST(GpuSession, PmSamplesAddUpToTheKernelsDramReads) {
+  GpuSession session(SessionOptions{});
+  MeasureRequest req;
+  req.workload.batch = 4;
+  req.workload.heads = 16;
+  req.workload.seq_q = req.workload.seq_kv = 2048;
+  req.workload.head_dim = 64;
+  req.kind = sim::KernelKind::tiled;
+  req.timeline = false;
+  req.pm_sampling_ns = 2000;
+  const Measurement m = session.measure(req);
+  ASSERT_EQ(m.kernels.size(), 1u);
+  for (const auto& n : m.notes) std::printf("note: %s\n", n.c_str());
+  const auto& k = m.kernels[0];
+  ASSERT_FALSE(k.samples.empty());
+  double sampled = 0;
+  for (const auto& s : k.samples) {
+    EXPECT_LT(s.start_s, s.end_s);
+    if (auto it = s.counters.find("dram__bytes_read.sum"); it != s.counters.end() && it->second)
+      sampled += *it->second;
+  }
+  const double counted = *k.counters.at("dram__bytes_read.sum");
+  std::printf("PM samples: %zu, DRAM read %.4g B sampled vs %.4g B counted\n", k.samples.size(), sampled,
+              counted);
+  EXPECT_NEAR(sampled, counted, 0.10 * counted);
+}

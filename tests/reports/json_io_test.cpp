@@ -47,6 +47,24 @@ TEST(JsonIo, RoundTripKeepsEveryField) {
   EXPECT_FALSE(back.provenance.mem_clock_mhz.has_value());
 }
 
+TEST(JsonIo, RoundTripOfPmSamples) {
+  Report r = small_report();
+  r.kernels[1].samples.push_back({0.0, 2e-6, {{"dram__bytes_read.sum", 8.0e6}, {"dram__bytes_write.sum", 1.5e5}}});
+  r.kernels[1].samples.push_back({2e-6, 4e-6, {{"dram__bytes_read.sum", 7.5e6}, {"dram__bytes_write.sum", 0.0}}});
+  const std::string text = to_json_string(r);
+  const Report back = parse_report(text, "memory");
+  EXPECT_EQ(to_json_string(back), text);
+  ASSERT_EQ(back.kernels[1].samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(back.kernels[1].samples[1].start_s, 2e-6);
+  EXPECT_DOUBLE_EQ(back.kernels[1].samples[0].counters.at("dram__bytes_read.sum"), 8.0e6);
+  EXPECT_TRUE(back.kernels[0].samples.empty());
+  EXPECT_EQ(text.find("\"samples\"", text.find("\"tiled\"")) != std::string::npos, true);
+  // A sample without its counters is named by its JSON pointer.
+  auto j = nlohmann::json::parse(text);
+  j["kernels"][1]["samples"][0].erase("counters");
+  EXPECT_THAT(error_of(j.dump()), HasSubstr("/kernels/1/samples/0"));
+}
+
 TEST(JsonIo, RoundTripOfSweepPoints) {
   Report r = small_report();
   r.kind = "sweep";

@@ -18,6 +18,7 @@
 #include "device_workload.hpp"
 #include "metric_config.hpp"
 #include "nvtx_range.hpp"
+#include "pm_sampler.hpp"
 #include "range_profiler.hpp"
 
 namespace attnscope::profiler {
@@ -121,6 +122,45 @@ struct GpuSession::Impl {
 
   std::vector<MeasuredTileTime> timeline_of(cuda::DeviceWorkload& work, const std::string& kernel,
                                             std::vector<std::string>& notes);
+
+  // PM sampling: one more launch of each kernel from the same L2 state, sampled every
+  // request.pm_sampling_ns. The range profiler and the PM sampler both own the performance monitor, so the
+  // range profiler is switched off meanwhile. Optional: a failure becomes a note, not an error.
+  void sample_throughput(cuda::DeviceWorkload& work, const MeasureRequest& request, Measurement& m) {
+    cuda::NvtxRange range("pm sampling");
+    profiler.reset();
+    try {
+      cuda::PmSampler sampler(0, device.chip, pm_sampling_metrics(), request.pm_sampling_ns, 100000);
+      for (auto& k : m.kernels) {
+        if (request.cache != CacheMode::warm) flush();
+        ATTNSCOPE_CUDA(cudaStreamSynchronize(stream));
+        sampler.start();
+        work.launch(k.name, nullptr);
+        ATTNSCOPE_CUDA(cudaStreamSynchronize(stream));
+        sampler.stop();
+        bool overflow = false;
+        const auto samples = sampler.decode(overflow);
+        const std::uint64_t t0 = samples.empty() ? 0 : samples.front().start_ns;
+        for (const auto& smp : samples) {
+          MeasuredSample out;
+          out.start_s = static_cast<double>(smp.start_ns - t0) * 1e-9;
+          out.end_s = static_cast<double>(smp.end_ns - t0) * 1e-9;
+          for (std::size_t i = 0; i < sampler.metrics().size() && i < smp.values.size(); ++i)
+            out.counters[sampler.metrics()[i]] = smp.values[i];
+          k.samples.push_back(std::move(out));
+        }
+        if (overflow) m.notes.push_back("PM sampling of " + k.name + ": the hardware buffer overflowed");
+      }
+      std::string names;
+      for (const auto& n : sampler.metrics()) names += (names.empty() ? "" : ", ") + n;
+      m.notes.push_back(fmt::format("PM sampling: one more launch per kernel{}, sampled every {} ns ({})",
+                                    request.cache == CacheMode::warm ? "" : " after a flush",
+                                    request.pm_sampling_ns, names));
+    } catch (const ProfilerError& e) {
+      m.notes.push_back(std::string("PM sampling unavailable: ") + e.what());
+    }
+    profiler = std::make_unique<cuda::RangeProfiler>(context);
+  }
 
   // Each kernel's duration from CUDA events, from the same L2 state as its counters, median of 3 runs.
   void time_with_events(cuda::DeviceWorkload& work, const std::vector<std::string>& names, CacheMode cache,
@@ -445,6 +485,7 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   s.time_with_events(work, names, request.cache, m);
   if (request.timeline)
     for (auto& k : m.kernels) k.timeline = s.timeline_of(work, k.name, m.notes);
+  if (request.pm_sampling_ns > 0) s.sample_throughput(work, request, m);
   cuda::read_clocks(m.device);
   return m;
 }

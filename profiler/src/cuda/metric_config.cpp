@@ -18,11 +18,11 @@ std::vector<const char*> c_names(const std::vector<std::string>& names) {
 
 }  // namespace
 
-MetricConfig::MetricConfig(const std::string& chip, std::vector<std::uint8_t> availability)
+MetricConfig::MetricConfig(const std::string& chip, std::vector<std::uint8_t> availability, bool pm_sampling)
     : chip_(chip), availability_(std::move(availability)) {
   auto p = detail::cupti_params<CUpti_Profiler_Host_Initialize_Params>(
       CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
-  p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+  p.profilerType = pm_sampling ? CUPTI_PROFILER_TYPE_PM_SAMPLING : CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   p.pChipName = chip_.c_str();
   p.pCounterAvailabilityImage = availability_.empty() ? nullptr : availability_.data();
   ATTNSCOPE_CUPTI(cuptiProfilerHostInitialize(&p));

@@ -15,7 +15,9 @@ namespace attnscope::profiler::cuda {
 class MetricConfig {
  public:
   // `availability` is the device's counter availability image (empty: none, e.g. offline on the CPU).
-  MetricConfig(const std::string& chip, std::vector<std::uint8_t> availability);
+  // `pm_sampling`: configure for CUPTI's PM sampling (one pass of periodic samples) instead of the range
+  // profiler.
+  MetricConfig(const std::string& chip, std::vector<std::uint8_t> availability, bool pm_sampling = false);
   ~MetricConfig();
   MetricConfig(const MetricConfig&) = delete;
   MetricConfig& operator=(const MetricConfig&) = delete;

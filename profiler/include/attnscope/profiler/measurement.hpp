@@ -34,6 +34,12 @@ struct MeasuredTileTime {
   double start_s = 0, end_s = 0;
 };
 
+// One PM sample: counter values accumulated over [start_s, end_s), seconds from the kernel's first sample.
+struct MeasuredSample {
+  double start_s = 0, end_s = 0;
+  CounterValues counters;
+};
+
 struct MeasuredKernel {
   std::string name;  // "tiled", "naive.qk", "naive.softmax", "naive.pv"
   CounterValues counters;
@@ -46,6 +52,8 @@ struct MeasuredKernel {
   std::optional<double> event_time_s;
   std::vector<MeasuredWindow> windows;
   std::vector<MeasuredTileTime> timeline;
+  // PM sampling time series of one more launch from the same L2 state (MeasureRequest::pm_sampling_ns).
+  std::vector<MeasuredSample> samples;
 };
 
 struct Measurement {

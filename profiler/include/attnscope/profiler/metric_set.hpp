@@ -32,6 +32,10 @@ inline constexpr double kSharedWavefrontBytes = 128.0;
 // The standard set, in collection order.
 const std::vector<std::string>& standard_counters();
 
+// What PM sampling asks for, most wanted first (DRAM bytes, L2 sectors from the SMs, tensor-pipe cycles):
+// the ones the chip can sample together in one pass are kept.
+const std::vector<std::string>& pm_sampling_metrics();
+
 // Report metric keys (dram_read, ..., cycles) computable from `counters`, in report units (bytes, seconds,
 // cycles). A key whose inputs are unavailable is left out.
 std::map<std::string, double> derive_report_metrics(const CounterValues& counters);

@@ -65,9 +65,10 @@ struct MeasureRequest {
   ReplayMode replay = ReplayMode::user;
   std::vector<std::string> extra_metrics;  // --metric NAME (unsupported -> ProfilerError metric_unsupported)
   std::vector<WindowSpec> windows;
-  bool timeline = true;         // one instrumented launch for per-tile timestamps (where compiled)
-  bool use_cupti = true;        // false: --launch-only (run each kernel once, no counters: for ncu)
-  std::uint64_t seed = 0x5eed;  // inputs are uniform random in [-1, 1), fresh per run
+  bool timeline = true;              // one instrumented launch for per-tile timestamps (where compiled)
+  std::uint64_t pm_sampling_ns = 0;  // > 0: one more launch per kernel under PM sampling at this interval
+  bool use_cupti = true;             // false: --launch-only (run each kernel once, no counters: for ncu)
+  std::uint64_t seed = 0x5eed;       // inputs are uniform random in [-1, 1), fresh per run
 };
 
 // The kernel names one kind launches, in order.

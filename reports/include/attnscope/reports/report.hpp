@@ -44,10 +44,18 @@ struct TileEntry {
   Metrics metrics;
 };
 
+// One PM sample of a measured kernel: raw counter values accumulated over [start_s, end_s), seconds from
+// the kernel's first sample (DRAM and L2 throughput over time; measured only, the model has no equivalent).
+struct CounterSample {
+  double start_s = 0, end_s = 0;
+  std::map<std::string, double> counters;
+};
+
 struct KernelEntry {
   std::string name;  // "tiled", "naive.qk", "naive.softmax", "naive.pv"
   Metrics metrics;
   std::vector<TileEntry> tiles;
+  std::vector<CounterSample> samples;        // empty unless profiled with --pm-sampling
   std::map<std::string, std::string> notes;  // e.g. {"l2_writeback": "explanation"}
 };
 
