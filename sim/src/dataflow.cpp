@@ -3,6 +3,7 @@
 #include "attnscope/sim/dataflow.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "attnscope/sim/error.hpp"
@@ -157,7 +158,7 @@ int KernelDataflow::kv_step_end(int available) const {
   return window_.kv_tile_end < 0 ? available : std::min(window_.kv_tile_end, available);
 }
 
-void KernelDataflow::program(std::int64_t cta, CtaProgram& out) const {
+void KernelDataflow::program(std::int64_t cta, CtaProgram& out, int first_step, int max_steps) const {
   const std::int64_t nx = grid_.x1 - grid_.x0, ny = grid_.y1 - grid_.y0;
   const std::int64_t x = grid_.x0 + cta % nx;
   const std::int64_t y = grid_.y0 + (cta / nx) % ny;
@@ -165,28 +166,33 @@ void KernelDataflow::program(std::int64_t cta, CtaProgram& out) const {
   out.cta = cta;
   out.steps.clear();
   out.records.clear();
+  out.first_step = std::max(0, first_step);
+  out.step_count = 0;
+  const StepRange range{out.first_step, max_steps < 0 ? std::numeric_limits<int>::max() : max_steps};
   switch (id_) {
     case KernelId::tiled:
       if (t_.order == LaunchOrder::q_tile_fastest)
-        tiled_program(x, y, z, out);
+        tiled_program(x, y, z, range, out);
       else
-        tiled_program(y, x, z, out);
+        tiled_program(y, x, z, range, out);
       break;
     case KernelId::naive_qk:
-      qk_program(x, y, z, out);
+      qk_program(x, y, z, range, out);
       break;
     case KernelId::naive_softmax:
-      softmax_program(x, y, out);
+      softmax_program(x, y, range, out);
       break;
     case KernelId::naive_pv:
-      pv_program(x, y, out);
+      pv_program(x, y, range, out);
       break;
   }
+  if (out.first_step > 0) out.records.clear();  // see the header: records come with step 0's range
 }
 
 // FlashAttention-2 forward, one CTA per (q-tile, head, batch): Q once, then K_j and V_j per kv step through
 // the cp.async ring, S and P in registers, O and LSE stored once after the last step.
-void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t b, CtaProgram& out) const {
+void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t b, StepRange range,
+                                   CtaProgram& out) const {
   const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
   const std::int64_t r0 = q * t_.br, r1 = std::min(r0 + t_.br, w_.seq_q), rows = r1 - r0;
   const int j0 = kv_step_begin();
@@ -203,20 +209,25 @@ void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t 
   if (j1 <= j0) {
     // No visible key tile in the window: the CTA only writes its (zero) output rows and LSE = -inf.
     out.records.push_back(key(j0));
-    CtaStep s;
+    out.step_count = 1;
+    if (range.begin(1) == range.end(1)) return;
+    CtaStep& s = out.steps.emplace_back();
     s.stores[0] = o_block;
     s.stores[1] = lse_block;
     s.store_count = 2;
-    out.steps.push_back(s);
     return;
   }
-  out.steps.reserve(static_cast<std::size_t>(j1 - j0));  // one allocation per reused program, not log2(steps)
-  out.records.reserve(static_cast<std::size_t>(j1 - j0));
-  for (int j = j0; j < j1; ++j) {
+  out.step_count = j1 - j0;
+  if (range.first == 0) {  // the records only with the program's start (one per step here)
+    out.records.reserve(static_cast<std::size_t>(j1 - j0));  // one allocation per reused program
+    for (int j = j0; j < j1; ++j) out.records.push_back(key(j));
+  }
+  const int first = j0 + range.begin(j1 - j0), last = j0 + range.end(j1 - j0);
+  out.steps.reserve(static_cast<std::size_t>(last - first));
+  for (int j = first; j < last; ++j) {
     const std::int64_t c0 = std::int64_t{j} * t_.bc, c1 = std::min(c0 + t_.bc, w_.seq_kv), cols = c1 - c0;
-    CtaStep s;
+    CtaStep& s = out.steps.emplace_back();
     s.record = j - j0;
-    out.records.push_back(key(j));
     if (j == j0) s.loads[s.load_count++] = q_block;
     s.loads[s.load_count++] =
         block(Tensor::k, map_.address(Tensor::k, b, h, c0, 0), cols, d * e, map_.row_pitch(Tensor::k));
@@ -239,13 +250,12 @@ void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t 
       s.smem_write += q_bytes;  // O is staged in the Q tile's shared memory for 16-byte stores
       s.smem_read += q_bytes;
     }
-    out.steps.push_back(s);
   }
 }
 
 // naive.qk: S tile [gemm_bm x gemm_bn] of one (b,h); reduction over d in gemm_bk steps (Q and K slices).
 void KernelDataflow::qk_program(std::int64_t n_block, std::int64_t m_block, std::int64_t slice,
-                                CtaProgram& out) const {
+                                StepRange range, CtaProgram& out) const {
   const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
   const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
   const std::int64_t m0 = m_block * t_.gemm_bm, m1 = std::min(m0 + t_.gemm_bm, w_.seq_q), m = m1 - m0;
@@ -254,9 +264,10 @@ void KernelDataflow::qk_program(std::int64_t n_block, std::int64_t m_block, std:
       {static_cast<int>(b), static_cast<int>(h), static_cast<int>(m_block), static_cast<int>(n_block)});
   const int warp_rows = gemm_warp_rows(t_), warp_cols = t_.gemm_warps / warp_rows;
   const std::int64_t k_steps = ceil_div(d, t_.gemm_bk);
-  for (std::int64_t k = 0; k < k_steps; ++k) {
+  out.step_count = static_cast<int>(k_steps);
+  for (std::int64_t k = range.begin(out.step_count); k < range.end(out.step_count); ++k) {
     const std::int64_t k0 = k * t_.gemm_bk, kc = std::min(k0 + t_.gemm_bk, d) - k0;
-    CtaStep s;
+    CtaStep& s = out.steps.emplace_back();
     s.loads[0] =
         block(Tensor::q, map_.address(Tensor::q, b, h, m0, k0), m, kc * e, map_.row_pitch(Tensor::q));
     s.loads[1] =
@@ -275,14 +286,14 @@ void KernelDataflow::qk_program(std::int64_t n_block, std::int64_t m_block, std:
           block(Tensor::s, map_.address(Tensor::s, b, h, m0, n0), m, n * e, map_.row_pitch(Tensor::s));
       s.store_count = 1;
     }
-    out.steps.push_back(s);
   }
 }
 
 // naive.softmax: rows_per_cta rows of S, one warp per row, P written in place. A row that fits in registers
 // (Nkv <= kSoftmaxRegisterRowLimit) is read once; a longer one twice (max and sum, then normalise). Causal
 // rows read only their visible keys but write the whole row (zeros past the diagonal).
-void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice, CtaProgram& out) const {
+void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice, StepRange range,
+                                     CtaProgram& out) const {
   const std::int64_t e = bytes_of(w_.dtype), nkv = w_.seq_kv;
   const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
   const std::int64_t r0 = row_block * t_.softmax_rows_per_cta;
@@ -309,20 +320,22 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
     read.fp32_ops = 4.0 * elements;
     read.stores[0] = s_rows;
     read.store_count = 1;
-    out.steps.push_back(read);
+    out.step_count = 1;
+    if (range.begin(1) < range.end(1)) out.steps.push_back(read);
     return;
   }
   read.exps = elements;
   read.fp32_ops = 2.0 * elements;
-  out.steps.push_back(read);
   CtaStep second = read;
   second.stores[0] = s_rows;
   second.store_count = 1;
-  out.steps.push_back(second);
+  out.step_count = 2;
+  for (int i = range.begin(2); i < range.end(2); ++i) out.steps.push_back(i == 0 ? read : second);
 }
 
 // naive.pv: O tile [gemm_bm x d] of one (b,h); reduction over Nkv in gemm_bk steps (P slice and V rows).
-void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, CtaProgram& out) const {
+void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, StepRange range,
+                                CtaProgram& out) const {
   const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
   const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
   const std::int64_t m0 = m_block * t_.gemm_bm, m1 = std::min(m0 + t_.gemm_bm, w_.seq_q), m = m1 - m0;
@@ -332,16 +345,19 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, CtaPro
   const int k0_step = kv_step_begin();
   const int k1_step = kv_step_end(static_cast<int>(ceil_div(w_.seq_kv, t_.gemm_bk)));
   if (k1_step <= k0_step) {
-    CtaStep s;
+    out.step_count = 1;
+    if (range.begin(1) == range.end(1)) return;
+    CtaStep& s = out.steps.emplace_back();
     s.stores[0] = o_block;
     s.store_count = 1;
-    out.steps.push_back(s);
     return;
   }
-  out.steps.reserve(static_cast<std::size_t>(k1_step - k0_step));
-  for (int k = k0_step; k < k1_step; ++k) {
+  out.step_count = k1_step - k0_step;
+  const int first = k0_step + range.begin(out.step_count), last = k0_step + range.end(out.step_count);
+  out.steps.reserve(static_cast<std::size_t>(last - first));
+  for (int k = first; k < last; ++k) {
     const std::int64_t k0 = std::int64_t{k} * t_.gemm_bk, kc = std::min(k0 + t_.gemm_bk, w_.seq_kv) - k0;
-    CtaStep s;
+    CtaStep& s = out.steps.emplace_back();
     s.loads[0] =
         block(Tensor::s, map_.address(Tensor::s, b, h, m0, k0), m, kc * e, map_.row_pitch(Tensor::s));
     s.loads[1] = block(Tensor::v, map_.address(Tensor::v, b, h, k0, 0), kc, d * e, map_.row_pitch(Tensor::v));
@@ -356,7 +372,6 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, CtaPro
       s.stores[0] = o_block;
       s.store_count = 1;
     }
-    out.steps.push_back(s);
   }
 }
 

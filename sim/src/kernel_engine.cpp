@@ -19,6 +19,7 @@
 #include <bit>
 #include <cmath>
 
+#include "attnscope/sim/error.hpp"
 #include "attnscope/sim/occupancy.hpp"
 #include "bandwidth_server.hpp"
 #include "popcount.hpp"
@@ -42,22 +43,37 @@ struct Later {
   }
 };
 
+// Steps of a CTA's program held at once. Only the steps between the one computing and the last one whose
+// loads are issued are in use (at most `stages` + 1 <= 9), so a slot holds a window of its program and
+// regenerates the next one when it runs out: whole programs of thousands of resident CTAs (up to 100 KB
+// each for small tiles) made the model wait on host memory.
+constexpr int kStepsHeld = 16;
+constexpr int kLoadRing = 16;
+// Events between two looks at SimOptions::cancel (a few hundred microseconds of model time).
+constexpr std::uint32_t kEventsPerCancelCheck =
+    4096;  // load_done entries kept: a power of two above the steps in use
+
 struct Slot {
   int sm = 0;
-  CtaProgram program;
-  std::vector<double> load_done;  // per step: when its loads have landed (seconds)
-  // This CTA's records while it runs: written in place in the kernel's tile list when records are kept
-  // (record_base = index of its first one there), else here.
-  std::vector<TileRecord> records;
-  std::vector<double> record_start, record_end;
+  CtaProgram program;  // steps [program.first_step, program.first_step + program.steps.size())
+  int current = 0;     // step in compute or store; no earlier step is needed again
+  int next_load = 0;   // first step whose loads are not issued yet
+  std::array<double, kLoadRing> load_done{};  // per step j at j % kLoadRing: when its loads have landed
+  // This CTA's records while it runs. When records are kept they are written in place in the kernel's tile
+  // list (record_base = index of its first one there) with their start and end; when not, only what the
+  // totals need: the bytes (summed over the CTA) and each record's FLOPs (summed per record, in order, so
+  // the total is the same double).
   std::size_t record_base = 0;
+  std::vector<double> record_start, record_end;
+  LevelBytes bytes;
+  std::vector<double> record_flops;
   double start = 0;
   double end = 0;  // latest completion of anything the CTA issued
-  int next_load = 0;
 };
 
 // What an engine reuses from one kernel launch to the next on the same thread: the CTA slots, whose
-// programs and records keep their storage (about 25 KB a slot, 500+ slots for llm-4k), and the event heap.
+// program windows and records keep their storage (500+ slots for llm-4k, thousands for small tiles), and
+// the event heap.
 // Allocating and first-touching these afresh for every kernel cost a quarter of a simulation, mostly in
 // page faults; sweeps and the GUI's what-if run thousands of kernels per thread.
 struct EngineScratch {
@@ -95,10 +111,20 @@ class Engine {
     events_.push_back(Event{time, seq_++, slot, kind, step});
     std::push_heap(events_.begin(), events_.end(), Later{});
   }
-  // Record r of the CTA in `s`: in the kernel's tile list when records are kept, else in the slot.
-  TileRecord& record(Slot& s, std::size_t r) {
-    return opt_.record_tiles ? result_.tiles[s.record_base + r] : s.records[r];
+  // Where the bytes and FLOPs of record r of the CTA in `s` add up (see Slot).
+  LevelBytes& record_bytes(Slot& s, std::size_t r) {
+    return opt_.record_tiles ? result_.tiles[s.record_base + r].bytes : s.bytes;
   }
+  double& record_flops(Slot& s, std::size_t r) {
+    return opt_.record_tiles ? result_.tiles[s.record_base + r].flops : s.record_flops[r];
+  }
+  // Step j of the CTA in `s`, generating the next window of its program when j is past the one held.
+  const CtaStep& step_of(Slot& s, int j) {
+    if (j >= s.program.first_step + static_cast<int>(s.program.steps.size()))
+      flow_.program(s.program.cta, s.program, s.current, kStepsHeld);
+    return s.program.steps[static_cast<std::size_t>(j - s.program.first_step)];
+  }
+  static double& load_done(Slot& s, int j) { return s.load_done[static_cast<std::size_t>(j) % kLoadRing]; }
   // Walks the lines of one block through the L2, counting into `bytes` and the per-resource demand.
   void walk(const BlockAccess& a, bool write, LevelBytes& bytes);
   void flush(bool write, LevelBytes& bytes);
@@ -216,16 +242,21 @@ KernelResult Engine::run() {
     start_cta(static_cast<std::uint32_t>(i), next_cta_++, 0.0);
   }
   double last = 0;
+  std::uint32_t until_cancel_check = kEventsPerCancelCheck;
   while (!events_.empty()) {
+    if (opt_.cancel != nullptr && --until_cancel_check == 0) {
+      until_cancel_check = kEventsPerCancelCheck;
+      if (opt_.cancel->load(std::memory_order_relaxed)) throw Cancelled();
+    }
     std::pop_heap(events_.begin(), events_.end(), Later{});
     const Event e = events_.back();
     events_.pop_back();
     last = std::max(last, e.time);
     switch (e.kind) {
       case EventKind::load:
+        slots_[e.slot].current = e.step;  // the previous step is done (one stage: loads wait for it)
         issue_loads(e.slot, e.step, e.time);
-        schedule(std::max(e.time, slots_[e.slot].load_done[static_cast<std::size_t>(e.step)]), e.slot,
-                 EventKind::compute, e.step);
+        schedule(std::max(e.time, load_done(slots_[e.slot], e.step)), e.slot, EventKind::compute, e.step);
         break;
       case EventKind::compute:
         on_compute(e.slot, e.step, e.time);
@@ -249,65 +280,68 @@ KernelResult Engine::run() {
 
 void Engine::start_cta(std::uint32_t slot_index, std::int64_t cta, double now) {
   Slot& s = slots_[slot_index];
-  flow_.program(cta, s.program);
-  const std::size_t steps = s.program.steps.size();
+  flow_.program(cta, s.program, 0, kStepsHeld);
+  const int steps = s.program.step_count;
   const std::size_t records = s.program.records.size();
-  s.load_done.assign(steps, now);
-  s.record_start.assign(records, -1.0);
-  s.record_end.assign(records, now);
+  s.current = 0;
+  s.next_load = 0;
+  s.load_done.fill(now);
   if (opt_.record_tiles) {
+    s.record_start.assign(records, -1.0);
+    s.record_end.assign(records, now);
     s.record_base = result_.tiles.size();
     result_.tiles.resize(result_.tiles.size() + records);
+    for (std::size_t r = 0; r < records; ++r) {
+      const RecordKey& k = s.program.records[r];
+      TileRecord& rec = result_.tiles[s.record_base + r];
+      rec.batch = k.batch;
+      rec.head = k.head;
+      rec.q_tile = k.q_tile;
+      rec.kv_tile = k.kv_tile;
+      rec.sm = s.sm;
+    }
   } else {
-    s.records.assign(records, TileRecord{});
-  }
-  for (std::size_t r = 0; r < records; ++r) {
-    const RecordKey& k = s.program.records[r];
-    TileRecord& rec = record(s, r);
-    rec.batch = k.batch;
-    rec.head = k.head;
-    rec.q_tile = k.q_tile;
-    rec.kv_tile = k.kv_tile;
-    rec.sm = s.sm;
+    s.bytes = LevelBytes{};
+    s.record_flops.assign(records, 0.0);
   }
   s.start = now;
   s.end = now;
-  s.next_load = 0;
   const int prologue = std::max(1, stages_ - 1);
-  for (int j = 0; j < prologue && j < static_cast<int>(steps); ++j) issue_loads(slot_index, j, now);
-  schedule(std::max(now, s.load_done[0]), slot_index, EventKind::compute, 0);
+  for (int j = 0; j < prologue && j < steps; ++j) issue_loads(slot_index, j, now);
+  schedule(std::max(now, load_done(s, 0)), slot_index, EventKind::compute, 0);
 }
 
 void Engine::issue_loads(std::uint32_t slot_index, int step, double now) {
   Slot& s = slots_[slot_index];
-  const CtaStep& st = s.program.steps[static_cast<std::size_t>(step)];
+  const CtaStep& st = step_of(s, step);
   s.next_load = step + 1;
   if (st.load_count == 0) {
-    s.load_done[static_cast<std::size_t>(step)] = now;
+    load_done(s, step) = now;
     return;
   }
-  LevelBytes& bytes = record(s, static_cast<std::size_t>(st.record)).bytes;
+  LevelBytes& bytes = record_bytes(s, static_cast<std::size_t>(st.record));
   near_partition_ = near_partition(s.sm);
   for (int i = 0; i < st.load_count; ++i) walk(st.loads[static_cast<std::size_t>(i)], false, bytes);
   const double done = serve_request(s.sm, now, true);
-  s.load_done[static_cast<std::size_t>(step)] = done;
+  load_done(s, step) = done;
   s.end = std::max(s.end, done);
 }
 
 void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
   Slot& s = slots_[slot_index];
-  const int steps = static_cast<int>(s.program.steps.size());
+  s.current = step;
+  const int steps = s.program.step_count;
   // The ring slot of step j-1 is free now: issue the loads that run ahead by stages-1.
   if (stages_ >= 2)
     while (s.next_load < steps && s.next_load <= step + stages_ - 1)
       issue_loads(slot_index, s.next_load, now);
-  const CtaStep& st = s.program.steps[static_cast<std::size_t>(step)];
+  const CtaStep& st = step_of(s, step);
   const auto r = static_cast<std::size_t>(st.record);
-  if (s.record_start[r] < 0) s.record_start[r] = step == 0 ? s.start : now;
-  TileRecord& rec = record(s, r);
-  rec.flops += st.tensor_flops;
-  rec.bytes.smem_read += st.smem_read;
-  rec.bytes.smem_write += st.smem_write;
+  if (opt_.record_tiles && s.record_start[r] < 0) s.record_start[r] = step == 0 ? s.start : now;
+  record_flops(s, r) += st.tensor_flops;
+  LevelBytes& bytes = record_bytes(s, r);
+  bytes.smem_read += st.smem_read;
+  bytes.smem_write += st.smem_write;
   const auto sm = static_cast<std::size_t>(s.sm);
   // The step's critical path is one warp's serial chain (its matrix products, then its softmax, then the next
   // product, plus its per-step overhead) on its own SMSP; co-resident warps overlap only through the SM's
@@ -330,42 +364,48 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
 
 void Engine::on_store(std::uint32_t slot_index, int step, double now) {
   Slot& s = slots_[slot_index];
-  const CtaStep& st = s.program.steps[static_cast<std::size_t>(step)];
+  const CtaStep& st = step_of(s, step);
   const auto r = static_cast<std::size_t>(st.record);
-  if (s.record_start[r] < 0) s.record_start[r] = step == 0 ? s.start : now;
+  if (opt_.record_tiles && s.record_start[r] < 0) s.record_start[r] = step == 0 ? s.start : now;
   near_partition_ = near_partition(s.sm);
   for (int i = 0; i < st.store_count; ++i)
-    walk(st.stores[static_cast<std::size_t>(i)], true, record(s, r).bytes);
+    walk(st.stores[static_cast<std::size_t>(i)], true, record_bytes(s, r));
   const double done = serve_request(s.sm, now, false);
   s.end = std::max(s.end, done);
-  s.record_end[r] = std::max(s.record_end[r], done);
+  if (opt_.record_tiles) s.record_end[r] = std::max(s.record_end[r], done);
   after_step(slot_index, step, now);
 }
 
 void Engine::after_step(std::uint32_t slot_index, int step, double now) {
   Slot& s = slots_[slot_index];
-  const auto r = static_cast<std::size_t>(s.program.steps[static_cast<std::size_t>(step)].record);
-  s.record_end[r] = std::max(s.record_end[r], now);
+  if (opt_.record_tiles) {
+    const auto r = static_cast<std::size_t>(step_of(s, step).record);
+    s.record_end[r] = std::max(s.record_end[r], now);
+  }
   const int next = step + 1;
-  if (next >= static_cast<int>(s.program.steps.size())) {
+  if (next >= s.program.step_count) {
     schedule(std::max(now, s.end), slot_index, EventKind::finish, step);
   } else if (s.next_load <= next) {
     schedule(now, slot_index, EventKind::load, next);  // one stage: the next loads wait for this step
   } else {
-    schedule(std::max(now, s.load_done[static_cast<std::size_t>(next)]), slot_index, EventKind::compute,
-             next);
+    schedule(std::max(now, load_done(s, next)), slot_index, EventKind::compute, next);
   }
 }
 
 void Engine::finish_cta(std::uint32_t slot_index, double now) {
   Slot& s = slots_[slot_index];
-  for (std::size_t r = 0; r < s.record_start.size(); ++r) {
-    TileRecord& rec = record(s, r);
-    const double start = s.record_start[r] < 0 ? s.start : s.record_start[r];
-    rec.start_cycle = static_cast<std::uint64_t>(std::llround(start * gpu_.sm_clock_hz));
-    rec.end_cycle = static_cast<std::uint64_t>(std::llround(s.record_end[r] * gpu_.sm_clock_hz));
-    result_.totals += rec.bytes;
-    result_.flops += rec.flops;
+  if (opt_.record_tiles) {
+    for (std::size_t r = 0; r < s.record_start.size(); ++r) {
+      TileRecord& rec = result_.tiles[s.record_base + r];
+      const double start = s.record_start[r] < 0 ? s.start : s.record_start[r];
+      rec.start_cycle = static_cast<std::uint64_t>(std::llround(start * gpu_.sm_clock_hz));
+      rec.end_cycle = static_cast<std::uint64_t>(std::llround(s.record_end[r] * gpu_.sm_clock_hz));
+      result_.totals += rec.bytes;
+      result_.flops += rec.flops;
+    }
+  } else {
+    result_.totals += s.bytes;
+    for (const double f : s.record_flops) result_.flops += f;
   }
   if (next_cta_ < flow_.cta_count()) start_cta(slot_index, next_cta_++, now);
 }

@@ -34,6 +34,8 @@ std::vector<SweepOutcome> run_sweep(const std::vector<SweepJob>& jobs, const Sim
           out[i].result = simulate(job.gpu, job.workload, job.kind, job.tiles, options);
         } catch (const InvalidInput& e) {
           out[i].error = e.what();
+        } catch (const Cancelled&) {  // options.cancel: the caller no longer wants this point
+          out[i].error = "cancelled";
         } catch (
             const std::exception& e) {  // e.g. out of memory: report it on this point, keep the sweep going
           out[i].error = std::string("internal error: ") + e.what();

@@ -6,6 +6,7 @@
 #include <QString>
 #include <QStringList>
 #include <QVector>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 
@@ -43,10 +44,13 @@ struct SweepPointResult {
 inline constexpr int kSweepBr[] = {32, 64, 128, 256};
 inline constexpr int kSweepBc[] = {32, 64, 128};
 
-ReportPtr computeModel(const WhatIfRequest& request);
-// should_stop is asked before each point; when it says yes the sweep returns the points done so far (a newer
-// request has made them stale, and a sweep of a large workload takes seconds).
+// `cancel`, when given and raised, stops the model mid-run: computeModel then throws sim::Cancelled.
+ReportPtr computeModel(const WhatIfRequest& request, const std::atomic<bool>* cancel = nullptr);
+// should_stop is asked before each point, and `cancel` stops the point in flight; either way the sweep
+// returns the points done so far (a newer request has made them stale, and a sweep of a large workload takes
+// seconds).
 QVector<SweepPointResult> computeSweep(const WhatIfRequest& request,
-                                       const std::function<bool()>& should_stop = {});
+                                       const std::function<bool()>& should_stop = {},
+                                       const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace attnscope::gui

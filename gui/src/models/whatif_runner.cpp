@@ -4,9 +4,36 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include "attnscope/sim/error.hpp"
+
 namespace attnscope::gui {
 
+namespace {
+
+// Each live result allocates and frees tens of megabytes in hundreds of thousands of small blocks (a tile
+// entry and its map of metrics per tile record). By default glibc returns freed heap to the system and
+// serves blocks over 128 KB with fresh mappings, so every update page-faulted all of it back in: on the
+// development VM that was 300+ ms of a ~400 ms conversion. Keeping the freed memory for the next result
+// (the process stays at the size of one or two results) removes it.
+void keepFreedMemoryForTheNextResult() {
+#if defined(__GLIBC__)
+  static const bool once = [] {
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);  // glibc's largest; tile vectors stay on the heap
+    mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
+    return true;
+  }();
+  (void)once;
+#endif
+}
+
+}  // namespace
+
 WhatIfRunner::WhatIfRunner(QObject* parent) : QObject(parent) {
+  keepFreedMemoryForTheNextResult();
   connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &WhatIfRunner::onFinished);
 }
 
@@ -19,6 +46,7 @@ void WhatIfRunner::request(const WhatIfRequest& request) {
   latest_->store(generation_);
   queued_ = Job{request, generation_, false, latest_};
   sweep_after_.reset();
+  if (in_flight_) running_.cancel->store(true);  // its answer is stale now: stop computing it
   since_request_.start();
   setBusy(true);
   if (!in_flight_) startNext();
@@ -32,10 +60,13 @@ WhatIfRunner::Outcome WhatIfRunner::run(const Job& job) {
   clock.start();
   try {
     if (job.is_sweep) {
-      out.points = computeSweep(job.request, [&job] { return job.latest->load() != job.generation; });
+      out.points = computeSweep(
+          job.request, [&job] { return job.latest->load() != job.generation; }, job.cancel.get());
     } else {
-      out.report = computeModel(job.request);
+      out.report = computeModel(job.request, job.cancel.get());
     }
+  } catch (const sim::Cancelled&) {
+    out.cancelled = true;  // a newer request exists: onFinished drops this outcome as stale
   } catch (const std::exception& e) {
     out.error = QString::fromStdString(e.what());
   }

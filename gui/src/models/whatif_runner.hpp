@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs the model off the UI thread and keeps only the newest question. A request while a run is in flight
-// replaces any queued one; when a run finishes and a newer request exists, its result is dropped as stale
-// (simulate() cannot be interrupted, so a main run in flight finishes and is never shown). After each fresh
-// main result the tile-size sweep runs for the same request; a newer request stops it between two points.
+// replaces any queued one and cancels the run in flight (sim::SimOptions::cancel: it stops within about a
+// millisecond), so the newest question starts at once instead of queueing behind a stale answer. After each
+// fresh main result the tile-size sweep runs for the same request; a newer request cancels it too.
 #pragma once
 #include <QElapsedTimer>
 #include <QFutureWatcher>
@@ -45,6 +45,7 @@ class WhatIfRunner : public QObject {
     ReportPtr report;
     QVector<SweepPointResult> points;
     QString error;
+    bool cancelled = false;
     double compute_ms = 0;
   };
   struct Job {
@@ -52,6 +53,8 @@ class WhatIfRunner : public QObject {
     quint64 generation = 0;
     bool is_sweep = false;
     std::shared_ptr<const std::atomic<quint64>> latest;  // newest generation requested, read by the worker
+    // Raised by a newer request: the model stops mid-run instead of finishing an answer nobody will see.
+    std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   };
   static Outcome run(const Job& job);
   void startNext();

@@ -14,6 +14,7 @@
 // j+stages-1 are issued when the math of step j starts), then its math once its loads have landed, then its
 // stores (from registers to global memory).
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -72,9 +73,11 @@ struct RecordKey {
 };
 
 struct CtaProgram {
-  std::int64_t cta = 0;  // launch index among the launched CTAs
-  std::vector<CtaStep> steps;
-  std::vector<RecordKey> records;
+  std::int64_t cta = 0;        // launch index among the launched CTAs
+  std::vector<CtaStep> steps;  // steps first_step, first_step+1, ... (all of them unless a range was asked)
+  std::vector<RecordKey> records;  // all of the CTA's records; left empty when first_step > 0
+  int first_step = 0;              // index of steps[0] in the CTA's program
+  int step_count = 0;              // steps in the whole program
 };
 
 class KernelDataflow {
@@ -93,17 +96,27 @@ class KernelDataflow {
   int estimated_registers_per_thread() const;          // for occupancy, when not told the real number
   std::int64_t max_records() const;  // upper bound of records over all CTAs (to reserve storage)
 
-  // Fills `out` with CTA `cta` (0 <= cta < cta_count(), launch order); reuses out's storage.
-  void program(std::int64_t cta, CtaProgram& out) const;
+  // Fills `out` with CTA `cta` (0 <= cta < cta_count(), launch order); reuses out's storage. With a range,
+  // only steps [first_step, first_step + max_steps) are generated (step_count is always the whole program's;
+  // records come only with a range from step 0):
+  // the timing model holds a few steps of each of thousands of CTAs in flight, not whole programs.
+  void program(std::int64_t cta, CtaProgram& out, int first_step = 0, int max_steps = -1) const;
 
  private:
   struct Grid {  // the launched part of the grid: [begin, end) per dimension, x fastest
     std::int64_t x0, x1, y0, y1, z0, z1;
   };
-  void tiled_program(std::int64_t x, std::int64_t y, std::int64_t z, CtaProgram& out) const;
-  void qk_program(std::int64_t x, std::int64_t y, std::int64_t z, CtaProgram& out) const;
-  void softmax_program(std::int64_t x, std::int64_t y, CtaProgram& out) const;
-  void pv_program(std::int64_t x, std::int64_t y, CtaProgram& out) const;
+  // The steps of a program that program() was asked for: [first, first + limit) of its `count` steps.
+  struct StepRange {
+    int first = 0;
+    int limit = 0;
+    int begin(int count) const { return std::min(first, count); }
+    int end(int count) const { return count - begin(count) <= limit ? count : begin(count) + limit; }
+  };
+  void tiled_program(std::int64_t x, std::int64_t y, std::int64_t z, StepRange range, CtaProgram& out) const;
+  void qk_program(std::int64_t x, std::int64_t y, std::int64_t z, StepRange range, CtaProgram& out) const;
+  void softmax_program(std::int64_t x, std::int64_t y, StepRange range, CtaProgram& out) const;
+  void pv_program(std::int64_t x, std::int64_t y, StepRange range, CtaProgram& out) const;
   int kv_step_begin() const;
   int kv_step_end(int available) const;
 

@@ -13,6 +13,7 @@
 // or std::async to keep it beside a GPU run, and use run_sweep (sweep.hpp) to spread many over all cores.
 #pragma once
 #include <array>
+#include <atomic>
 #include <optional>
 
 #include "attnscope/sim/dataflow.hpp"
@@ -35,6 +36,9 @@ struct SimOptions {
   std::optional<KernelId> only;  // simulate just this one of the kind's kernels (e.g. naive.softmax)
   // Registers per thread of each kernel (index = KernelId), e.g. the compiled kernel's numRegs; 0 = estimate.
   std::array<int, kKernelIdCount> registers_per_thread{};
+  // When given and set to true (from any thread), simulate() stops within about a millisecond and throws
+  // sim::Cancelled: an interactive caller drops a run whose answer is no longer wanted.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Throws InvalidInput for a bad workload, a tile that does not fit shared memory, or a head dim / dtype
