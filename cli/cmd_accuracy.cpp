@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -33,9 +35,14 @@ struct AccuracyFlags {
   std::string baseline;  // default: <data>/../accuracy/baseline.json
   bool check = false;
   bool write_baseline = false;
-  bool training_only = false;     // fitting aid: only the training subset
-  std::string csv;                // every point: case, kernel, metric, measured, modeled, training
-  std::vector<std::string> only;  // keep cases whose id (file path : kernel) contains one of these
+  bool training_only = false;  // fitting aid: only the training subset
+  std::string csv;             // every point: case, kernel, metric, measured, modeled, training
+  std::vector<std::string>
+      only;  // keep cases whose id (file path : kernel) matches one of these (regex search)
+  std::vector<std::string> skip;  // ... and none of these
+  // The CI gate's baseline from the same run: rows over the points whose case id matches none of gate_skip.
+  std::string gate_baseline;
+  std::vector<std::string> gate_skip;
   int threads = 0;
 };
 
@@ -74,10 +81,16 @@ std::vector<sim::AccuracyCase> report_cases(const fs::path& path, const std::str
     c.tiles = report.tiles;
     c.l2_start = report.provenance.cache_mode == "warm" ? sim::L2Start::warm : sim::L2Start::cold;
     c.in_sequence = report.provenance.cache_mode == "sequence" && c.kind == sim::KernelKind::naive;
-    for (const char* m : {"dram_read", "dram_write", "l2_read", "l2_write", "time"}) {
-      const auto it = k.metrics.find(m);
-      if (it != k.metrics.end() && it->second.measured) c.measured[m] = *it->second.measured;
-    }
+    const auto measured = [&k](const char* name) -> std::optional<double> {
+      const auto it = k.metrics.find(name);
+      return it != k.metrics.end() ? it->second.measured : std::nullopt;
+    };
+    for (const char* m : {"dram_read", "dram_write", "l2_write", "time"})
+      if (const auto v = measured(m)) c.measured[m] = *v;
+    // The report's l2_read is the L2 slices' count of SM reads; what the SMs read from L2 (the model's
+    // l2_read) is the crossbar's byte count. Both are compared (metrics l2_read and l2_read_lts).
+    if (const auto v = measured("l2_read")) c.measured["l2_read_lts"] = *v;
+    if (const auto v = measured("l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum")) c.measured["l2_read"] = *v;
     for (const reports::TileEntry& t : k.tiles) {
       sim::MeasuredTile mt{t.batch, t.head, t.q_tile, t.kv_tile, {}, {}};
       for (const auto& [m, v] : t.metrics)
@@ -122,10 +135,22 @@ int run_accuracy(const AccuracyFlags& f) {
     const fs::path data(f.data);
     std::vector<sim::AccuracyCase> cases;
     std::vector<std::string> sources;
-    const auto keep = [&f](const std::string& id) {
-      return f.only.empty() || std::any_of(f.only.begin(), f.only.end(), [&](const std::string& s) {
-               return id.find(s) != std::string::npos;
-             });
+    // Plain text matches itself: a case is kept when its id contains one of --only and none of --skip.
+    const auto patterns = [](const std::vector<std::string>& texts, const char* flag) {
+      std::vector<std::regex> out;
+      for (const std::string& t : texts) try {
+          out.emplace_back(t);
+        } catch (const std::regex_error& e) {
+          throw sim::InvalidInput(fmt::format("{} '{}' is not a regular expression: {}", flag, t, e.what()));
+        }
+      return out;
+    };
+    const auto only = patterns(f.only, "--only"), skip = patterns(f.skip, "--skip");
+    const auto gate_skip = patterns(f.gate_skip, "--gate-skip");
+    const auto keep = [&](const std::string& id) {
+      const auto found = [&](const std::regex& r) { return std::regex_search(id, r); };
+      return (only.empty() || std::any_of(only.begin(), only.end(), found)) &&
+             std::none_of(skip.begin(), skip.end(), found);
     };
     for (const fs::path& p : json_files(data / "bench", "kernels_")) {
       auto c = sim::load_benchmark_cases(p);
@@ -146,7 +171,8 @@ int run_accuracy(const AccuracyFlags& f) {
       const std::string shown = fs::relative(p, data).string();
       try {
         auto c = report_cases(p, shown, gpu, keep);
-        sources.push_back(fmt::format("{} ({} measured kernels)", shown, c.size()));
+        if (!c.empty() || (f.only.empty() && f.skip.empty()))
+          sources.push_back(fmt::format("{} ({} measured kernels)", shown, c.size()));
         cases.insert(cases.end(), c.begin(), c.end());
       } catch (const reports::ReportError& e) {
         sources.push_back(fmt::format("{} skipped: not a report ({})", shown, e.what()));
@@ -173,7 +199,8 @@ int run_accuracy(const AccuracyFlags& f) {
         "Newest measurement per case (kernel, workload, tiles, cache mode, method) by provenance date: {} "
         "measurements, {} cases, {} older measurements fully replaced by newer ones.\n",
         measurements, cases.size(), replaced);
-    if (!f.only.empty()) fmt::print("Only cases whose id contains: {}\n", fmt::join(f.only, ", "));
+    if (!f.only.empty()) fmt::print("Only cases whose id contains: {}\n", fmt::join(f.only, " or "));
+    if (!f.skip.empty()) fmt::print("Skipping cases whose id contains: {}\n", fmt::join(f.skip, " or "));
     fmt::print("Training subset: tiled, d 64, fp16, non-causal, 4k tokens (n in parentheses).\n\n{}\n",
                table);
     if (!f.markdown.empty()) write_markdown(f.markdown, table);
@@ -182,6 +209,16 @@ int run_accuracy(const AccuracyFlags& f) {
     if (f.write_baseline) {
       sim::write_baseline(baseline, rows);
       fmt::print("baseline written: {}\n", baseline.string());
+    }
+    if (!f.gate_baseline.empty()) {
+      std::vector<sim::AccuracyPoint> gate_points;
+      for (const auto& p : points)
+        if (std::none_of(gate_skip.begin(), gate_skip.end(),
+                         [&](const std::regex& r) { return std::regex_search(p.case_id, r); }))
+          gate_points.push_back(p);
+      sim::write_baseline(f.gate_baseline, sim::accuracy_table(gate_points));
+      fmt::print("gate baseline written: {} ({} of {} points)\n", f.gate_baseline, gate_points.size(),
+                 points.size());
     }
     if (f.check) {
       const auto failures = sim::check_against_baseline(rows, sim::read_baseline(baseline));
@@ -215,7 +252,13 @@ void add_accuracy_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--csv", flags->csv, "write every measured/modeled point");
   cmd->add_option(
       "--only", flags->only,
-      "keep only cases whose id (<file under data>:<kernel>) contains this text (repeatable: any)");
+      "keep only cases whose id (<file under data>:<kernel>) contains this text or regex (repeatable: "
+      "any)");
+  cmd->add_option("--skip", flags->skip, "leave out cases whose id contains this text or regex (repeatable)");
+  cmd->add_option("--gate-baseline", flags->gate_baseline,
+                  "also write the baseline of the subset without the --gate-skip cases (the CI gate's)");
+  cmd->add_option("--gate-skip", flags->gate_skip,
+                  "cases the CI gate leaves out (text or regex; repeatable)");
   cmd->add_option("--threads", flags->threads, "model threads (0 = all cores)")
       ->check(CLI::NonNegativeNumber);
   cmd->callback([flags, exit_code] { *exit_code = run_accuracy(*flags); });

@@ -518,7 +518,7 @@ std::string samples_section(const Report& r) {
     if (series.empty()) continue;
     svg::ChartOptions o;
     o.title = k.name + ": throughput over time";
-    o.x_label = "time in the kernel (µs)";
+    o.x_label = "time from the launch (µs)";
     o.y_label = "TB/s";
     o.note = fmt::format("{} PM samples", k.samples.size());
     charts += "<div class=\"panel\">" + svg::line_chart(series, o) + "</div>";

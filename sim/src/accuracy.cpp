@@ -55,7 +55,10 @@ double median_of(std::vector<double> v) {
 }
 
 const std::vector<std::string>& table_metrics() {
-  static const std::vector<std::string> m{"dram_read", "dram_write", "l2_read",
+  // l2_read: what the SMs read from L2 (the model's requests; measured as l1tex__m_xbar2l1tex_read_bytes).
+  // l2_read_lts: the same reads as the L2 slices count them (lts__t_sectors_srcunit_tex_op_read), fewer where
+  // many SMs read the same tiles at once (docs/accuracy.md); the model predicts its requests for both.
+  static const std::vector<std::string> m{"dram_read", "dram_write", "l2_read",   "l2_read_lts",
                                           "l2_write",  "time",       "tile_bytes"};
   return m;
 }
@@ -68,7 +71,7 @@ double model_metric(const KernelResult& k, const std::string& metric) {
   if (metric == "time") return k.time_s;
   if (metric == "dram_read") return static_cast<double>(k.totals.hbm_read);
   if (metric == "dram_write") return static_cast<double>(k.totals.hbm_write);
-  if (metric == "l2_read") return static_cast<double>(k.totals.l2_read);
+  if (metric == "l2_read" || metric == "l2_read_lts") return static_cast<double>(k.totals.l2_read);
   if (metric == "l2_write") return static_cast<double>(k.totals.l2_write);
   throw InvalidInput("accuracy: unknown metric '" + metric + "'");
 }
@@ -274,7 +277,8 @@ std::vector<AccuracyPoint> evaluate_cases(const GpuSpec& gpu, const std::vector<
 
 std::optional<AccuracyTarget> target_for(const std::string& metric) {
   if (metric == "dram_read" || metric == "dram_write") return AccuracyTarget{0.03, 0.08};
-  if (metric == "l2_read" || metric == "l2_write") return AccuracyTarget{0.05, 0.10};
+  if (metric == "l2_read" || metric == "l2_read_lts" || metric == "l2_write")
+    return AccuracyTarget{0.05, 0.10};
   if (metric == "time") return AccuracyTarget{0.10, 0.20};
   if (metric == "tile_bytes") return AccuracyTarget{0.05, std::nullopt};
   return std::nullopt;

@@ -486,6 +486,17 @@ void Engine::flush(bool write, LevelBytes& bytes) {
         partition_sectors_[home] += c.miss_sectors;
       } else {
         partition_sectors_[home] += sectors;
+        if (near_copies_ && write && home != near_partition_) {
+          // A store to a line homed in the other partition passes through the near partition, which keeps a
+          // clean copy (the home partition holds it dirty): written data, too, takes room on both sides.
+          partition_sectors_[near_partition_] += sectors;
+          const L2Cache::Outcome c = l2_.access(l2_.copy_set(p.set, static_cast<int>(near_partition_)),
+                                                p.block, p.sectors, false, true);
+          if (c.writeback_sectors > 0) {
+            written_back += c.writeback_sectors;
+            channel_write_[hbm_channel(c.victim_line, channel_count_)] += c.writeback_sectors;
+          }
+        }
       }
       const L2Cache::Outcome o = l2_.access(p.set, p.block, want, write);
       hit += o.hit_sectors;

@@ -64,7 +64,11 @@ std::int64_t smem_bytes_per_cta(KernelId k, const Workload& w, const TileConfig&
     case KernelId::naive_qk:
       return std::int64_t{t.gemm_stages} * (t.gemm_bm + t.gemm_bn) * t.gemm_bk * e;
     case KernelId::naive_softmax:
-      return 0;
+      // Rows of up to kSoftmaxRegisterRowLimit keys are copied once into shared memory (one row per warp,
+      // padded to whole 16-byte chunks); longer rows stream through two passes without shared memory.
+      return w.seq_kv <= kSoftmaxRegisterRowLimit
+                 ? std::int64_t{t.softmax_rows_per_cta} * ((w.seq_kv + 7) / 8 * 8) * e
+                 : 0;
     case KernelId::naive_pv:
       return std::int64_t{t.gemm_stages} * (std::int64_t{t.gemm_bm} * t.gemm_bk + t.gemm_bk * w.head_dim) * e;
   }
@@ -95,21 +99,17 @@ int estimate_registers_per_thread(KernelId k, const Workload& w, const TileConfi
     case KernelId::naive_pv: {
       const std::int64_t wm = t.gemm_bm / t.gemm_warps;
       regs += wm * d / 32 + (wm + d) * 16 * e / 4 / 32;
+      // The compiled d = 64 kernels (docs/kernel-notes.md): 64 registers under __launch_bounds__(256, 4) when
+      // P's rows are 16-byte aligned (Nkv % 8 == 0), 106 under (256, 2) for the 2-byte-load unaligned path.
+      if (d == 64) regs = w.seq_kv % 8 == 0 ? 64 : 106;
       break;
     }
-    case KernelId::naive_softmax: {
-      // The row, packed, per lane: the kernel is compiled for rows of up to 256 * kVecs keys with kVecs in
-      // {4, 16, 32} (8 elements per vector); longer rows stream through two passes and hold only one vector
-      // plus its 8 fp32 values (kernels/src/naive_softmax.cu). The streaming kernel's few registers let many
-      // CTAs run per SM, so hundreds of rows are in flight at once: that decides whether the second pass
-      // still finds its row in L2.
-      const std::int64_t vecs = w.seq_kv <= 1024                       ? 4
-                                : w.seq_kv <= 4096                     ? 16
-                                : w.seq_kv <= kSoftmaxRegisterRowLimit ? 32
-                                                                       : 0;
-      regs += vecs > 0 ? vecs * 8 * e / 4 : 8 * e / 4 + 8;
+    case KernelId::naive_softmax:
+      // The row lives in shared memory (or streams through twice): a few running values per lane. The
+      // compiled kernels use 25-32 registers (docs/kernel-notes.md); occupancy is set by shared memory or
+      // threads.
+      regs = 32;
       break;
-    }
   }
   regs = (regs + 7) / 8 * 8;
   // __launch_bounds__(threads, min_blocks) of the real kernels caps registers so min_blocks CTAs fit the
@@ -122,7 +122,7 @@ int estimate_registers_per_thread(KernelId k, const Workload& w, const TileConfi
     min_blocks = (t.br / t.warps == 32 || (d == 64 && t.bc <= 64)) ? 2 : 1;
   } else if (k == KernelId::naive_pv) {
     threads = std::int64_t{32} * t.gemm_warps;
-    min_blocks = d == 64 ? 4 : 2;
+    min_blocks = d == 64 && w.seq_kv % 8 == 0 ? 4 : 2;
   }
   // Only where the kernels are built that way: every compiled configuration leaves >= 128 registers under its
   // bound (256 threads x 2, 128 x 2); a bound tighter than that would be a kernel nobody compiled (it would

@@ -45,7 +45,12 @@ TEST(Dataflow, SharedMemoryPerCtaIsTheSharedStorageFormula) {
   const TileConfig t;
   EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_qk, w, t), 2 * (128 + 128) * 32 * 2);
   EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_pv, w, t), 2 * (128 * 32 + 32 * 64) * 2);
-  EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_softmax, w, t), 0);
+  // Softmax: each of the 8 warps copies its row (padded to 16-byte chunks) into shared memory up to 8192 keys;
+  // longer rows stream through two passes with none.
+  EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_softmax, w, t), 8 * 256 * 2);
+  EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_softmax, shape(1, 1, 256, 197, 64), t), 8 * 200 * 2);
+  EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_softmax, shape(1, 1, 256, 8192, 64), t), 8 * 8192 * 2);
+  EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_softmax, shape(1, 1, 256, 8200, 64), t), 0);
 }
 
 TEST(Dataflow, AddressMapLaysOutAlignedRowMajorRegions) {

@@ -48,7 +48,8 @@ struct AccuracyCase {
   // A naive kernel measured inside the back-to-back chain (profiler --cache sequence): modeled as that kernel
   // of the whole chain, not alone.
   bool in_sequence = false;
-  std::map<std::string, double> measured;  // "time" (s), "dram_read", "dram_write", "l2_read", "l2_write" (B)
+  std::map<std::string, double> measured;  // "time" (s), "dram_read", "dram_write", "l2_read", "l2_read_lts",
+                                           // "l2_write" (B)
   std::vector<MeasuredTile> measured_tiles;  // compared as metric "tile_bytes" (every byte metric of a tile)
   bool training = false;                     // part of the subset the model's fitted constants were fitted on
 };

@@ -38,7 +38,8 @@ struct GpuSpec {
   // 1: each partition also caches clean copies of lines that live in another partition (their home) when its
   // own SMs read them, so data read from both halves of the chip is held twice (A100/H100 whitepapers: "each
   // L2 partition localizes and caches data for memory accesses from SMs in the GPCs directly connected to the
-  // partition"). 0 (field absent): one copy per line. Writes go to the line's home partition.
+  // partition"); stores from SMs of the other half pass through their near partition, which keeps a clean
+  // copy, and reach the home partition, which holds the line dirty. 0 (field absent): one copy per line.
   int l2_near_copies = 0;
   double l2_bandwidth = 0;  // bytes/s, SM<->L2 aggregate
   double l2_latency_ns = 0;
