@@ -27,6 +27,25 @@ std::uint8_t dirty_of(std::uint32_t e) {
   return static_cast<std::uint8_t>(e >> kDirtyShift);
 }
 
+#if defined(__SSE2__)
+// Move to front in a 16-way set (four 4-entry vectors, 64-byte aligned): entries 0..way-1 move one place
+// back, `front` becomes entry 0, entries after `way` stay. The compiler made the scalar loop a memmove call,
+// a visible cost on the line-by-line hot path; this is four loads, shifts, blends and stores.
+void move_to_front16(std::uint32_t* set, int way, std::uint32_t front) {
+  const __m128i limit = _mm_set1_epi32(way + 1);  // entries with index <= way take their predecessor
+  __m128i carry = _mm_cvtsi32_si128(static_cast<int>(front));
+  for (int k = 0; k < 4; ++k) {
+    auto* p = reinterpret_cast<__m128i*>(set + 4 * k);
+    const __m128i v = _mm_load_si128(p);
+    const __m128i shifted = _mm_or_si128(_mm_slli_si128(v, 4), carry);
+    carry = _mm_srli_si128(v, 12);  // this vector's last entry becomes the next vector's first
+    const __m128i index = _mm_setr_epi32(4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3);
+    const __m128i take = _mm_cmplt_epi32(index, limit);
+    _mm_store_si128(p, _mm_or_si128(_mm_and_si128(take, shifted), _mm_andnot_si128(take, v)));
+  }
+}
+#endif
+
 }  // namespace
 
 L2Cache::L2Cache(const GpuSpec& gpu)
@@ -113,8 +132,14 @@ L2Cache::Outcome L2Cache::access(std::uint32_t set_index, std::uint64_t block, s
   out.miss_mask = static_cast<std::uint8_t>(sectors & ~hit);
   e |= std::uint32_t{sectors} << kValidShift;
   if (write) e |= std::uint32_t{sectors} << kDirtyShift;
-  // Move to front: the entries more recent than it shift one place back.
-  for (int w = way; w > 0; --w) set[w] = set[w - 1];  // short: not worth a call to memmove
+    // Move to front: the entries more recent than it shift one place back.
+#if defined(__SSE2__)
+  if (ways_ == 16) {
+    move_to_front16(set, way, e);
+    return out;
+  }
+#endif
+  for (int w = way; w > 0; --w) set[w] = set[w - 1];
   set[0] = e;
   return out;
 }
