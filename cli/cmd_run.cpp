@@ -48,9 +48,10 @@ struct RunFlags {
 // tile configuration (the naive kernels' GEMM tiling is fixed).
 bool same_problem(const reports::Report& r, const sim::Workload& w, const sim::TileConfig& t, bool naive) {
   const auto& rw = r.workload;
-  const bool same_workload = r.kind == "profile" && r.provenance.cache_mode == "flush" && rw.batch == w.batch &&
-                             rw.heads == w.heads && rw.seq_q == w.seq_q && rw.seq_kv == w.seq_kv &&
-                             rw.head_dim == w.head_dim && rw.dtype == w.dtype && rw.causal == w.causal;
+  const bool same_workload = r.kind == "profile" && r.provenance.cache_mode == "flush" &&
+                             rw.batch == w.batch && rw.heads == w.heads && rw.seq_q == w.seq_q &&
+                             rw.seq_kv == w.seq_kv && rw.head_dim == w.head_dim && rw.dtype == w.dtype &&
+                             rw.causal == w.causal;
   return same_workload && (naive || (r.tiles.br == t.br && r.tiles.bc == t.bc && r.tiles.warps == t.warps &&
                                      r.tiles.stages == t.stages));
 }
@@ -72,39 +73,47 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(f.measurements))
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
-  std::sort(files.begin(), files.end());
+  // Newest run folder first (folders are named h200-YYYYMMDDTHHMMSSZ), files in name order within one.
+  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
+    if (a.parent_path() != b.parent_path()) return a.parent_path() > b.parent_path();
+    return a.filename() < b.filename();
+  });
   // A recording may hold naive kernels, the tiled kernel or both: take the first recording of each.
   reports::Report naive_part, tiled_part;
-  for (const auto& file : files) {
-    if (!naive_part.kernels.empty() && !tiled_part.kernels.empty()) break;
-    reports::Report r;
-    try {
-      r = reports::read_report(file);
-    } catch (const reports::ReportError&) {
-      continue;  // not a report (e.g. an ncu comparison table); the pipeline tests check every report
-    }
-    if (r.kernels.empty()) continue;
-    // CUPTI's own kernel replay restores memory between passes, so its L2 state is not the flushed one.
-    const auto replay = r.kernels.front().notes.find("measure.replay");
-    if (replay != r.kernels.front().notes.end() && replay->second.rfind("kernel", 0) == 0) continue;
-    const bool want_naive = naive_part.kernels.empty() && reports::find_kernel(r, "naive.qk") != nullptr &&
-                            same_problem(r, w, t, true);
-    const bool want_tiled = tiled_part.kernels.empty() && reports::find_kernel(r, "tiled") != nullptr &&
-                            same_problem(r, w, t, false);
-    if (!want_naive && !want_tiled) continue;
-    used.push_back(file);
-    const reports::Report fresh = profiler::remodel_report(r, gpu);
-    for (const auto& k : fresh.kernels) {
-      const bool is_naive = k.name.rfind("naive", 0) == 0;
-      if (!(is_naive ? want_naive : want_tiled)) continue;
-      reports::Report& part = is_naive ? naive_part : tiled_part;
-      if (part.kernels.empty()) {
-        part = fresh;
-        part.kernels.clear();
+  for (int pass = 0; pass < 2; ++pass)
+    for (const auto& file : files) {
+      if (!naive_part.kernels.empty() && !tiled_part.kernels.empty()) break;
+      reports::Report r;
+      try {
+        r = reports::read_report(file);
+      } catch (const reports::ReportError&) {
+        continue;  // not a report (e.g. an ncu comparison table); the pipeline tests check every report
       }
-      part.kernels.push_back(k);
+      if (r.kernels.empty()) continue;
+      // CUPTI's own kernel replay restores memory between passes, so its L2 state is not the flushed one.
+      const auto replay = r.kernels.front().notes.find("measure.replay");
+      if (replay != r.kernels.front().notes.end() && replay->second.rfind("kernel", 0) == 0) continue;
+      // First pass: only recordings with tile entries (heatmaps and timelines); second: any.
+      const auto usable = [&](const char* name) {
+        const reports::KernelEntry* k = reports::find_kernel(r, name);
+        return k != nullptr && (pass == 1 || !k->tiles.empty());
+      };
+      const bool want_naive = naive_part.kernels.empty() && usable("naive.qk") && same_problem(r, w, t, true);
+      const bool want_tiled = tiled_part.kernels.empty() && usable("tiled") && same_problem(r, w, t, false);
+      if (!want_naive && !want_tiled) continue;
+      used.push_back(file);
+      const reports::Report fresh = profiler::remodel_report(r, gpu);
+      for (const auto& k : fresh.kernels) {
+        const bool is_naive = k.name.rfind("naive", 0) == 0;
+        if (!(is_naive ? want_naive : want_tiled)) continue;
+        reports::Report& part = is_naive ? naive_part : tiled_part;
+        if (part.kernels.empty()) {
+          part = fresh;
+          part.kernels.clear();
+        }
+        part.kernels.push_back(k);
+      }
     }
-  }
   out = std::move(naive_part);
   append(out, std::move(tiled_part));
   return out;
@@ -153,7 +162,8 @@ int run(const RunFlags& f) {
   }
   if (report.kernels.empty()) {
     std::vector<fs::path> used;
-    std::fprintf(stderr, "attnscope run: no GPU here; re-running the model against recorded measurements in %s\n",
+    std::fprintf(stderr,
+                 "attnscope run: no GPU here; re-running the model against recorded measurements in %s\n",
                  f.measurements.c_str());
     report = from_recorded(f, w, t, gpu, used);
     if (!report.kernels.empty()) {
@@ -190,13 +200,16 @@ int run(const RunFlags& f) {
 void add_run_command(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<RunFlags>();
   auto* cmd = app.add_subcommand(
-      "run", "the main job: profile (with a GPU) or re-model recorded H200 measurements (without), write reports");
+      "run",
+      "the main job: profile (with a GPU) or re-model recorded H200 measurements (without), write reports");
   add_workload_options(*cmd, flags->workload);
-  cmd->add_option("--out,-o", flags->out, "directory for report.json/.html/.md/-totals.csv/-tiles.csv/-trace.json")
+  cmd->add_option("--out,-o", flags->out,
+                  "directory for report.json/.html/.md/-totals.csv/-tiles.csv/-trace.json")
       ->capture_default_str();
   cmd->add_option("--measurements", flags->measurements, "recorded profile reports to compare the model with")
       ->capture_default_str();
-  cmd->add_option("--device", flags->device, "auto: profile when a GPU is present; never: always use recordings")
+  cmd->add_option("--device", flags->device,
+                  "auto: profile when a GPU is present; never: always use recordings")
       ->check(CLI::IsMember({"auto", "never"}))
       ->capture_default_str();
   cmd->add_option("--gate", flags->gates, "gate expression, e.g. 'tiled.dram_read.error < 5%' (repeatable)");
