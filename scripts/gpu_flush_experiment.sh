@@ -28,7 +28,8 @@ for r in $(seq 1 "$reps"); do
     done
   done
   for k in naive tiled; do
-    ncu --clock-control none --cache-control all --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv \
+    ncu --clock-control none --cache-control all --kernel-name regex:'^(naive|tiled)' \
+      --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv \
       --print-units base "$bin" profile --preset llm-4k --kernel "$k" --no-causal --launch-only \
       >"$dir/ncu-$k-$r.log" 2>&1 || echo "ncu $k $r failed"
   done

@@ -148,7 +148,8 @@ run "llm-4k-tiled-kernel-replay" "$bin" profile --preset llm-4k --kernel tiled -
 # ---- 2. ncu on the same kernels: DRAM bytes side by side (target: within 2%) ---------------------------
 say "ncu vs in-process CUPTI"
 for k in naive tiled; do
-  run "ncu-$k" ncu --clock-control none --cache-control all --metrics dram__bytes_read.sum,dram__bytes_write.sum \
+  run "ncu-$k" ncu --clock-control none --cache-control all --kernel-name regex:'^(naive|tiled)' \
+    --metrics dram__bytes_read.sum,dram__bytes_write.sum \
     --csv --print-units base "$bin" profile --preset llm-4k --kernel "$k" --no-causal --launch-only
 done
 python3 "$compare_py" "$work" ncu_vs_cupti "naive:ncu-naive.log:llm-4k-naive.json" \
@@ -161,7 +162,7 @@ t0=$(date +%s.%N)
 run "timing-attnscope" "$bin" profile --preset llm-4k --kernel both --tiles none --no-timeline --no-model \
   -o "$work/timing-attnscope.json"
 t1=$(date +%s.%N)
-run "timing-ncu" ncu --clock-control none --cache-control all --metrics "$metrics" --csv --print-units base \
+run "timing-ncu" ncu --clock-control none --cache-control all --kernel-name regex:'^(naive|tiled)' --metrics "$metrics" --csv --print-units base \
   "$bin" profile --preset llm-4k --kernel both --launch-only
 t2=$(date +%s.%N)
 {

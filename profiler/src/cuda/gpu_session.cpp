@@ -331,9 +331,17 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   }
 
   if (!s.options.use_cupti) {  // --launch-only: each kernel once, for an outside profiler (ncu)
-    for (const auto& n : names) work.launch(n, nullptr);
+    // With the default cache mode each kernel starts from our flushed L2, as in a measured run, so that
+    // `ncu --cache-control none` sees the same start state as the in-process profiler (flush kernels are
+    // named attnscope_l2_*; filter them out with ncu's --kernel-name).
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      if (request.cache == CacheMode::flush || (request.cache == CacheMode::sequence && i == 0)) s.flush();
+      work.launch(names[i], nullptr);
+    }
     ATTNSCOPE_CUDA(cudaStreamSynchronize(s.stream));
-    m.notes.push_back("launch only: each kernel ran once with no counters (for ncu)");
+    m.notes.push_back(request.cache == CacheMode::warm
+                          ? "launch only: each kernel ran once with no counters (for ncu)"
+                          : "launch only: each kernel ran once with no counters (for ncu), after an L2 flush");
     cuda::read_clocks(m.device);
     return m;
   }

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Issue 5, the one criterion still missing: the tiled kernel's DRAM writes are 25-28 % below ncu's (6.2 vs
+# 8.5 MB at llm-4k) while every other DRAM number agrees within 0.3 %. The flush method, the device addresses
+# and the number of counters/passes were ruled out (tests/data/h200/flush-experiment-*). This run asks what
+# else differs under ncu: its own cache flush (--cache-control none after our flush instead), its kernel
+# replay (--replay-mode application), and the clocks the kernel ran at (SM and DRAM cycles per second,
+# duration), with the same counters collected by both tools. On the GPU machine, from the repo root:
+#   LD_LIBRARY_PATH=$PWD/.gpucarry/lib:$LD_LIBRARY_PATH REPS=3 scripts/gpu_ncu_variants.sh .gpucarry/build
+# Writes $OUT/ncu_variants/ (reports, ncu logs, summary.txt, summary.json).
+set -uo pipefail
+build="${1:-build-profiler}"
+bin="$build/cli/attnscope"
+reps="${REPS:-3}"
+kernels="${KERNELS:-tiled naive}"
+dir="${OUT:-$PWD/out}/ncu_variants"
+mkdir -p "$dir"
+export ATTNSCOPE_GPU_SPEC_DIR="${ATTNSCOPE_GPU_SPEC_DIR:-$PWD/sim/gpus}"
+[ -d /usr/local/cuda/lib64 ] && export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+{ date -u +%FT%TZ; nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; "$bin" --version; ncu --version | tail -1; } \
+  | tee "$dir/system.txt"
+metrics=(dram__bytes_read.sum dram__bytes_write.sum lts__t_sectors_op_write.sum gpu__time_duration.sum
+  sm__cycles_elapsed.avg.per_second dram__cycles_elapsed.avg.per_second)
+joined=$(IFS=,; echo "${metrics[*]}")
+only=()
+for m in "${metrics[@]}"; do only+=(--metric "$m"); done
+ncu_common=(ncu --clock-control none --kernel-name "regex:^(naive|tiled)" --metrics "$joined" --csv --print-units base)
+for r in $(seq 1 "$reps"); do
+  for k in $kernels; do
+    echo "rep $r kernel $k"
+    "$bin" profile --preset llm-4k --kernel "$k" --no-causal --tiles none --no-timeline --no-model --only-metrics \
+      "${only[@]}" -o "$dir/cupti-$k-$r.json" >"$dir/cupti-$k-$r.log" 2>&1 || echo "cupti $k $r failed"
+    # ncu's own flush before the kernel (as in every earlier comparison).
+    "${ncu_common[@]}" --cache-control all "$bin" profile --preset llm-4k --kernel "$k" --no-causal --launch-only \
+      >"$dir/ncu-all-$k-$r.log" 2>&1 || echo "ncu-all $k $r failed"
+    # No ncu flush: the kernel starts from attnscope's own flush (launch-only flushes before each kernel).
+    "${ncu_common[@]}" --cache-control none "$bin" profile --preset llm-4k --kernel "$k" --no-causal --launch-only \
+      >"$dir/ncu-none-$k-$r.log" 2>&1 || echo "ncu-none $k $r failed"
+    # Application replay: no save/restore of device memory between passes; the process runs once per pass.
+    "${ncu_common[@]}" --cache-control all --replay-mode application "$bin" profile --preset llm-4k --kernel "$k" \
+      --no-causal --launch-only >"$dir/ncu-app-$k-$r.log" 2>&1 || echo "ncu-app $k $r failed"
+  done
+done
+python3 - "$dir" "$reps" "$kernels" "$joined" <<'PY'
+import csv, io, json, statistics, sys
+d, reps, kinds, metrics = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4].split(",")
+names = {"naive": ["naive.qk", "naive.softmax", "naive.pv"], "tiled": ["tiled"]}
+sources = ["cupti", "ncu-all", "ncu-none", "ncu-app"]
+vals = {}  # (source, kernel, metric) -> [values]
+for r in range(1, reps + 1):
+    for k in kinds:
+        try:
+            rep = json.load(open(f"{d}/cupti-{k}-{r}.json"))
+            for kern in rep["kernels"]:
+                for metric in metrics:
+                    v = kern["metrics"].get(metric, {}).get("measured")
+                    if v is not None: vals.setdefault(("cupti", kern["name"], metric), []).append(v)
+        except (OSError, ValueError, KeyError):
+            pass
+        for src in sources[1:]:
+            try: text = open(f"{d}/{src}-{k}-{r}.log").read()
+            except OSError: continue
+            rows = list(csv.DictReader(io.StringIO("\n".join(l for l in text.splitlines() if l.startswith('"')))))
+            ids = sorted({int(x["ID"]) for x in rows if x.get("ID", "").isdigit()})
+            for i, kid in enumerate(ids[:len(names[k])]):
+                for x in rows:
+                    if x.get("ID") == str(kid):
+                        try: v = float(x["Metric Value"].replace(",", ""))
+                        except ValueError: continue
+                        vals.setdefault((src, names[k][i], x["Metric Name"]), []).append(v)
+out, lines = [], ["llm-4k non-causal: median [min..max] over %d runs; %% vs ncu-all median" % reps]
+for k in kinds:
+    for kern in names[k]:
+        for metric in metrics:
+            ref = vals.get(("ncu-all", kern, metric))
+            for src in sources:
+                v = vals.get((src, kern, metric))
+                if not v: continue
+                med = statistics.median(v)
+                diff = "" if src == "ncu-all" or not ref else "  %+7.2f%%" % ((med / statistics.median(ref) - 1) * 100)
+                lines.append(f"{kern:14s} {metric:38s} {src:9s} {med:14.6g} [{min(v):.6g}..{max(v):.6g}]{diff}")
+                out.append({"kernel": kern, "metric": metric, "source": src, "values": v})
+open(f"{d}/summary.json", "w").write(json.dumps(out, indent=1))
+open(f"{d}/summary.txt", "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
