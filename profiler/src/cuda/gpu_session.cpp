@@ -339,9 +339,10 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
       work.launch(names[i], nullptr);
     }
     ATTNSCOPE_CUDA(cudaStreamSynchronize(s.stream));
-    m.notes.push_back(request.cache == CacheMode::warm
-                          ? "launch only: each kernel ran once with no counters (for ncu)"
-                          : "launch only: each kernel ran once with no counters (for ncu), after an L2 flush");
+    m.notes.push_back(
+        request.cache == CacheMode::warm
+            ? "launch only: each kernel ran once with no counters (for ncu)"
+            : "launch only: each kernel ran once with no counters (for ncu), after an L2 flush");
     cuda::read_clocks(m.device);
     return m;
   }
