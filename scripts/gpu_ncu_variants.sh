@@ -84,3 +84,46 @@ open(f"{d}/summary.json", "w").write(json.dumps(out, indent=1))
 open(f"{d}/summary.txt", "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
+
+# ---- Leftover: where do the missing writes go? ------------------------------------------------------------
+# launch-only runs flush before each kernel and after the last one, so under ncu the flush-read kernel after
+# a kernel writes back exactly that kernel's dirty leftover (the in-process report's l2_dirty_end), and the
+# one before it shows what was dirty at its start. With ncu --cache-control all, ncu's own flush runs before
+# every profiled kernel (also before the flush kernels), so only --cache-control none shows the leftover.
+for r in $(seq 1 "${LEFTOVER_REPS:-2}"); do
+  for k in $kernels; do
+    for cc in none all; do
+      ncu --clock-control none --cache-control "$cc" --kernel-name "regex:^(naive|tiled|attnscope_l2_flush_read)" \
+        --metrics dram__bytes_read.sum,dram__bytes_write.sum --csv --print-units base \
+        "$bin" profile --preset llm-4k --kernel "$k" --no-causal --launch-only \
+        >"$dir/leftover-$cc-$k-$r.log" 2>&1 || echo "leftover $cc $k $r failed"
+    done
+    "$bin" profile --preset llm-4k --kernel "$k" --no-causal --tiles none --no-timeline --no-model --only-metrics \
+      --metric dram__bytes_read.sum --metric dram__bytes_write.sum -o "$dir/leftover-cupti-$k-$r.json" \
+      >"$dir/leftover-cupti-$k-$r.log" 2>&1 || echo "leftover cupti $k $r failed"
+  done
+done
+python3 - "$dir" <<'PY' | tee "$dir/leftover.txt"
+import csv, glob, io, json, os, sys
+d = sys.argv[1]
+print("DRAM bytes (MB) per launch, in launch order (flush = attnscope_l2_flush_read: its writes are the dirty")
+print("lines left by what ran before it); in-process: the kernel's writes and its l2_dirty_end")
+for f in sorted(glob.glob(f"{d}/leftover-*.log")):
+    if "cupti" in f: continue
+    text = open(f).read()
+    rows = list(csv.DictReader(io.StringIO("\n".join(l for l in text.splitlines() if l.startswith('"')))))
+    seq = {}
+    for x in rows:
+        if not x.get("ID", "").isdigit(): continue
+        e = seq.setdefault(int(x["ID"]), {"name": x["Kernel Name"].split("(")[0].split("<")[0]})
+        e[x["Metric Name"]] = float(x["Metric Value"].replace(",", "")) / 1e6
+    parts = ["%s r %.2f w %.2f" % (e["name"].replace("attnscope_l2_flush_read", "flush"),
+             e.get("dram__bytes_read.sum", -1), e.get("dram__bytes_write.sum", -1)) for _, e in sorted(seq.items())]
+    print(os.path.basename(f), ": ", " | ".join(parts))
+for f in sorted(glob.glob(f"{d}/leftover-cupti-*.json")):
+    try: rep = json.load(open(f))
+    except (OSError, ValueError): continue
+    print(os.path.basename(f), ": ", " | ".join("%s w %.2f dirty_end %.2f" % (k["name"],
+          k["metrics"]["dram__bytes_write.sum"]["measured"] / 1e6,
+          (k["metrics"].get("l2_dirty_end", {}).get("measured") or 0) / 1e6) for k in rep["kernels"]))
+PY

@@ -331,18 +331,21 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   }
 
   if (!s.options.use_cupti) {  // --launch-only: each kernel once, for an outside profiler (ncu)
-    // With the default cache mode each kernel starts from our flushed L2, as in a measured run, so that
-    // `ncu --cache-control none` sees the same start state as the in-process profiler (flush kernels are
-    // named attnscope_l2_*; filter them out with ncu's --kernel-name).
+    // With the default cache mode each kernel starts from our flushed L2, as in a measured run, and a last
+    // flush follows the last kernel, so that an outside profiler sees the same start state as the in-process
+    // profiler (`ncu --cache-control none`) and each kernel's dirty leftover as the next flush kernel's DRAM
+    // writes (the in-process `l2_dirty_end`). The flush kernels are named attnscope_l2_*: ncu's
+    // --kernel-name filters them in or out.
+    const bool flushed = request.cache == CacheMode::flush;
     for (std::size_t i = 0; i < names.size(); ++i) {
-      if (request.cache == CacheMode::flush || (request.cache == CacheMode::sequence && i == 0)) s.flush();
+      if (flushed || (request.cache == CacheMode::sequence && i == 0)) s.flush();
       work.launch(names[i], nullptr);
     }
+    if (flushed) s.flush();
     ATTNSCOPE_CUDA(cudaStreamSynchronize(s.stream));
-    m.notes.push_back(
-        request.cache == CacheMode::warm
-            ? "launch only: each kernel ran once with no counters (for ncu)"
-            : "launch only: each kernel ran once with no counters (for ncu), after an L2 flush");
+    m.notes.push_back(flushed
+                          ? "launch only: each kernel ran once with no counters (for ncu), between L2 flushes"
+                          : "launch only: each kernel ran once with no counters (for ncu)");
     cuda::read_clocks(m.device);
     return m;
   }
