@@ -78,31 +78,53 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
     if (a.parent_path() != b.parent_path()) return a.parent_path() > b.parent_path();
     return a.filename() < b.filename();
   });
-  // A recording may hold naive kernels, the tiled kernel or both: take the first recording of each.
+  // Each file is read once; the recordings of this problem are kept, in that order.
+  struct Recording {
+    fs::path file;
+    reports::Report report;
+    bool naive = false;  // holds the naive kernels of this workload
+    bool tiled = false;  // holds the tiled kernel of this workload and tiles
+  };
+  std::vector<Recording> recordings;
+  bool naive_with_tiles = false, tiled_with_tiles = false;
+  for (const auto& file : files) {
+    Recording rec;
+    rec.file = file;
+    try {
+      rec.report = reports::read_report(file);
+    } catch (const reports::ReportError&) {
+      continue;  // not a report (e.g. an ncu comparison table); the pipeline tests check every report
+    }
+    const reports::Report& r = rec.report;
+    if (r.kernels.empty()) continue;
+    // CUPTI's own kernel replay restores memory between passes, so its L2 state is not the flushed one.
+    const auto replay = r.kernels.front().notes.find("measure.replay");
+    if (replay != r.kernels.front().notes.end() && replay->second.rfind("kernel", 0) == 0) continue;
+    rec.naive = reports::find_kernel(r, "naive.qk") != nullptr && same_problem(r, w, t, true);
+    rec.tiled = reports::find_kernel(r, "tiled") != nullptr && same_problem(r, w, t, false);
+    if (!rec.naive && !rec.tiled) continue;
+    const auto with_tiles = [&r](const char* name) { return !reports::find_kernel(r, name)->tiles.empty(); };
+    naive_with_tiles = naive_with_tiles || (rec.naive && with_tiles("naive.qk"));
+    tiled_with_tiles = tiled_with_tiles || (rec.tiled && with_tiles("tiled"));
+    recordings.push_back(std::move(rec));
+    if (naive_with_tiles && tiled_with_tiles)
+      break;  // the choice below is made: older files cannot change it
+  }
+  // A recording may hold naive kernels, the tiled kernel or both: take the first recording of each, in a
+  // first pass only recordings with tile entries (heatmaps and timelines), in a second any.
   reports::Report naive_part, tiled_part;
   for (int pass = 0; pass < 2; ++pass)
-    for (const auto& file : files) {
+    for (const auto& rec : recordings) {
       if (!naive_part.kernels.empty() && !tiled_part.kernels.empty()) break;
-      reports::Report r;
-      try {
-        r = reports::read_report(file);
-      } catch (const reports::ReportError&) {
-        continue;  // not a report (e.g. an ncu comparison table); the pipeline tests check every report
-      }
-      if (r.kernels.empty()) continue;
-      // CUPTI's own kernel replay restores memory between passes, so its L2 state is not the flushed one.
-      const auto replay = r.kernels.front().notes.find("measure.replay");
-      if (replay != r.kernels.front().notes.end() && replay->second.rfind("kernel", 0) == 0) continue;
-      // First pass: only recordings with tile entries (heatmaps and timelines); second: any.
-      const auto usable = [&](const char* name) {
-        const reports::KernelEntry* k = reports::find_kernel(r, name);
-        return k != nullptr && (pass == 1 || !k->tiles.empty());
+      const auto has_tiles = [&](const char* name) {
+        const reports::KernelEntry* k = reports::find_kernel(rec.report, name);
+        return pass == 1 || !k->tiles.empty();
       };
-      const bool want_naive = naive_part.kernels.empty() && usable("naive.qk") && same_problem(r, w, t, true);
-      const bool want_tiled = tiled_part.kernels.empty() && usable("tiled") && same_problem(r, w, t, false);
+      const bool want_naive = naive_part.kernels.empty() && rec.naive && has_tiles("naive.qk");
+      const bool want_tiled = tiled_part.kernels.empty() && rec.tiled && has_tiles("tiled");
       if (!want_naive && !want_tiled) continue;
-      used.push_back(file);
-      const reports::Report fresh = profiler::remodel_report(r, gpu);
+      used.push_back(rec.file);
+      const reports::Report fresh = profiler::remodel_report(rec.report, gpu);
       for (const auto& k : fresh.kernels) {
         const bool is_naive = k.name.rfind("naive", 0) == 0;
         if (!(is_naive ? want_naive : want_tiled)) continue;

@@ -184,4 +184,34 @@ TEST_F(Cli, ProfileOnlyMetricsNeedsAMetric) {
   EXPECT_THAT(r.err, HasSubstr("--only-metrics needs at least one --metric NAME"));
 }
 
+// `attnscope run` without a GPU (cmd_run.cpp): the committed H200 recordings of llm-4k are re-modeled, so
+// the quick start's report holds real counters next to the model; with no recordings, the model alone,
+// said in every kernel's notes.
+TEST_F(Cli, RunWithoutGpuReModelsTheNewestRecording) {
+  const CommandResult r = run("run --device never --out " + (dir_ / "out").string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("recorded NVIDIA H200 measurements"));
+  const auto report = attnscope::reports::read_report(dir_ / "out" / "report.json");
+  for (const char* name : {"naive.qk", "naive.softmax", "naive.pv", "tiled"}) {
+    const auto* k = attnscope::reports::find_kernel(report, name);
+    ASSERT_NE(k, nullptr) << name;
+    const auto m = k->metrics.find("dram_read");
+    ASSERT_NE(m, k->metrics.end()) << name;
+    EXPECT_TRUE(m->second.measured.has_value()) << name;
+    EXPECT_TRUE(m->second.modeled.has_value()) << name;
+  }
+  EXPECT_TRUE(fs::exists(dir_ / "out" / "report.html"));
+
+  fs::create_directories(dir_ / "empty");
+  const CommandResult alone = run("run --device never --measurements " + (dir_ / "empty").string() +
+                                  " --out " + (dir_ / "alone").string());
+  ASSERT_EQ(alone.exit_code, 0) << alone.err;
+  const auto modeled = attnscope::reports::read_report(dir_ / "alone" / "report.json");
+  ASSERT_FALSE(modeled.kernels.empty());
+  for (const auto& k : modeled.kernels) {
+    EXPECT_THAT(k.notes.at("source"), HasSubstr("model only")) << k.name;
+    EXPECT_FALSE(k.metrics.at("dram_read").measured.has_value()) << k.name;
+  }
+}
+
 }  // namespace
