@@ -139,10 +139,7 @@ struct GpuSession::Impl {
         ATTNSCOPE_CUDA(cudaStreamSynchronize(stream));
         sampler.stop();
         bool overflow = false;
-        auto samples = sampler.decode(overflow);
-        // The first sample runs from before start() (on the H200 it held the flush's 252 MB of reads,
-        // 1.18 s long): only the samples after it cover the launch.
-        if (!samples.empty()) samples.erase(samples.begin());
+        const auto samples = sampler.decode(overflow);
         const std::uint64_t t0 = samples.empty() ? 0 : samples.front().start_ns;
         for (const auto& smp : samples) {
           MeasuredSample out;

@@ -33,6 +33,8 @@ PmSampler::PmSampler(int device_index, const std::string& chip, const std::vecto
   // Keep the wanted metrics the chip can sample, as many as fit in one pass (PM sampling has no replay).
   std::vector<std::string> kept;
   for (const auto& m : wanted) {
+    // A fresh host object per trial: the host API only adds metrics to a configuration, so a probe that
+    // took the metric which made it two passes cannot give it back.
     MetricConfig probe(chip, availability, true);
     if (!probe.supported(m)) continue;
     auto trial = kept;
@@ -120,7 +122,9 @@ std::vector<PmSample> PmSampler::decode(bool& overflow) {
   ATTNSCOPE_CUPTI(cuptiPmSamplingGetCounterDataInfo(&info));
   std::vector<PmSample> out;
   out.reserve(info.numCompletedSamples);
-  for (std::size_t i = 0; i < info.numCompletedSamples; ++i) {
+  // Sample 0 runs from before start() (on the H200 it held a preceding L2 flush's 252 MB of reads and was
+  // 1.18 s long): only the samples after it cover what ran between start() and stop().
+  for (std::size_t i = 1; i < info.numCompletedSamples; ++i) {
     auto s = detail::cupti_params<CUpti_PmSampling_CounterData_GetSampleInfo_Params>(
         CUpti_PmSampling_CounterData_GetSampleInfo_Params_STRUCT_SIZE);
     s.pPmSamplingObject = object_;

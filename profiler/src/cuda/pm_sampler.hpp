@@ -33,8 +33,8 @@ class PmSampler {
   const std::vector<std::string>& metrics() const { return config_->metrics(); }
   void start();
   void stop();
-  // Decodes what the hardware buffer holds into samples (completed ones only) and resets for the next
-  // start(); `overflow` tells whether the hardware buffer dropped records.
+  // Decodes what the hardware buffer holds into samples (completed ones that began after start()) and
+  // resets for the next start(); `overflow` tells whether the hardware buffer dropped records.
   std::vector<PmSample> decode(bool& overflow);
 
  private:
