@@ -3,6 +3,9 @@
 // workload that fits in L2, the write-back range, windows and the timeline.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstdio>
+
 #include "attnscope/profiler/error.hpp"
 #include "attnscope/profiler/gpu_session.hpp"
 #include "attnscope/profiler/metric_set.hpp"
@@ -11,14 +14,24 @@
 using namespace attnscope;
 using namespace attnscope::profiler;
 
-TEST(GpuSession, TiledKernelCountersMatchItsLogicalTraffic) {
-  GpuSession session(SessionOptions{});
+namespace {
+
+// The tiled kernel at d = 64 on a square problem: the workload every test here measures.
+MeasureRequest tiled_request(std::int64_t batch, std::int64_t heads, std::int64_t seq) {
   MeasureRequest req;
-  req.workload.batch = 1;
-  req.workload.heads = 8;
-  req.workload.seq_q = req.workload.seq_kv = 1024;
+  req.workload.batch = batch;
+  req.workload.heads = heads;
+  req.workload.seq_q = req.workload.seq_kv = seq;
   req.workload.head_dim = 64;
   req.kind = sim::KernelKind::tiled;
+  return req;
+}
+
+}  // namespace
+
+TEST(GpuSession, TiledKernelCountersMatchItsLogicalTraffic) {
+  GpuSession session(SessionOptions{});
+  MeasureRequest req = tiled_request(1, 8, 1024);
   req.windows = plan_windows(req.workload, req.kind, req.tiles, TileMode::sample);
   const Measurement m = session.measure(req);
   ASSERT_EQ(m.kernels.size(), 1u);
@@ -49,12 +62,7 @@ TEST(GpuSession, OnlyTheAskedMetricsWhenTheStandardSetIsOff) {
   only.extra_metrics = {"dram__bytes_read.sum", "dram__bytes_write.sum"};
   GpuSession session(only);
   EXPECT_EQ(session.metrics().size(), 2u);
-  MeasureRequest req;
-  req.workload.batch = 1;
-  req.workload.heads = 8;
-  req.workload.seq_q = req.workload.seq_kv = 1024;
-  req.workload.head_dim = 64;
-  req.kind = sim::KernelKind::tiled;
+  const MeasureRequest req = tiled_request(1, 8, 1024);
   const Measurement m = session.measure(req);
   ASSERT_EQ(m.kernels.size(), 1u);
   const auto& c = m.kernels[0].counters;
@@ -76,12 +84,7 @@ TEST(GpuSession, OnlyMetricsWithoutAMetricIsAnError) {
 // range profiler counted for the whole kernel (same L2 state: flushed).
 TEST(GpuSession, PmSamplesAddUpToTheKernelsDramReads) {
   GpuSession session(SessionOptions{});
-  MeasureRequest req;
-  req.workload.batch = 4;
-  req.workload.heads = 16;
-  req.workload.seq_q = req.workload.seq_kv = 2048;
-  req.workload.head_dim = 64;
-  req.kind = sim::KernelKind::tiled;
+  MeasureRequest req = tiled_request(4, 16, 2048);
   req.timeline = false;
   req.pm_sampling_ns = 2000;
   const Measurement m = session.measure(req);
