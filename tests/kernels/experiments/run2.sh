@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# Fourth shift, run 2 (never ran: five machine starts failed 20:24-21:14 UTC): verification of
+# Fourth shift, run 2 (never ran: six machine starts failed 20:24-21:27 UTC): verification of
 # naive_fourth_shift.patch on the GPU machine. Here: `git apply tests/kernels/experiments/naive_fourth_shift.patch`,
 # build attnscope_bench_kernels and kernels_gpu_test (sm_90a), strip both into .gpucarry-kernels/ beside
 # bench_head (the committed kernels' benchmark binary, stripped), libbenchmark.so.1debian and a copy of this
