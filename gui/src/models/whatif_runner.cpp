@@ -34,11 +34,15 @@ void keepFreedMemoryForTheNextResult() {
 
 WhatIfRunner::WhatIfRunner(QObject* parent) : QObject(parent) {
   keepFreedMemoryForTheNextResult();
+  model_thread_.setMaxThreadCount(1);
+  model_thread_.setExpiryTimeout(-1);  // never retire the thread: its warm storage is the point
   connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &WhatIfRunner::onFinished);
 }
 
 WhatIfRunner::~WhatIfRunner() {
+  if (in_flight_) running_.cancel->store(true);  // nobody will see it: stop instead of finishing
   watcher_.waitForFinished();
+  model_thread_.waitForDone();
 }
 
 void WhatIfRunner::request(const WhatIfRequest& request) {
@@ -89,7 +93,7 @@ void WhatIfRunner::startNext() {
   }
   running_ = *next;
   in_flight_ = true;
-  watcher_.setFuture(QtConcurrent::run(&WhatIfRunner::run, running_));
+  watcher_.setFuture(QtConcurrent::run(&model_thread_, &WhatIfRunner::run, running_));
   // Signalled once the run is in flight, so a slot that requests again only queues.
   if (running_.is_sweep) emit sweepStarted();
 }

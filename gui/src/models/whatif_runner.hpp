@@ -7,6 +7,7 @@
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QObject>
+#include <QThreadPool>
 #include <atomic>
 #include <memory>
 #include <optional>
@@ -61,6 +62,10 @@ class WhatIfRunner : public QObject {
   void onFinished();
   void setBusy(bool busy);
 
+  // The model runs on one long-lived thread: the simulator keeps its L2 arrays, CTA slots and event heap
+  // per thread, and the allocator its arena, so each run after the first reuses warm memory instead of
+  // page-faulting tens of megabytes back in (a fresh pool thread per run did).
+  QThreadPool model_thread_;
   QFutureWatcher<Outcome> watcher_;
   std::optional<Job> queued_;       // newest request not yet started
   std::optional<Job> sweep_after_;  // sweep to run once the main result of the same generation is shown
