@@ -133,6 +133,12 @@ class Engine {
   std::uint32_t near_partition(int sm) const {
     return static_cast<std::uint32_t>(sm % std::max(1, gpu_.l2_partitions));
   }
+  // The L2 partition a set belongs to (set % partitions; a mask for the usual power of two).
+  std::uint32_t home_partition(std::uint32_t set) const {
+    return partition_mask_ != 0 || partition_count_ == 1 ? set & partition_mask_ : set % partition_count_;
+  }
+  // The set of the near partition that holds copies of lines whose home set is `set` (L2Cache::copy_set).
+  std::uint32_t copy_set(std::uint32_t set) const { return set - home_partition(set) + near_partition_; }
   // Turns the demand gathered by walk() into a completion time for a request issued by `sm` at `now`.
   double serve_request(int sm, double now, bool wait_for_hbm);
 
@@ -162,7 +168,9 @@ class Engine {
   std::vector<std::uint64_t> partition_sectors_;             // sectors per L2 partition
   std::vector<std::uint64_t> channel_read_, channel_write_;  // sectors per HBM channel
   std::uint32_t channel_count_ = 1;
-  bool request_hbm_ = false;  // the request touched HBM (a miss, a write-back, or no L2 reuse)
+  std::uint32_t partition_count_ = 1;
+  std::uint32_t partition_mask_ = 0;  // partitions - 1 when a power of two above 1, else 0
+  bool request_hbm_ = false;          // the request touched HBM (a miss, a write-back, or no L2 reuse)
   // The requesting SM's own L2 partition (GpuSpec::l2_near_copies: reads of lines homed in the other
   // partition go through a copy there first).
   std::uint32_t near_partition_ = 0;
@@ -230,6 +238,8 @@ KernelResult Engine::run() {
   channel_read_.assign(channels, 0);
   channel_write_.assign(channels, 0);
   channel_count_ = static_cast<std::uint32_t>(channels);
+  partition_count_ = static_cast<std::uint32_t>(partitions);
+  partition_mask_ = std::has_single_bit(partition_count_) ? partition_count_ - 1 : 0;
   near_copies_ = gpu_.l2_near_copies > 0 && gpu_.l2_partitions > 1;
 
   if (opt_.record_tiles) result_.tiles.reserve(static_cast<std::size_t>(flow_.max_records()));
@@ -413,7 +423,8 @@ void Engine::finish_cta(std::uint32_t slot_index, double now) {
 void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
   const std::uint64_t line_bytes = std::uint64_t{1} << line_shift_;
   const auto last_sector = static_cast<std::uint32_t>((line_bytes >> sector_shift_) - 1);
-  L2Cache::Cursor cursor = cursor_;  // a local, so it can live in registers
+  L2Cache::Cursor cursor = cursor_;  // locals, so they can live in registers
+  std::size_t count = pending_count_;
   for (std::uint32_t row = 0; row < a.rows; ++row) {
     const std::uint64_t lo = a.address + row * a.pitch;
     const std::uint64_t hi = lo + a.row_bytes;  // exclusive
@@ -429,17 +440,22 @@ void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
     for (std::uint64_t line = first;; ++line) {
       const std::uint32_t s0 = line == first ? s_first : 0u;
       const std::uint32_t s1 = line == last ? s_last : last_sector;
-      Pending& p = pending_[pending_count_];  // field by field: a struct copy here stalls store forwarding
+      Pending& p = pending_[count];  // field by field: a struct copy here stalls store forwarding
       p.line = line;
       p.block = cursor.block;
       p.set = cursor.set;
       p.sectors = static_cast<std::uint8_t>(full_mask_ & ((2u << s1) - 1u) & ~((1u << s0) - 1u));
-      if (++pending_count_ == pending_.size()) flush(write, bytes);
+      if (++count == pending_.size()) {
+        pending_count_ = count;
+        flush(write, bytes);
+        count = 0;
+      }
       if (line == last) break;
       l2_.advance(cursor, line + 1);
     }
   }
   cursor_ = cursor;
+  pending_count_ = count;
   flush(write, bytes);
 }
 
@@ -449,64 +465,65 @@ void Engine::flush(bool write, LevelBytes& bytes) {
   // Sector counts accumulate in locals and reach `bytes` once per batch (this loop is the model's hot path).
   constexpr std::size_t kAhead = 12;
   const std::size_t n = pending_count_;
-  const auto partitions = static_cast<std::uint32_t>(partition_sectors_.size());
   std::uint64_t requested = 0, hit = 0, missed = 0, written_back = 0;
   if (!opt_.l2_reuse) {  // every request goes through to HBM and nothing stays in L2
     for (std::size_t i = 0; i < n; ++i) {
       const Pending& p = pending_[i];
-      const std::uint32_t sectors = popcount8(p.sectors);
+      const std::uint32_t sectors = L2Cache::sector_count(p.sectors);
       requested += sectors;
-      partition_sectors_[p.set % partitions] += sectors;
+      partition_sectors_[home_partition(p.set)] += sectors;
       (write ? channel_write_ : channel_read_)[hbm_channel(p.line, channel_count_)] += sectors;
     }
     (write ? bytes.hbm_write : bytes.hbm_read) += requested << sector_shift_;
     request_hbm_ = request_missed_ = n > 0;
   } else {
+    // One access through the cache: the sectors that hit. An evicted line's dirty sectors go to HBM.
+    const auto cached = [&](std::uint32_t set, std::uint64_t block, std::uint8_t sectors, bool store,
+                            bool copy) -> std::uint32_t {
+      const int recent = l2_.access_recent(set, block, sectors, store, copy);
+      if (recent >= 0) return static_cast<std::uint32_t>(recent);
+      const L2Cache::Outcome o = l2_.access(set, block, sectors, store, copy);
+      if (o.writeback_sectors > 0) {
+        written_back += o.writeback_sectors;
+        channel_write_[hbm_channel(o.victim_line, channel_count_)] += o.writeback_sectors;
+      }
+      return sectors & ~std::uint32_t{o.miss_mask};
+    };
+    const std::uint32_t near = near_partition_;
     for (std::size_t i = 0; i < std::min(kAhead, n); ++i) l2_.prefetch(pending_[i].set);
     for (std::size_t i = 0; i < n; ++i) {
       if (i + kAhead < n) l2_.prefetch(pending_[i + kAhead].set);
       const Pending& p = pending_[i];
-      const std::uint32_t sectors = popcount8(p.sectors);
+      const std::uint32_t sectors = L2Cache::sector_count(p.sectors);
       requested += sectors;
-      const std::uint32_t home = p.set % partitions;
+      const std::uint32_t home = home_partition(p.set);
       std::uint8_t want = p.sectors;
-      if (near_copies_ && !write && home != near_partition_) {
-        // A line homed in the other partition: the near partition's copy serves what it holds (and keeps a
-        // clean copy of the rest); the missing sectors cross to the home partition, which fetches from HBM.
-        partition_sectors_[near_partition_] += sectors;
-        const L2Cache::Outcome c = l2_.access(l2_.copy_set(p.set, static_cast<int>(near_partition_)), p.block,
-                                              p.sectors, false, true);
-        hit += c.hit_sectors;
-        if (c.writeback_sectors > 0) {
-          written_back += c.writeback_sectors;
-          channel_write_[hbm_channel(c.victim_line, channel_count_)] += c.writeback_sectors;
+      if (near_copies_ && home != near) {
+        // A line homed in the other partition passes through the near partition's copy (see l2_cache.hpp).
+        // A read: the copy serves what it holds (and keeps a clean copy of the rest); the missing sectors
+        // cross to the home partition, which fetches from HBM. A store: the near partition keeps a clean
+        // copy (the home partition holds it dirty), so written data, too, takes room on both sides.
+        partition_sectors_[near] += sectors;
+        const std::uint32_t copy_hit = cached(copy_set(p.set), p.block, p.sectors, false, true);
+        if (!write) {
+          hit += L2Cache::sector_count(copy_hit);
+          want = static_cast<std::uint8_t>(p.sectors & ~copy_hit);
+          if (want == 0) continue;
+          partition_sectors_[home] += L2Cache::sector_count(want);
+        } else {
+          partition_sectors_[home] += sectors;
         }
-        if (c.miss_mask == 0) continue;
-        want = c.miss_mask;
-        partition_sectors_[home] += c.miss_sectors;
       } else {
         partition_sectors_[home] += sectors;
-        if (near_copies_ && write && home != near_partition_) {
-          // A store to a line homed in the other partition passes through the near partition, which keeps a
-          // clean copy (the home partition holds it dirty): written data, too, takes room on both sides.
-          partition_sectors_[near_partition_] += sectors;
-          const L2Cache::Outcome c = l2_.access(l2_.copy_set(p.set, static_cast<int>(near_partition_)),
-                                                p.block, p.sectors, false, true);
-          if (c.writeback_sectors > 0) {
-            written_back += c.writeback_sectors;
-            channel_write_[hbm_channel(c.victim_line, channel_count_)] += c.writeback_sectors;
-          }
+      }
+      const std::uint32_t home_hit = cached(p.set, p.block, want, write, false);
+      hit += L2Cache::sector_count(home_hit);
+      if (!write) {
+        const std::uint32_t miss = L2Cache::sector_count(want & ~home_hit);
+        if (miss > 0) {
+          missed += miss;
+          channel_read_[hbm_channel(p.line, channel_count_)] += miss;
         }
-      }
-      const L2Cache::Outcome o = l2_.access(p.set, p.block, want, write);
-      hit += o.hit_sectors;
-      if (!write && o.miss_sectors > 0) {
-        missed += o.miss_sectors;
-        channel_read_[hbm_channel(p.line, channel_count_)] += o.miss_sectors;
-      }
-      if (o.writeback_sectors > 0) {
-        written_back += o.writeback_sectors;
-        channel_write_[hbm_channel(o.victim_line, channel_count_)] += o.writeback_sectors;
       }
     }
     bytes.l2_hit += hit << sector_shift_;

@@ -15,18 +15,6 @@
 namespace attnscope::sim {
 namespace {
 
-constexpr std::uint32_t kTagMask = 0x00FFFFFFu;  // block + 1, and the copy bit
-constexpr std::uint32_t kCopyBit = 0x00800000u;
-constexpr int kValidShift = 24;
-constexpr int kDirtyShift = 28;
-
-std::uint8_t valid_of(std::uint32_t e) {
-  return static_cast<std::uint8_t>((e >> kValidShift) & 0xFu);
-}
-std::uint8_t dirty_of(std::uint32_t e) {
-  return static_cast<std::uint8_t>(e >> kDirtyShift);
-}
-
 #if defined(__SSE2__)
 // Move to front in a 16-way set (four 4-entry vectors, 64-byte aligned): entries 0..way-1 move one place
 // back, `front` becomes entry 0, entries after `way` stay. The compiler made the scalar loop a memmove call,
@@ -84,11 +72,10 @@ L2Cache::Cursor L2Cache::seek(std::uint64_t line) const {
   return c;
 }
 
-L2Cache::Outcome L2Cache::access(std::uint32_t set_index, std::uint64_t block, std::uint8_t sectors,
-                                 bool write, bool copy) {
+L2Cache::Outcome L2Cache::access_rest(std::uint32_t set_index, std::uint32_t tag, std::uint8_t sectors,
+                                      bool write) {
   Outcome out;
   std::uint32_t* set = set_entries(set_index);
-  const auto tag = static_cast<std::uint32_t>(block + 1) | (copy ? kCopyBit : 0u);
   int way = -1;
 #if defined(__SSE2__)
   if (ways_ == 16) {  // the common case: four compares of four tags each
