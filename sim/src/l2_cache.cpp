@@ -72,9 +72,10 @@ L2Cache::Cursor L2Cache::seek(std::uint64_t line) const {
   return c;
 }
 
-L2Cache::Outcome L2Cache::access_rest(std::uint32_t set_index, std::uint32_t tag, std::uint8_t sectors,
-                                      bool write) {
+L2Cache::Outcome L2Cache::access_rest(std::uint32_t set_index, std::uint64_t block, std::uint8_t sectors,
+                                      bool write, bool copy) {
   Outcome out;
+  const std::uint32_t tag = tag_of(block, copy);
   std::uint32_t* set = set_entries(set_index);
   int way = -1;
 #if defined(__SSE2__)

@@ -58,6 +58,16 @@ class L2Cache {
     const std::uint64_t s = std::uint64_t{c.set} + delta;
     c.set = static_cast<std::uint32_t>(s >= sets_ ? s - sets_ : s);
   }
+  // Moves `c` to the next line.
+  void next(Cursor& c) const {
+    if (c.offset + 1 == sets_) {
+      c = seek(c.line + 1);
+      return;
+    }
+    ++c.line;
+    ++c.offset;
+    c.set = c.set + 1 == sets_ ? 0 : c.set + 1;
+  }
   int partition(const Cursor& c) const {
     return static_cast<int>(c.set % static_cast<std::uint32_t>(partitions_));
   }
@@ -75,7 +85,7 @@ class L2Cache {
       out.miss_mask = static_cast<std::uint8_t>(sectors & ~hit);
       return out;
     }
-    return access_rest(set, tag_of(block, copy), sectors, write);
+    return access_rest(set, block, sectors, write, copy);
   }
   // The same access when the line is one of the two most recently used in its set (the common case: the
   // lines a kernel re-reads are re-read by the next CTA before much else reaches their set; with near copies
@@ -98,6 +108,9 @@ class L2Cache {
     }
     return -1;
   }
+  // What access() does once access_recent() has returned -1: the search of the whole set, a miss and its
+  // eviction.
+  Outcome access_rest(std::uint32_t set, std::uint64_t block, std::uint8_t sectors, bool write, bool copy);
   // Set bits of a sector mask of up to 4 bits, from a nibble table held in a constant (no memory load).
   static std::uint32_t sector_count(std::uint32_t mask) {
     return static_cast<std::uint32_t>((0x4332322132212110ull >> (4 * (mask & 0xFu))) & 0xFu);
@@ -125,8 +138,6 @@ class L2Cache {
 
  private:
   std::uint32_t rotation(std::uint64_t block) const;
-  // access() past its two most recent ways: the search of the whole set, a miss and its eviction.
-  Outcome access_rest(std::uint32_t set, std::uint32_t tag, std::uint8_t sectors, bool write);
 
   static constexpr std::uint32_t kTagMask = 0x00FFFFFFu;  // block + 1, and the copy bit
   static constexpr std::uint32_t kCopyBit = 0x00800000u;
