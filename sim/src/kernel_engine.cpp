@@ -518,12 +518,12 @@ void Engine::flush_cached(LevelBytes& bytes) {
                           bool copy) -> std::uint32_t {
     const int recent = l2_.access_recent(set, block, sectors, store, copy);
     if (recent >= 0) return static_cast<std::uint32_t>(recent);
-    const L2Cache::Outcome o = l2_.access_rest(set, block, sectors, store, copy);
+    const L2Cache::Lookup o = l2_.access_rest(set, block, sectors, store, copy);
     if (o.writeback_sectors > 0) {
       written_back += o.writeback_sectors;
       channel_write_[hbm_channel(o.victim_line, channel_count_)] += o.writeback_sectors;
     }
-    return sectors & ~std::uint32_t{o.miss_mask};
+    return o.hit_mask;
   };
   const std::uint32_t near = near_partition_;
   std::uint64_t* const partition_sectors = partition_sectors_.data();

@@ -85,7 +85,14 @@ class L2Cache {
       out.miss_mask = static_cast<std::uint8_t>(sectors & ~hit);
       return out;
     }
-    return access_rest(set, block, sectors, write, copy);
+    const Lookup rest = access_rest(set, block, sectors, write, copy);
+    Outcome out;
+    out.hit_sectors = sector_count(rest.hit_mask);
+    out.miss_sectors = sector_count(sectors) - out.hit_sectors;
+    out.miss_mask = static_cast<std::uint8_t>(sectors & ~rest.hit_mask);
+    out.writeback_sectors = rest.writeback_sectors;
+    out.victim_line = rest.victim_line;
+    return out;
   }
   // The same access when the line is one of the two most recently used in its set (the common case: the
   // lines a kernel re-reads are re-read by the next CTA before much else reaches their set; with near copies
@@ -109,8 +116,13 @@ class L2Cache {
     return -1;
   }
   // What access() does once access_recent() has returned -1: the search of the whole set, a miss and its
-  // eviction.
-  Outcome access_rest(std::uint32_t set, std::uint64_t block, std::uint8_t sectors, bool write, bool copy);
+  // eviction. The result is small enough to come back in two registers.
+  struct Lookup {
+    std::uint64_t victim_line = 0;       // the evicted line (when writeback_sectors > 0)
+    std::uint8_t hit_mask = 0;           // requested sectors already valid
+    std::uint8_t writeback_sectors = 0;  // dirty sectors of an evicted line, written to HBM
+  };
+  Lookup access_rest(std::uint32_t set, std::uint64_t block, std::uint8_t sectors, bool write, bool copy);
   // Set bits of a sector mask of up to 4 bits, from a nibble table held in a constant (no memory load).
   static std::uint32_t sector_count(std::uint32_t mask) {
     return static_cast<std::uint32_t>((0x4332322132212110ull >> (4 * (mask & 0xFu))) & 0xFu);
