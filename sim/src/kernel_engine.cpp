@@ -442,6 +442,30 @@ void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
       count = 0;
     }
   };
+  const std::uint64_t in_line = a.address & (line_bytes - 1);
+  if (a.rows > 1 && (a.pitch & (line_bytes - 1)) == 0 && in_line + a.row_bytes <= line_bytes) {
+    // Every row lies in one line, at the same sectors, a fixed number of lines after the previous row (a
+    // column slice of a row-major tensor, as the naive GEMMs read): no per-row sector arithmetic.
+    const std::uint64_t first = a.address >> line_shift_, stride = a.pitch >> line_shift_;
+    if (cursor_valid_ && first >= cursor.line)
+      l2_.advance(cursor, first);
+    else
+      cursor = l2_.seek(first);
+    cursor_valid_ = true;
+    const auto s_first = static_cast<std::uint32_t>(in_line >> sector_shift_);
+    const auto s_last = static_cast<std::uint32_t>((in_line + a.row_bytes - 1) >> sector_shift_);
+    const auto sectors = static_cast<std::uint8_t>(full & ~((1u << s_first) - 1u) & ((2u << s_last) - 1u));
+    const auto sector_count = static_cast<std::uint8_t>(L2Cache::sector_count(sectors));
+    for (std::uint32_t row = 0;;) {
+      gather(sectors, sector_count);
+      if (++row == a.rows) break;
+      l2_.advance(cursor, cursor.line + stride);
+    }
+    cursor_ = cursor;
+    pending_count_ = count;
+    flush(write, bytes);
+    return;
+  }
   for (std::uint32_t row = 0; row < a.rows; ++row) {
     const std::uint64_t lo = a.address + row * a.pitch;
     const std::uint64_t hi = lo + a.row_bytes;  // exclusive
