@@ -15,34 +15,25 @@
 namespace attnscope::sim {
 namespace {
 
-constexpr std::uint32_t kTagMask = 0x00FFFFFFu;  // block + 1, and the copy bit
-constexpr std::uint32_t kCopyBit = 0x00800000u;
-constexpr int kValidShift = 24;
-constexpr int kDirtyShift = 28;
-
-std::uint8_t valid_of(std::uint32_t e) {
-  return static_cast<std::uint8_t>((e >> kValidShift) & 0xFu);
-}
-std::uint8_t dirty_of(std::uint32_t e) {
-  return static_cast<std::uint8_t>(e >> kDirtyShift);
-}
-
 #if defined(__SSE2__)
 // Move to front in a 16-way set (four 4-entry vectors, 64-byte aligned): entries 0..way-1 move one place
 // back, `front` becomes entry 0, entries after `way` stay. The compiler made the scalar loop a memmove call,
-// a visible cost on the line-by-line hot path; this is four loads, shifts, blends and stores.
+// a visible cost on the line-by-line hot path; this is loads, shifts and stores of the vectors up to the one
+// holding `way`, whose entries after `way` are blended back.
 void move_to_front16(std::uint32_t* set, int way, std::uint32_t front) {
-  const __m128i limit = _mm_set1_epi32(way + 1);  // entries with index <= way take their predecessor
   __m128i carry = _mm_cvtsi32_si128(static_cast<int>(front));
-  for (int k = 0; k < 4; ++k) {
-    auto* p = reinterpret_cast<__m128i*>(set + 4 * k);
+  const int last = way >> 2;
+  auto* p = reinterpret_cast<__m128i*>(set);
+  for (int k = 0; k < last; ++k, ++p) {  // whole vectors move one entry back
     const __m128i v = _mm_load_si128(p);
-    const __m128i shifted = _mm_or_si128(_mm_slli_si128(v, 4), carry);
+    _mm_store_si128(p, _mm_or_si128(_mm_slli_si128(v, 4), carry));
     carry = _mm_srli_si128(v, 12);  // this vector's last entry becomes the next vector's first
-    const __m128i index = _mm_setr_epi32(4 * k, 4 * k + 1, 4 * k + 2, 4 * k + 3);
-    const __m128i take = _mm_cmplt_epi32(index, limit);
-    _mm_store_si128(p, _mm_or_si128(_mm_and_si128(take, shifted), _mm_andnot_si128(take, v)));
   }
+  const __m128i v = _mm_load_si128(p);
+  const __m128i shifted = _mm_or_si128(_mm_slli_si128(v, 4), carry);
+  const __m128i index = _mm_setr_epi32(4 * last, 4 * last + 1, 4 * last + 2, 4 * last + 3);
+  const __m128i take = _mm_cmplt_epi32(index, _mm_set1_epi32(way + 1));  // entries up to `way` move
+  _mm_store_si128(p, _mm_or_si128(_mm_and_si128(take, shifted), _mm_andnot_si128(take, v)));
 }
 #endif
 
@@ -84,11 +75,11 @@ L2Cache::Cursor L2Cache::seek(std::uint64_t line) const {
   return c;
 }
 
-L2Cache::Outcome L2Cache::access(std::uint32_t set_index, std::uint64_t block, std::uint8_t sectors,
-                                 bool write, bool copy) {
-  Outcome out;
+L2Cache::Lookup L2Cache::access_rest(std::uint32_t set_index, std::uint64_t block, std::uint8_t sectors,
+                                     bool write, bool copy) {
+  Lookup out;
+  const std::uint32_t tag = tag_of(block, copy);
   std::uint32_t* set = set_entries(set_index);
-  const auto tag = static_cast<std::uint32_t>(block + 1) | (copy ? kCopyBit : 0u);
   int way = -1;
 #if defined(__SSE2__)
   if (ways_ == 16) {  // the common case: four compares of four tags each
@@ -96,7 +87,7 @@ L2Cache::Outcome L2Cache::access(std::uint32_t set_index, std::uint64_t block, s
     const __m128i mask = _mm_set1_epi32(static_cast<int>(kTagMask));
     unsigned hits = 0;
     for (int q = 0; q < 4; ++q) {
-      const __m128i e = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(set + 4 * q)), mask);
+      const __m128i e = _mm_and_si128(_mm_load_si128(reinterpret_cast<const __m128i*>(set + 4 * q)), mask);
       hits |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(e, want)))) << (4 * q);
     }
     way = hits != 0 ? std::countr_zero(hits) : -1;
@@ -112,13 +103,14 @@ L2Cache::Outcome L2Cache::access(std::uint32_t set_index, std::uint64_t block, s
   std::uint32_t e = 0;
   if (way >= 0) {
     e = set[way];
+    out.hit_mask = static_cast<std::uint8_t>(sectors & valid_of(e));
   } else {
     // Miss: the last entry is the least recently used (or invalid) line; it leaves, writing back dirty
     // sectors.
     way = ways_ - 1;
     const std::uint32_t victim = set[way];
     if ((victim & kTagMask) != 0 && dirty_of(victim) != 0) {  // copies are never dirty: a home line
-      out.writeback_sectors = popcount8(dirty_of(victim));
+      out.writeback_sectors = static_cast<std::uint8_t>(sector_count(dirty_of(victim)));
       const std::uint64_t victim_block = (victim & kTagMask & ~kCopyBit) - 1u;
       const std::uint32_t rot = rotation(victim_block);
       const std::uint32_t offset = set_index >= rot ? set_index - rot : set_index + sets_ - rot;
@@ -126,13 +118,8 @@ L2Cache::Outcome L2Cache::access(std::uint32_t set_index, std::uint64_t block, s
     }
     e = tag;
   }
-  const auto hit = static_cast<std::uint8_t>(sectors & valid_of(e));
-  out.hit_sectors = popcount8(hit);
-  out.miss_sectors = popcount8(sectors) - out.hit_sectors;
-  out.miss_mask = static_cast<std::uint8_t>(sectors & ~hit);
-  e |= std::uint32_t{sectors} << kValidShift;
-  if (write) e |= std::uint32_t{sectors} << kDirtyShift;
-    // Move to front: the entries more recent than it shift one place back.
+  e = updated(e, sectors, write);
+  // Move to front: the entries more recent than it shift one place back.
 #if defined(__SSE2__)
   if (ways_ == 16) {
     move_to_front16(set, way, e);

@@ -58,6 +58,16 @@ class L2Cache {
     const std::uint64_t s = std::uint64_t{c.set} + delta;
     c.set = static_cast<std::uint32_t>(s >= sets_ ? s - sets_ : s);
   }
+  // Moves `c` to the next line.
+  void next(Cursor& c) const {
+    if (c.offset + 1 == sets_) {
+      c = seek(c.line + 1);
+      return;
+    }
+    ++c.line;
+    ++c.offset;
+    c.set = c.set + 1 == sets_ ? 0 : c.set + 1;
+  }
   int partition(const Cursor& c) const {
     return static_cast<int>(c.set % static_cast<std::uint32_t>(partitions_));
   }
@@ -65,7 +75,58 @@ class L2Cache {
   // `sectors`: bit i set for sector i of the line. `copy`: the access is to a partition's copy of a line
   // whose home is another partition (GpuSpec::l2_near_copies); `set` is then copy_set(home set, partition).
   // Copies are clean and tagged apart from the lines that live in that set.
-  Outcome access(std::uint32_t set, std::uint64_t block, std::uint8_t sectors, bool write, bool copy = false);
+  Outcome access(std::uint32_t set, std::uint64_t block, std::uint8_t sectors, bool write,
+                 bool copy = false) {
+    const int hit = access_recent(set, block, sectors, write, copy);
+    if (hit >= 0) {
+      Outcome out;
+      out.hit_sectors = sector_count(static_cast<std::uint32_t>(hit));
+      out.miss_sectors = sector_count(sectors) - out.hit_sectors;
+      out.miss_mask = static_cast<std::uint8_t>(sectors & ~hit);
+      return out;
+    }
+    const Lookup rest = access_rest(set, block, sectors, write, copy);
+    Outcome out;
+    out.hit_sectors = sector_count(rest.hit_mask);
+    out.miss_sectors = sector_count(sectors) - out.hit_sectors;
+    out.miss_mask = static_cast<std::uint8_t>(sectors & ~rest.hit_mask);
+    out.writeback_sectors = rest.writeback_sectors;
+    out.victim_line = rest.victim_line;
+    return out;
+  }
+  // The same access when the line is one of the two most recently used in its set (the common case: the
+  // lines a kernel re-reads are re-read by the next CTA before much else reaches their set; with near copies
+  // a set's two hot entries are a home line and a copy): returns the requested sectors that hit, having done
+  // what access() does. Otherwise returns -1 and changes nothing (the caller then calls access()).
+  // Inline and without a search of the set: the model's per-line hot path.
+  int access_recent(std::uint32_t set, std::uint64_t block, std::uint8_t sectors, bool write, bool copy) {
+    std::uint32_t* entries = set_entries(set);
+    const std::uint32_t tag = tag_of(block, copy);
+    const std::uint32_t e0 = entries[0];
+    if ((e0 & kTagMask) == tag) {  // already the most recent: no reordering
+      entries[0] = updated(e0, sectors, write);
+      return static_cast<int>(sectors & valid_of(e0));
+    }
+    const std::uint32_t e1 = entries[1];         // a set has at least 16 words (see set_words_)
+    if (ways_ >= 2 && (e1 & kTagMask) == tag) {  // second most recent: it and the first swap places
+      entries[0] = updated(e1, sectors, write);
+      entries[1] = e0;
+      return static_cast<int>(sectors & valid_of(e1));
+    }
+    return -1;
+  }
+  // What access() does once access_recent() has returned -1: the search of the whole set, a miss and its
+  // eviction. The result is small enough to come back in two registers.
+  struct Lookup {
+    std::uint64_t victim_line = 0;       // the evicted line (when writeback_sectors > 0)
+    std::uint8_t hit_mask = 0;           // requested sectors already valid
+    std::uint8_t writeback_sectors = 0;  // dirty sectors of an evicted line, written to HBM
+  };
+  Lookup access_rest(std::uint32_t set, std::uint64_t block, std::uint8_t sectors, bool write, bool copy);
+  // Set bits of a sector mask of up to 4 bits, from a nibble table held in a constant (no memory load).
+  static std::uint32_t sector_count(std::uint32_t mask) {
+    return static_cast<std::uint32_t>((0x4332322132212110ull >> (4 * (mask & 0xFu))) & 0xFu);
+  }
   // The set in `partition` that holds copies of the lines whose home set is `home_set`.
   std::uint32_t copy_set(std::uint32_t home_set, int partition) const {
     const auto p = static_cast<std::uint32_t>(partitions_);
@@ -89,6 +150,24 @@ class L2Cache {
 
  private:
   std::uint32_t rotation(std::uint64_t block) const;
+
+  static constexpr std::uint32_t kTagMask = 0x00FFFFFFu;  // block + 1, and the copy bit
+  static constexpr std::uint32_t kCopyBit = 0x00800000u;
+  static constexpr int kValidShift = 24;
+  static constexpr int kDirtyShift = 28;
+  static std::uint32_t tag_of(std::uint64_t block, bool copy) {
+    return static_cast<std::uint32_t>(block + 1) | (copy ? kCopyBit : 0u);
+  }
+  static std::uint8_t valid_of(std::uint32_t e) {
+    return static_cast<std::uint8_t>((e >> kValidShift) & 0xFu);
+  }
+  static std::uint8_t dirty_of(std::uint32_t e) { return static_cast<std::uint8_t>(e >> kDirtyShift); }
+  // Entry `e` after an access to `sectors`: they are valid, and dirty if written.
+  static std::uint32_t updated(std::uint32_t e, std::uint8_t sectors, bool write) {
+    e |= std::uint32_t{sectors} << kValidShift;
+    if (write) e |= std::uint32_t{sectors} << kDirtyShift;
+    return e;
+  }
 
   int ways_ = 0;
   int partitions_ = 0;
