@@ -7,7 +7,6 @@
 #include <array>
 #include <chrono>
 #include <ctime>
-#include <iterator>
 
 #include "attnscope/version.hpp"
 
@@ -49,24 +48,9 @@ KernelEntry modeled_kernel_entry(const sim::KernelResult& kernel, const sim::Gpu
   e.notes["model.l2_dirty_end"] = std::to_string(kernel.l2_dirty_end);
   // Cycles become seconds at the clock the timing model ran at.
   const double seconds_per_cycle = gpu.sm_clock_hz > 0 ? 1.0 / gpu.sm_clock_hz : 0.0;
-  // Tens of thousands of tiles share one set of metric names: each tile copies a prototype map (a structural
-  // copy, no key comparisons) and fills in its values, which is several times cheaper than building each
-  // map by insertion (the GUI converts every tile of a live result).
-  TileEntry prototype;
-  add_level_bytes(prototype.metrics, {});
-  prototype.metrics["flops"] = modeled(0, "FLOP");
-  prototype.metrics["cycles"] = modeled(0, "cycles");
-  const auto slot = [&prototype](const char* name) {
-    return static_cast<std::size_t>(std::distance(prototype.metrics.begin(), prototype.metrics.find(name)));
-  };
-  // `values` below in this order; field_at_slot[i]: which of them the map's i-th entry (key order) holds.
-  std::array<std::size_t, 9> field_at_slot{};
-  const std::array<const char*, 9> names = {"dram_read", "dram_write", "l2_read", "l2_write", "l2_hit",
-                                            "smem_read", "smem_write", "flops",   "cycles"};
-  for (std::size_t f = 0; f < names.size(); ++f) field_at_slot[slot(names[f])] = f;
   e.tiles.reserve(kernel.tiles.size());
   for (const auto& t : kernel.tiles) {
-    TileEntry& te = e.tiles.emplace_back(prototype);
+    TileEntry te;
     te.batch = t.batch;
     te.head = t.head;
     te.q_tile = t.q_tile;
@@ -74,17 +58,10 @@ KernelEntry modeled_kernel_entry(const sim::KernelResult& kernel, const sim::Gpu
     te.sm_modeled = t.sm;
     te.start_modeled_s = static_cast<double>(t.start_cycle) * seconds_per_cycle;
     te.end_modeled_s = static_cast<double>(t.end_cycle) * seconds_per_cycle;
-    const std::array<double, 9> values = {static_cast<double>(t.bytes.hbm_read),
-                                          static_cast<double>(t.bytes.hbm_write),
-                                          static_cast<double>(t.bytes.l2_read),
-                                          static_cast<double>(t.bytes.l2_write),
-                                          static_cast<double>(t.bytes.l2_hit),
-                                          static_cast<double>(t.bytes.smem_read),
-                                          static_cast<double>(t.bytes.smem_write),
-                                          t.flops,
-                                          static_cast<double>(t.end_cycle - t.start_cycle)};
-    std::size_t i = 0;
-    for (auto& [name, value] : te.metrics) value.modeled = values[field_at_slot[i++]];
+    add_level_bytes(te.metrics, t.bytes);
+    te.metrics["flops"] = modeled(t.flops, "FLOP");
+    te.metrics["cycles"] = modeled(static_cast<double>(t.end_cycle - t.start_cycle), "cycles");
+    e.tiles.push_back(std::move(te));
   }
   return e;
 }

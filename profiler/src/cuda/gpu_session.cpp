@@ -82,6 +82,12 @@ struct PlannedRange {
   std::size_t index = 0;  // kernel or window index
 };
 
+// Whether the kernel at `index` of a launch sequence starts from a flushed L2: every kernel with
+// CacheMode::flush, the first one with CacheMode::sequence, none with CacheMode::warm.
+bool flushes_before(CacheMode cache, std::size_t index) {
+  return cache == CacheMode::flush || (cache == CacheMode::sequence && index == 0);
+}
+
 }  // namespace
 
 struct GpuSession::Impl {
@@ -173,7 +179,7 @@ struct GpuSession::Impl {
     try {
       for (int run = 0; run < kRuns; ++run) {
         for (std::size_t i = 0; i < names.size(); ++i) {
-          if (cache == CacheMode::flush || (cache == CacheMode::sequence && i == 0)) flush();
+          if (flushes_before(cache, i)) flush();
           if (cache == CacheMode::warm) work.launch(names[i], nullptr);
           ATTNSCOPE_CUDA(cudaEventRecord(begin, stream));
           work.launch(names[i], nullptr);
@@ -335,7 +341,7 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
     // --kernel-name filters them in or out.
     const bool flushed = request.cache == CacheMode::flush;
     for (std::size_t i = 0; i < names.size(); ++i) {
-      if (flushed || (request.cache == CacheMode::sequence && i == 0)) s.flush();
+      if (flushes_before(request.cache, i)) s.flush();
       work.launch(names[i], nullptr);
     }
     if (flushed) s.flush();
