@@ -89,6 +89,25 @@ __device__ __forceinline__ void cp_async_16(std::uint32_t dst, const void* src, 
   const int src_size = valid ? 16 : 0;
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src), "r"(src_size));
 }
+// The same copy with an L2 prefetch-size hint: on a miss the L2 fetches the whole aligned `PrefetchBytes`
+// block (128 or 256) from DRAM, not only the sectors asked for; 0 = no hint (cp_async_16). For streams that
+// read a row in narrow pieces one step after another (naive.pv reads 64 bytes of each P row per step), so
+// that DRAM serves whole blocks and the next steps' pieces are L2 hits.
+template <int PrefetchBytes>
+__device__ __forceinline__ void cp_async_16_prefetch(std::uint32_t dst, const void* src, bool valid) {
+  static_assert(PrefetchBytes == 0 || PrefetchBytes == 128 || PrefetchBytes == 256,
+                "L2 prefetch: 128 or 256 B");
+  const int src_size = valid ? 16 : 0;
+  if constexpr (PrefetchBytes == 256) {
+    asm volatile("cp.async.cg.shared.global.L2::256B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_size));
+  } else if constexpr (PrefetchBytes == 128) {
+    asm volatile("cp.async.cg.shared.global.L2::128B [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_size));
+  } else {
+    cp_async_16(dst, src, valid);
+  }
+}
 __device__ __forceinline__ void cp_async_commit() {
   asm volatile("cp.async.commit_group;\n" ::);
 }

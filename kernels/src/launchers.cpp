@@ -321,7 +321,12 @@ NaiveTiling naive_tiling() {
 }
 
 std::size_t naive_qk_smem_bytes(const AttentionShape& s) {
-  return 2u * (128 + 128) * 32 * dtype_size(s.dtype);
+  const NaiveTiling t{};
+  return (static_cast<std::size_t>(t.bm) * static_cast<std::size_t>(s.head_dim) +
+          static_cast<std::size_t>(t.qk_stages) * static_cast<std::size_t>(t.bn) *
+              static_cast<std::size_t>(t.bk) +
+          static_cast<std::size_t>(t.bm) * static_cast<std::size_t>(t.bn)) *
+         dtype_size(s.dtype);
 }
 std::size_t naive_pv_smem_bytes(const AttentionShape& s) {
   return 2u * (128u * 32u + 32u * static_cast<std::size_t>(s.head_dim)) * dtype_size(s.dtype);

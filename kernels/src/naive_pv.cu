@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // naive.pv: O = P V with P [B, H, Nq, Nkv] (input dtype) read from HBM.
 // CTA = 128 rows x d of O of one (b, h); 8 warps, 16 rows each. Reduction over Nkv in steps of 32 through
-// a 2-stage cp.async ring (P[128 x 32] + V[32 x d] per stage), both stages in flight. O staged in the ring
-// memory, then stored with 16-byte coalesced stores. When Nkv is not a multiple of 8 the rows of P are not
-// 16-byte aligned, so P is copied with 2-byte loads instead of cp.async (same tiles, same bytes; slower).
+// a 2-stage cp.async ring (P[128 x 32] + V[32 x d] per stage), both stages in flight; the P copies carry an
+// L2 prefetch-size hint of 256 bytes. O staged in the ring memory, then stored with 16-byte coalesced
+// stores. When Nkv is not a multiple of 8 the rows of P are not 16-byte aligned, so P is copied with 2-byte
+// loads instead of cp.async (same tiles, same bytes; slower).
 #include <cuda_runtime.h>
 
 #include "device_common.cuh"
@@ -17,7 +18,14 @@ namespace {
 #ifndef ATTNSCOPE_NAIVE_PV_BK
 #define ATTNSCOPE_NAIVE_PV_BK 32
 #endif
+// L2 prefetch size of the P copies (0: none, 128 or 256 bytes; see cp_async_16_prefetch). 256: a step
+// reads 64 bytes of each of its 128 P rows, so without the hint DRAM served scattered 64-byte pieces of
+// 128 x (CTAs in flight) rows (1.80x the copy time); with it DRAM serves 256-byte blocks and the next three
+// steps' pieces are L2 hits (1.15x; docs/kernel-notes.md, experiment #13). Same bytes, same tiles. A deeper
+// ring (3 or 4 stages) gained nothing, with or without the hint (same experiment).
 constexpr int kBm = 128, kBk = ATTNSCOPE_NAIVE_PV_BK, kStages = 2, kThreads = 256;
+constexpr int kPrefetchBytes = NaiveTiling{}.pv_l2_prefetch_bytes;
+static_assert(NaiveTiling{}.stages == kStages, "naive.pv ring depth must match NaiveTiling");
 static_assert(kBk == 32 || kBk == 64, "P rows of 64 or 128 bytes per stage");
 
 // Swizzle of the P tile: rows of kBk elements (64 or 128 bytes).
@@ -36,9 +44,9 @@ struct PvSharedStorage {
   };
 };
 static_assert(sizeof(PvSharedStorage<__half, 64>) == kStages * (kBm * kBk + kBk * 64) * sizeof(__half),
-              "naive.pv smem must be 2 x (128*bk + bk*d) elements");
+              "naive.pv smem must be stages x (128*bk + bk*d) elements");
 static_assert(sizeof(PvSharedStorage<__half, 128>) == kStages * (kBm * kBk + kBk * 128) * sizeof(__half),
-              "naive.pv smem must be 2 x (128*bk + bk*d) elements");
+              "naive.pv smem must be stages x (128*bk + bk*d) elements");
 
 // Per-thread copy plan of one reduction step, fixed for the CTA: a thread always copies the same chunk
 // column of the same rows, so only a few base addresses stay live across the loop (the d = 64 kernel runs
@@ -91,7 +99,7 @@ struct PvLoader {
 #pragma unroll
       for (int i = 0; i < kBm / kPRowsPerPass; ++i) {
         const bool valid = col_valid && p_row + i * kPRowsPerPass < rows_left;
-        device::cp_async_16(
+        device::cp_async_16_prefetch<kPrefetchBytes>(
             p_dst + stage * kPStageBytes + static_cast<std::uint32_t>(i * kPRowsPerPass * kBk * sizeof(T)),
             valid ? p_src + static_cast<std::size_t>(i) * kPRowsPerPass * seq_kv + key0 : p_src, valid);
       }
@@ -145,19 +153,20 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? (Aligned ? 4 : 2) : 2)
 
   const int step_begin = p.col_block_begin;
   const int n_steps = max(0, p.col_block_end - step_begin);
-  // Both stages filled up front: two reduction steps in flight per CTA (this kernel streams P from HBM and
-  // is latency bound with one); a stage is refilled with step + 2 once every warp has read it.
+  // All stages filled up front: kStages reduction steps in flight per CTA (this kernel streams P from HBM
+  // and is latency bound with one); a stage is refilled with step + kStages once every warp has read it.
   const PvLoader<T, D, Aligned> loader(smem, pm, v, row0, p.seq_kv, tid);
   const int rows_left = p.seq_q - row0;
-  if (n_steps > 0) loader.load(0, step_begin * kBk, rows_left, p.seq_kv);
-  device::cp_async_commit();
-  if (n_steps > 1) loader.load(1, (step_begin + 1) * kBk, rows_left, p.seq_kv);
-  device::cp_async_commit();
+#pragma unroll
+  for (int s = 0; s < kStages; ++s) {
+    if (n_steps > s) loader.load(s, (step_begin + s) * kBk, rows_left, p.seq_kv);
+    device::cp_async_commit();  // one group per stage, possibly empty: wait<kStages - 1> stays exact
+  }
 
   float acc[D / 8][4] = {};
   for (int step = 0; step < n_steps; ++step) {
     const int stage = step % kStages;
-    device::cp_async_wait<1>();  // step's group done; step + 1's may still be in flight
+    device::cp_async_wait<kStages - 1>();  // step's group done; the later ones may still be in flight
     __syncthreads();
 #pragma unroll
     for (int kk = 0; kk < kBk / 16; ++kk) {
@@ -178,9 +187,9 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? (Aligned ? 4 : 2) : 2)
         Traits::mma(acc[2 * dp + 1], a, b[2], b[3]);
       }
     }
-    if (step + 2 < n_steps) {
+    if (step + kStages < n_steps) {
       __syncthreads();  // every warp is done with this stage
-      loader.load(stage, (step_begin + step + 2) * kBk, rows_left, p.seq_kv);
+      loader.load(stage, (step_begin + step + kStages) * kBk, rows_left, p.seq_kv);
     }
     device::cp_async_commit();  // possibly empty: one group per step keeps wait<1> exact
   }

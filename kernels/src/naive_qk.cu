@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // naive.qk: S = Q K^T * scale, written to HBM in the input dtype (as frameworks' unfused attention does).
-// CTA = one 128 x 128 tile of S of one (b, h); 8 warps as 2 (rows) x 4 (columns), each 64 x 32.
-// Reduction over d in steps of 32 through a 2-stage cp.async ring (Q[128 x 32] + K[128 x 32] per stage),
-// both stages in flight: a stage is refilled with step + 2 after all warps have read it.
-// The S tile is staged in the (then free) ring memory and stored with 16-byte coalesced stores.
+// CTA = kTilesPerCta consecutive 128 x 128 tiles of S in one row block of one (b, h); 8 warps as 2 (rows) x
+// 4 (columns), each 64 x 32 of a tile. The Q row block [128 x d] is loaded once and stays in shared memory;
+// K streams through a kStages-slot cp.async ring in slices of [128 x 32] (bk = 32), one slice per step, the
+// steps of all the CTA's tiles in one sequence, so the next tile's K is in flight during this tile's math.
+// Each tile's S is staged in its own shared-memory buffer and stored with 16-byte coalesced stores; those
+// stores drain while the next tile is computed.
 #include <cuda_runtime.h>
 
 #include "device_common.cuh"
@@ -12,20 +14,21 @@
 namespace attnscope::kernels::detail {
 namespace {
 
-constexpr int kBm = 128, kBn = 128, kBk = 32, kStages = 2, kThreads = 256;
+// 4 tiles per CTA and a 4-slot ring: experiment #14 of docs/kernel-notes.md (1 tile per CTA: 1.91x the copy
+// time; 2: 1.46x, 4: 1.41x, 8: 1.42x in the harness). NaiveTiling (attention.hpp) says the same to the model.
+constexpr int kBm = 128, kBn = 128, kBk = 32, kThreads = 256, kTilesPerCta = 4, kStages = 4;
+static_assert(NaiveTiling{}.bm == kBm && NaiveTiling{}.bn == kBn && NaiveTiling{}.bk == kBk &&
+                  NaiveTiling{}.qk_tiles_per_cta == kTilesPerCta && NaiveTiling{}.qk_stages == kStages,
+              "naive.qk constants must match NaiveTiling");
 
-template <typename T>
+template <typename T, int D>
 struct QkSharedStorage {
-  union {
-    struct {
-      T q[kStages][kBm * kBk];  // rows of 64 bytes, swizzle64
-      T k[kStages][kBn * kBk];
-    } ring;
-    T s[kBm * kBn];  // epilogue: S tile, rows of 256 bytes, swizzle128
-  };
+  T q[D / kBk][kBm * kBk];  // the Q row block, d / 32 slices of 64-byte rows, swizzle64
+  T k[kStages][kBn * kBk];  // K ring
+  T s[kBm * kBn];           // S tile staging, rows of 256 bytes, swizzle128
 };
-static_assert(sizeof(QkSharedStorage<__half>) == kStages * (kBm + kBn) * kBk * sizeof(__half),
-              "naive.qk smem must be 2 stages x (128 + 128) x 32 elements");
+static_assert(sizeof(QkSharedStorage<__half, 64>) == (64 * kBm + kStages * kBn * kBk + kBm * kBn) * 2,
+              "naive.qk smem = Q row block + stages x K slice + S tile");
 
 // Copies rows [row0, row0 + 128) x columns [col0, col0 + 32) of a [n_rows x D] matrix (2 chunks per thread).
 template <typename T, int D>
@@ -40,123 +43,160 @@ __device__ __forceinline__ void load_slab(T* tile, const T* global, int row0, in
 }
 
 template <typename T, int D, bool Instrumented>
-__global__ void __launch_bounds__(kThreads) naive_qk_kernel(const NaiveParams p) {
+__global__ void __launch_bounds__(kThreads, 2) naive_qk_kernel(const NaiveParams p) {
   using Traits = device::ElementTraits<T>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
-  QkSharedStorage<T>& smem = *reinterpret_cast<QkSharedStorage<T>*>(smem_raw);
+  QkSharedStorage<T, D>& smem = *reinterpret_cast<QkSharedStorage<T, D>*>(smem_raw);
   const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
   const int g = lane / 4, t = lane % 4;
   const int warp_m = warp / 4, warp_n = warp % 4;
   const int row_block = p.row_block_begin + static_cast<int>(blockIdx.y);
-  const int col_block = p.col_block_begin + static_cast<int>(blockIdx.x);
+  // The CTA's column blocks: [first_block, first_block + n_tiles) within the window.
+  const int first_in_window = static_cast<int>(blockIdx.x) * kTilesPerCta;
+  const int window_blocks = p.col_block_end - p.col_block_begin;
+  const int n_tiles = min(kTilesPerCta, window_blocks - first_in_window);
+  const int first_block = p.col_block_begin + first_in_window;
   const std::size_t bh = blockIdx.z;
   const T* q = static_cast<const T*>(p.q) + bh * p.seq_q * D;
   const T* k = static_cast<const T*>(p.k) + bh * p.seq_kv * D;
-  const int row0 = row_block * kBm, col0 = col_block * kBn;
+  T* s = static_cast<T*>(p.s) + bh * p.seq_q * static_cast<std::size_t>(p.seq_kv);
+  const int row0 = row_block * kBm;
+
+  constexpr int kSlices = D / kBk;  // reduction steps per tile
+  const int n_steps = n_tiles * kSlices;
+  // K copy plan: this thread copies 16-byte chunk tid % 4 of rows tid / 4 and tid / 4 + 64 of each slice
+  // (one base pointer and one shared-memory offset; the swizzle is the same for both rows).
+  const int k_row = tid / 4, k_ch = tid % 4;
+  const T* k_src = k + static_cast<std::size_t>(first_block * kBn + k_row) * D + k_ch * 8;
+  const std::uint32_t k_dst = device::smem_addr(smem.k[0] + k_row * kBk + device::swizzle64(k_row, k_ch) * 8);
+  const int k_rows_left = p.seq_kv - first_block * kBn - k_row;  // rows at or past it are zero-filled
+  const auto load_k = [&](int step) {
+    const int tile = step / kSlices, slice = step % kSlices;
+    const std::uint32_t dst = k_dst + static_cast<std::uint32_t>((step % kStages) * kBn * kBk * sizeof(T));
+#pragma unroll
+    for (int i = 0; i < 2; ++i) {
+      const int r = tile * kBn + 64 * i;
+      const bool valid = r < k_rows_left;
+      device::cp_async_16(dst + static_cast<std::uint32_t>(i * 64 * kBk * sizeof(T)),
+                          valid ? k_src + static_cast<std::ptrdiff_t>(r) * D + slice * kBk : k_src, valid);
+    }
+  };
   std::uint64_t start = 0;
   if constexpr (Instrumented) start = device::global_timer_ns();
-
-  constexpr int kSteps = D / kBk;
-  // Both ring stages are filled up front, so two steps are in flight (for d = 64 that is the whole
-  // reduction); a stage is refilled (step + 2) once every warp has finished reading it.
-  load_slab<T, D>(smem.ring.q[0], q, row0, p.seq_q, 0, tid);
-  load_slab<T, D>(smem.ring.k[0], k, col0, p.seq_kv, 0, tid);
-  device::cp_async_commit();
-  load_slab<T, D>(smem.ring.q[1], q, row0, p.seq_q, kBk, tid);
-  load_slab<T, D>(smem.ring.k[1], k, col0, p.seq_kv, kBk, tid);
-  device::cp_async_commit();
-  static_assert(kSteps >= 2 && kStages == 2, "d >= 64: at least two reduction steps for the two stages");
-
-  float acc[4][4][4] = {};
+    // Group 0: the whole Q row block and K step 0; groups 1 .. kStages - 1: one K step each (possibly empty).
 #pragma unroll
-  for (int step = 0; step < kSteps; ++step) {
-    const int stage = step % kStages;
-    device::cp_async_wait<1>();  // step's group done; step + 1's may still be in flight
+  for (int slice = 0; slice < kSlices; ++slice)
+    load_slab<T, D>(smem.q[slice], q, row0, p.seq_q, slice * kBk, tid);
+#pragma unroll
+  for (int step = 0; step < kStages; ++step) {
+    if (step < n_steps) load_k(step);
+    device::cp_async_commit();
+  }
+
+  std::uint32_t a_lane, b_lane;  // this lane's ldmatrix row and chunk in Q slice 0 and K slot 0
+  {
+    const int ra = warp_m * 64 + lane % 16;
+    a_lane = device::smem_addr(smem.q[0] + ra * kBk + device::swizzle64(ra, lane / 16) * 8);
+    const int rb = warp_n * 32 + lane % 8 + 8 * (lane / 16);
+    b_lane = device::smem_addr(smem.k[0] + rb * kBk + device::swizzle64(rb, (lane / 8) & 1) * 8);
+  }
+  float acc[4][4][4] = {};
+#pragma unroll 1
+  for (int step = 0; step < n_steps; ++step) {
+    const int slice = step % kSlices;
+    device::cp_async_wait<kStages - 1>();  // step's group done; the later ones may still be in flight
     __syncthreads();
+    // ldmatrix addresses: a per-lane base per operand, plus the m/n block offset, XOR the k-step chunk (the
+    // 64-byte-row swizzle only touches address bits 4..5, and it is the same for every m/n block).
+    const std::uint32_t qs = a_lane + static_cast<std::uint32_t>(slice * kBm * kBk * sizeof(T));
+    const std::uint32_t ks = b_lane + static_cast<std::uint32_t>((step % kStages) * kBn * kBk * sizeof(T));
 #pragma unroll
     for (int kk = 0; kk < kBk / 16; ++kk) {
-      std::uint32_t a[4][4];
-#pragma unroll
-      for (int mt = 0; mt < 4; ++mt) {
-        const int r = warp_m * 64 + mt * 16 + lane % 16;
-        const int ch = kk * 2 + lane / 16;
-        device::ldmatrix_x4(a[mt],
-                            device::smem_addr(smem.ring.q[stage] + r * kBk + device::swizzle64(r, ch) * 8));
-      }
+      // Both K fragments of the k-step first, then one Q fragment at a time (4 registers live, not 16).
+      std::uint32_t b[2][4];
 #pragma unroll
       for (int np = 0; np < 2; ++np) {
-        const int r = warp_n * 32 + np * 16 + lane % 8 + 8 * (lane / 16);
-        const int ch = kk * 2 + ((lane / 8) & 1);
-        std::uint32_t b[4];
-        device::ldmatrix_x4(b,
-                            device::smem_addr(smem.ring.k[stage] + r * kBk + device::swizzle64(r, ch) * 8));
+        device::ldmatrix_x4(b[np], (ks + static_cast<std::uint32_t>(np * 16 * kBk * sizeof(T))) ^
+                                       static_cast<std::uint32_t>(kk * 32));
+      }
 #pragma unroll
-        for (int mt = 0; mt < 4; ++mt) {
-          Traits::mma(acc[mt][2 * np], a[mt], b[0], b[1]);
-          Traits::mma(acc[mt][2 * np + 1], a[mt], b[2], b[3]);
+      for (int mt = 0; mt < 4; ++mt) {
+        std::uint32_t a[4];
+        device::ldmatrix_x4(a, (qs + static_cast<std::uint32_t>(mt * 16 * kBk * sizeof(T))) ^
+                                   static_cast<std::uint32_t>(kk * 32));
+#pragma unroll
+        for (int np = 0; np < 2; ++np) {
+          Traits::mma(acc[mt][2 * np], a, b[np][0], b[np][1]);
+          Traits::mma(acc[mt][2 * np + 1], a, b[np][2], b[np][3]);
         }
       }
     }
-    if (step + 2 < kSteps) {
-      __syncthreads();  // every warp is done with this stage
-      load_slab<T, D>(smem.ring.q[stage], q, row0, p.seq_q, (step + 2) * kBk, tid);
-      load_slab<T, D>(smem.ring.k[stage], k, col0, p.seq_kv, (step + 2) * kBk, tid);
-    }
-    device::cp_async_commit();  // possibly empty: one group per step keeps wait<1> exact
-  }
-  device::cp_async_wait<0>();
-  __syncthreads();  // the ring becomes the S staging tile
+    __syncthreads();  // every warp is done with this ring slot (and, at a tile's end, with the last staging)
+    if (step + kStages < n_steps) load_k(step + kStages);
+    device::cp_async_commit();  // possibly empty: one group per step keeps wait<kStages - 1> exact
+    if (slice != kSlices - 1) continue;
+
+    // Tile done: scale, convert, stage, store; the stores drain during the next tile's steps.
+    const int col_block = first_block + step / kSlices;
+    const int col0 = col_block * kBn;
 #pragma unroll
-  for (int mt = 0; mt < 4; ++mt) {
+    for (int mt = 0; mt < 4; ++mt) {
 #pragma unroll
-    for (int nt = 0; nt < 4; ++nt) {
+      for (int nt = 0; nt < 4; ++nt) {
 #pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int row = warp_m * 64 + mt * 16 + g + 8 * r;
-        const int col = warp_n * 32 + nt * 8 + 2 * t;
-        *reinterpret_cast<std::uint32_t*>(smem.s + row * kBn + device::swizzle128(row, col / 8) * 8 + 2 * t) =
-            Traits::pack(acc[mt][nt][2 * r] * p.scale, acc[mt][nt][2 * r + 1] * p.scale);
+        for (int r = 0; r < 2; ++r) {
+          const int row = warp_m * 64 + mt * 16 + g + 8 * r;
+          const int col = warp_n * 32 + nt * 8 + 2 * t;
+          *reinterpret_cast<std::uint32_t*>(smem.s + row * kBn + device::swizzle128(row, col / 8) * 8 +
+                                            2 * t) =
+              Traits::pack(acc[mt][nt][2 * r] * p.scale, acc[mt][nt][2 * r + 1] * p.scale);
+          acc[mt][nt][2 * r] = 0.0f;
+          acc[mt][nt][2 * r + 1] = 0.0f;
+        }
       }
     }
-  }
-  __syncthreads();
-  T* s = static_cast<T*>(p.s) + bh * p.seq_q * static_cast<std::size_t>(p.seq_kv);
-  if (p.seq_kv % 8 == 0) {
-    // Rows of S are 16-byte aligned: 16-byte stores, 16 lanes per 256-byte row piece.
-#pragma unroll
-    for (int c = tid; c < kBm * 16; c += kThreads) {
-      const int r = c / 16, ch = c % 16;
-      const int row = row0 + r, col = col0 + ch * 8;
-      if (row >= p.seq_q || col >= p.seq_kv) continue;
-      *reinterpret_cast<uint4*>(s + static_cast<std::size_t>(row) * p.seq_kv + col) =
-          *reinterpret_cast<const uint4*>(smem.s + r * kBn + device::swizzle128(r, ch) * 8);
-    }
-  } else {
-    // Unaligned rows: 2-byte stores, lane = column, so one warp store covers 64 contiguous bytes of a row
-    // (lane-contiguous 8-element pieces written element by element touched 16 sectors per store, 8 times:
-    // 6x the L2 write requests at N = 197).
-    const std::uint16_t* tile = reinterpret_cast<const std::uint16_t*>(smem.s);
-    std::uint16_t* out = reinterpret_cast<std::uint16_t*>(s);
-    for (int r = warp; r < kBm && row0 + r < p.seq_q; r += kThreads / 32) {
-      std::uint16_t* dst = out + static_cast<std::size_t>(row0 + r) * p.seq_kv + col0;
-#pragma unroll
-      for (int j = 0; j < kBn / 32; ++j) {
-        const int col = j * 32 + lane;
-        if (col0 + col < p.seq_kv) dst[col] = tile[r * kBn + device::swizzle128(r, col / 8) * 8 + col % 8];
-      }
-    }
-  }
-  if constexpr (Instrumented) {
     __syncthreads();
-    if (tid == 0) {
-      const std::size_t index = (bh * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-      p.timeline[index] = TileTiming{static_cast<std::uint32_t>(bh / p.heads),
-                                     static_cast<std::uint32_t>(bh % p.heads),
-                                     static_cast<std::uint32_t>(row_block),
-                                     static_cast<std::uint32_t>(col_block),
-                                     device::sm_id(),
-                                     start,
-                                     device::global_timer_ns()};
+    if (p.seq_kv % 8 == 0) {
+      // Rows of S are 16-byte aligned: 16-byte stores, 16 lanes per 256-byte row piece.
+#pragma unroll
+      for (int c = tid; c < kBm * 16; c += kThreads) {
+        const int r = c / 16, ch = c % 16;
+        const int row = row0 + r, col = col0 + ch * 8;
+        if (row >= p.seq_q || col >= p.seq_kv) continue;
+        *reinterpret_cast<uint4*>(s + static_cast<std::size_t>(row) * p.seq_kv + col) =
+            *reinterpret_cast<const uint4*>(smem.s + r * kBn + device::swizzle128(r, ch) * 8);
+      }
+    } else {
+      // Unaligned rows: 2-byte stores, lane = column, so one warp store covers 64 contiguous bytes of a row
+      // (lane-contiguous 8-element pieces written element by element touched 16 sectors per store, 8 times:
+      // 6x the L2 write requests at N = 197).
+      const std::uint16_t* tile = reinterpret_cast<const std::uint16_t*>(smem.s);
+      std::uint16_t* out = reinterpret_cast<std::uint16_t*>(s);
+      for (int r = warp; r < kBm && row0 + r < p.seq_q; r += kThreads / 32) {
+        std::uint16_t* dst = out + static_cast<std::size_t>(row0 + r) * p.seq_kv + col0;
+#pragma unroll
+        for (int j = 0; j < kBn / 32; ++j) {
+          const int col = j * 32 + lane;
+          if (col0 + col < p.seq_kv) dst[col] = tile[r * kBn + device::swizzle128(r, col / 8) * 8 + col % 8];
+        }
+      }
+    }
+    if constexpr (Instrumented) {
+      // One record per tile: from the start of its first step to its stores issued (all threads).
+      __syncthreads();
+      if (tid == 0) {
+        const std::uint64_t end = device::global_timer_ns();
+        const std::size_t index = (bh * gridDim.y + blockIdx.y) * static_cast<std::size_t>(window_blocks) +
+                                  static_cast<std::size_t>(col_block - p.col_block_begin);
+        p.timeline[index] = TileTiming{static_cast<std::uint32_t>(bh / p.heads),
+                                       static_cast<std::uint32_t>(bh % p.heads),
+                                       static_cast<std::uint32_t>(row_block),
+                                       static_cast<std::uint32_t>(col_block),
+                                       device::sm_id(),
+                                       start,
+                                       end};
+        start = end;
+      }
     }
   }
 }
@@ -164,11 +204,13 @@ __global__ void __launch_bounds__(kThreads) naive_qk_kernel(const NaiveParams p)
 template <typename T, int D, bool Instrumented>
 int launch_qk(const NaiveParams& p, int gx, int gy, int gz, Stream stream) {
   auto* kernel = &naive_qk_kernel<T, D, Instrumented>;
-  constexpr int kSmem = static_cast<int>(sizeof(QkSharedStorage<T>));
+  constexpr int kSmem = static_cast<int>(sizeof(QkSharedStorage<T, D>));
   const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (err != cudaSuccess) return static_cast<int>(err);
-  kernel<<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(gz)), kThreads,
-           kSmem, static_cast<cudaStream_t>(stream)>>>(p);
+  // gx = column blocks in the window: kTilesPerCta of them per CTA.
+  const int ctas_x = (gx + kTilesPerCta - 1) / kTilesPerCta;
+  kernel<<<dim3(static_cast<unsigned>(ctas_x), static_cast<unsigned>(gy), static_cast<unsigned>(gz)),
+           kThreads, kSmem, static_cast<cudaStream_t>(stream)>>>(p);
   return static_cast<int>(cudaGetLastError());
 }
 

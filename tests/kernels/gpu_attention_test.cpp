@@ -652,5 +652,22 @@ TEST(Sanitize, SmallEveryKernel) {
   }
 }
 
+// The naive kernels alone, small enough for compute-sanitizer in seconds: aligned and unaligned rows of S,
+// pv reductions of 2 to 19 steps of 32 keys (ring of 2), qk rows of 1, 2 and 5 column blocks (4 tiles per
+// CTA: partial CTAs and a CTA with one tile), causal and not, d 64 / 128, fp16 / bf16.
+TEST(Sanitize, SmallNaive) {
+  const unsigned seed = fresh_seed();
+  for (const int d : {64, 128}) {
+    for (const DType dtype : {DType::fp16, DType::bf16}) {
+      for (const int nkv : {64, 141, 136, 600}) {
+        Problem n(make_shape(1, 2, 150, nkv, d, dtype, nkv != 600), seed);
+        ASSERT_TRUE(n.ok());
+        run_naive(n);
+        expect_matches_reference(n, false, "sanitize naive " + describe(n.shape()));
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace attnscope::kernels::testing

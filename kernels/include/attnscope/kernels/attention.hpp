@@ -49,14 +49,20 @@ struct TiledConfig {  // default: the fastest measured on the H200 (docs/kernel-
 };
 
 // The naive kernels' tiling is fixed (the model mirrors it): 128x128 output tiles for S = Q K^T, reduction
-// steps of 32 through a 2-stage cp.async ring, 8 warps; softmax one warp per row, 8 rows per CTA.
+// steps of 32, 8 warps; softmax one warp per row, 8 rows per CTA. naive.pv: a 2-stage cp.async ring (P and V
+// slices), P copies with a 256-byte L2 prefetch hint. naive.qk (session 3): one CTA computes qk_tiles_per_cta
+// consecutive S tiles of one row block; its Q row block [128 x d] is loaded once, K slices [128 x 32] stream
+// through a qk_stages-slot ring across the CTA's tiles, each S tile is staged in its own shared buffer.
 struct NaiveTiling {
   int bm = 128;
   int bn = 128;
   int bk = 32;
   int warps = 8;
-  int stages = 2;
+  int stages = 2;  // naive.pv's ring
   int softmax_rows_per_cta = 8;
+  int qk_tiles_per_cta = 4;
+  int qk_stages = 4;
+  int pv_l2_prefetch_bytes = 256;
 };
 
 // A window of tiles, in the kernel's own tile units (see the dataflow); end = -1 means "to the end".
@@ -127,8 +133,8 @@ NaiveTiling naive_tiling();
 // 0 if the configuration is not compiled.
 std::size_t tiled_smem_bytes(const AttentionShape& shape, const TiledConfig& config);
 
-// Dynamic shared memory of the naive GEMM kernels (bytes): qk = 2*(128+128)*32*sizeof(dtype),
-// pv = 2*(128*32 + 32*d)*sizeof(dtype). Softmax uses none.
+// Dynamic shared memory of the naive GEMM kernels (bytes): qk = (128*d + 4*128*32 + 128*128)*sizeof(dtype)
+// (Q row block, K ring, S staging), pv = 2*(128*32 + 32*d)*sizeof(dtype). Softmax: see kernel-notes.md.
 std::size_t naive_qk_smem_bytes(const AttentionShape& shape);
 std::size_t naive_pv_smem_bytes(const AttentionShape& shape);
 
