@@ -8,8 +8,9 @@
 #   3. only if 1 passed: scripts/gpu_measure.sh's full set with the new kernels (the model is mirrored after).
 # Here: build attnscope_bench_kernels, kernels_gpu_test, attnscope, profiler_gpu_tests (sm_90a); strip the
 # first two into .gpucarry-kernels/ beside bench_head and libbenchmark.so.1debian, the last two into
-# .gpucarry/build/{cli,tests/profiler}/ beside .gpucarry/lib/libfmt.so.9; then `run` with carry
-# [".gpucarry", ".gpucarry-kernels"]: bash tests/kernels/experiments/run3.sh
+# .gpucarry/build/{cli,tests/profiler}/ beside .gpucarry/lib/libfmt.so.9; pack both folders (the carry limit is
+# 64 MiB with the tracked files): tar -czf .gpucarry-pack/bins.tar.gz .gpucarry .gpucarry-kernels; then `run`
+# with carry [".gpucarry-pack"]: tar -xzf .gpucarry-pack/bins.tar.gz && bash tests/kernels/experiments/run3.sh
 set -u
 cd "$(dirname "$0")/../../.."
 export LD_LIBRARY_PATH=$PWD/.gpucarry/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
