@@ -107,6 +107,9 @@ sim::KernelResult model_window(const sim::GpuSpec& gpu, const sim::Workload& w, 
   o.l2_start = sim::L2Start::cold;
   o.record_tiles = false;
   o.threads = 1;
+  // The lone launch runs this one kernel from a flushed L2: without `only`, the naive kind's earlier kernels
+  // would run first and leave S (or P) in the model's L2, where the lone softmax or pv found it as hits.
+  o.only = sim::parse_kernel_id(window.kernel);
   const sim::SimResult r = sim::simulate(gpu, window_workload(w, t, window), kind, t, o);
   for (const auto& k : r.kernels)
     if (k.name == window.kernel) return k;

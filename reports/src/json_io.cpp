@@ -69,7 +69,10 @@ ojson tiles_to_json(const sim::TileConfig& t) {
           {"gemm_bn", t.gemm_bn},
           {"gemm_bk", t.gemm_bk},
           {"gemm_warps", t.gemm_warps},
-          {"gemm_stages", t.gemm_stages}};
+          {"gemm_stages", t.gemm_stages},
+          {"gemm_qk_tiles_per_cta", t.gemm_qk_tiles_per_cta},
+          {"gemm_qk_stages", t.gemm_qk_stages},
+          {"gemm_pv_l2_fetch_bytes", t.gemm_pv_l2_fetch_bytes}};
 }
 
 ojson tile_entry_to_json(const TileEntry& t) {
@@ -358,7 +361,10 @@ sim::Workload read_workload(const Node& n) {
   return w;
 }
 
-sim::TileConfig read_tiles(const Node& n) {
+// The naive kernels' fields gemm_qk_* and gemm_pv_l2_fetch_bytes came with the kernels they describe: a
+// report without them has the naive tiling of the kernels of its date (sim::naive_tiling_measured_at; the
+// first H200 run of the new kernels, 2026-12-03, was written by a binary that did not write them yet).
+sim::TileConfig read_tiles(const Node& n, std::string_view written) {
   sim::TileConfig t;
   t.br = n.int_field("br");
   t.bc = n.int_field("bc");
@@ -374,6 +380,13 @@ sim::TileConfig read_tiles(const Node& n) {
   t.gemm_bk = n.int_field("gemm_bk");
   t.gemm_warps = n.int_field("gemm_warps");
   t.gemm_stages = n.int_field("gemm_stages");
+  // Absent in reports written before 2026-12-03, whose naive kernels computed one S tile per CTA through a
+  // gemm_stages-deep ring and copied P without a prefetch hint: read them as that tiling.
+  const sim::TileConfig of_date = sim::naive_tiling_measured_at(t, written);
+  t.gemm_qk_tiles_per_cta = n.optional_int("gemm_qk_tiles_per_cta").value_or(of_date.gemm_qk_tiles_per_cta);
+  t.gemm_qk_stages = n.optional_int("gemm_qk_stages").value_or(of_date.gemm_qk_stages);
+  t.gemm_pv_l2_fetch_bytes =
+      n.optional_int("gemm_pv_l2_fetch_bytes").value_or(of_date.gemm_pv_l2_fetch_bytes);
   return t;
 }
 
@@ -441,7 +454,7 @@ KernelEntry read_kernel(const Node& n) {
   return k;
 }
 
-SweepPoint read_point(const Node& n) {
+SweepPoint read_point(const Node& n, std::string_view written) {
   SweepPoint p;
   p.index = n.int64_field("index");
   p.workload = read_workload(n.object_field("workload"));
@@ -449,7 +462,7 @@ SweepPoint read_point(const Node& n) {
   auto k = sim::parse_kernel_kind(kind.as_string());
   if (!k) kind.fail("unknown kernel kind '" + kind.as_string() + "' (expected naive or tiled)");
   p.kind = *k;
-  p.tiles = read_tiles(n.object_field("tiles"));
+  p.tiles = read_tiles(n.object_field("tiles"), written);
   p.gpu_spec = n.string_field("gpu_spec");
   p.smem_limit = n.int64_field("smem_limit");
   p.feasible = n.bool_field("feasible");
@@ -477,7 +490,7 @@ Report read_document(const json& doc, const std::string& origin) {
     kind.fail("unknown report kind '" + r.kind + "' (expected profile, simulate or sweep)");
   r.provenance = read_provenance(root.object_field("provenance"));
   r.workload = read_workload(root.object_field("workload"));
-  r.tiles = read_tiles(root.object_field("tiles"));
+  r.tiles = read_tiles(root.object_field("tiles"), r.provenance.date);
   const Node kernels = root.object_field("kernels");
   for (std::size_t i = 0, n = kernels.size(); i < n; ++i) r.kernels.push_back(read_kernel(kernels.at(i)));
   if (auto def = root.optional_field("sweep_definition")) {
@@ -491,7 +504,8 @@ Report read_document(const json& doc, const std::string& origin) {
                             r.sweep_definition.shard_count));
   }
   if (auto sweep = root.optional_field("sweep")) {
-    for (std::size_t i = 0, n = sweep->size(); i < n; ++i) r.sweep.push_back(read_point(sweep->at(i)));
+    for (std::size_t i = 0, n = sweep->size(); i < n; ++i)
+      r.sweep.push_back(read_point(sweep->at(i), r.provenance.date));
   }
   return r;
 }

@@ -159,6 +159,7 @@ std::vector<AccuracyCase> load_benchmark_cases(const std::filesystem::path& path
       throw InvalidInput("benchmark '" + name + "': no real_time");
     c.measured["time"] = b["real_time"].get<double>() * scale;
     c.date = doc.contains("context") ? doc["context"].value("date", "") : "";
+    c.tiles = naive_tiling_measured_at(c.tiles, c.date);  // which naive kernels ran (tile_config.hpp)
     c.method = "bench";
     c.training = is_training_case(c);
     out.push_back(std::move(c));
@@ -187,6 +188,11 @@ std::vector<AccuracyCase> newest_per_case(std::vector<AccuracyCase> cases, std::
       continue;
     }
     AccuracyCase& kept = out[it->second];
+    // An older measurement of other naive kernels (before they changed) fills in nothing of the newer one's.
+    if (!kept.tiles.same_naive_tiling(c.tiles)) {
+      ++merged;
+      continue;
+    }
     bool used = false;
     for (const auto& [metric, value] : c.measured)
       if (kept.measured.emplace(metric, value).second) used = true;

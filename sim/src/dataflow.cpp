@@ -122,12 +122,14 @@ KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig&
     }
     case KernelId::naive_qk: {
       warps_ = tiles.gemm_warps;
-      stages_ = tiles.gemm_stages;
+      stages_ = tiles.gemm_qk_stages;
       const auto [n0, n1] = window_range(window.kv_tile_begin, window.kv_tile_end,
                                          ceil_div(w.seq_kv, tiles.gemm_bn), "kv_tile");
       const auto [m0, m1] =
           window_range(window.q_tile_begin, window.q_tile_end, ceil_div(w.seq_q, tiles.gemm_bm), "q_tile");
-      grid_ = {n0, n1, m0, m1, 0, slices};
+      // x = groups of gemm_qk_tiles_per_cta column blocks of the window (the last group may be shorter).
+      grid_ = {0, ceil_div(n1 - n0, tiles.gemm_qk_tiles_per_cta), m0, m1, 0, slices};
+      qk_column_end_ = n1;
       break;
     }
     case KernelId::naive_softmax: {
@@ -253,35 +255,52 @@ void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t 
   }
 }
 
-// naive.qk: S tile [gemm_bm x gemm_bn] of one (b,h); reduction over d in gemm_bk steps (Q and K slices).
-void KernelDataflow::qk_program(std::int64_t n_block, std::int64_t m_block, std::int64_t slice,
-                                StepRange range, CtaProgram& out) const {
+// naive.qk: gemm_qk_tiles_per_cta consecutive S tiles [gemm_bm x gemm_bn] of one row block of one (b,h), one
+// after another. The steps are the tiles' reductions over d in gemm_bk slices, in one sequence: the K ring
+// runs across the tiles, so the loads of the next tile's first slices are issued during this tile's math.
+// The first step also loads the whole Q row block [gemm_bm x d], which stays in shared memory for all the
+// CTA's tiles. A tile's last step stages S in shared memory and stores it; the stores drain during the next
+// tile's steps (the CTA does not wait for them).
+void KernelDataflow::qk_program(std::int64_t group, std::int64_t m_block, std::int64_t slice, StepRange range,
+                                CtaProgram& out) const {
   const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
   const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
   const std::int64_t m0 = m_block * t_.gemm_bm, m1 = std::min(m0 + t_.gemm_bm, w_.seq_q), m = m1 - m0;
-  const std::int64_t n0 = n_block * t_.gemm_bn, n1 = std::min(n0 + t_.gemm_bn, w_.seq_kv), n = n1 - n0;
-  out.records.push_back(
-      {static_cast<int>(b), static_cast<int>(h), static_cast<int>(m_block), static_cast<int>(n_block)});
-  const int warp_rows = gemm_warp_rows(t_), warp_cols = t_.gemm_warps / warp_rows;
+  const std::int64_t first_block = window_.kv_tile_begin + group * t_.gemm_qk_tiles_per_cta;
+  const std::int64_t tiles = std::min<std::int64_t>(t_.gemm_qk_tiles_per_cta, qk_column_end_ - first_block);
   const std::int64_t k_steps = ceil_div(d, t_.gemm_bk);
-  out.step_count = static_cast<int>(k_steps);
-  for (std::int64_t k = range.begin(out.step_count); k < range.end(out.step_count); ++k) {
+  out.step_count = static_cast<int>(tiles * k_steps);
+  if (range.first == 0)
+    for (std::int64_t t = 0; t < tiles; ++t)
+      out.records.push_back({static_cast<int>(b), static_cast<int>(h), static_cast<int>(m_block),
+                             static_cast<int>(first_block + t)});
+  const int warp_rows = gemm_warp_rows(t_), warp_cols = t_.gemm_warps / warp_rows;
+  for (int j = range.begin(out.step_count); j < range.end(out.step_count); ++j) {
+    const std::int64_t tile = j / k_steps, k = j % k_steps;
+    const std::int64_t n0 = (first_block + tile) * t_.gemm_bn, n1 = std::min(n0 + t_.gemm_bn, w_.seq_kv),
+                       n = n1 - n0;
     const std::int64_t k0 = k * t_.gemm_bk, kc = std::min(k0 + t_.gemm_bk, d) - k0;
     CtaStep& s = out.steps.emplace_back();
-    s.loads[0] =
-        block(Tensor::q, map_.address(Tensor::q, b, h, m0, k0), m, kc * e, map_.row_pitch(Tensor::q));
-    s.loads[1] =
+    s.record = static_cast<int>(tile);
+    if (j == 0) {
+      s.loads[s.load_count++] =
+          block(Tensor::q, map_.address(Tensor::q, b, h, m0, 0), m, d * e, map_.row_pitch(Tensor::q));
+      s.smem_write += static_cast<std::uint64_t>(m * d * e);
+    }
+    s.loads[s.load_count++] =
         block(Tensor::k, map_.address(Tensor::k, b, h, n0, k0), n, kc * e, map_.row_pitch(Tensor::k));
-    s.load_count = 2;
     const auto a_bytes = static_cast<std::uint64_t>(m * kc * e),
                b_bytes = static_cast<std::uint64_t>(n * kc * e);
-    s.smem_write = a_bytes + b_bytes;
+    s.smem_write += b_bytes;
     // Each warp row reads its A rows once per warp column, and vice versa.
     s.smem_read =
         static_cast<std::uint64_t>(warp_cols) * a_bytes + static_cast<std::uint64_t>(warp_rows) * b_bytes;
     s.tensor_flops = 2.0 * static_cast<double>(m * n * kc);
     if (k == k_steps - 1) {
       s.fp32_ops = static_cast<double>(m * n);  // the scale
+      const auto s_bytes = static_cast<std::uint64_t>(m * n * e);
+      s.smem_write += s_bytes;  // staged for 16-byte coalesced stores
+      s.smem_read += s_bytes;
       s.stores[0] =
           block(Tensor::s, map_.address(Tensor::s, b, h, m0, n0), m, n * e, map_.row_pitch(Tensor::s));
       s.store_count = 1;
@@ -353,6 +372,10 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, StepRa
     return;
   }
   out.step_count = k1_step - k0_step;
+  // P's rows take 16-byte copies with the L2 prefetch-size hint when they are 16-byte aligned; otherwise
+  // 2-byte loads without it.
+  const auto p_fetch =
+      static_cast<std::uint16_t>((w_.seq_kv * e) % 16 == 0 ? std::max(0, t_.gemm_pv_l2_fetch_bytes) : 0);
   const int first = k0_step + range.begin(out.step_count), last = k0_step + range.end(out.step_count);
   out.steps.reserve(static_cast<std::size_t>(last - first));
   for (int k = first; k < last; ++k) {
@@ -360,6 +383,7 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, StepRa
     CtaStep& s = out.steps.emplace_back();
     s.loads[0] =
         block(Tensor::s, map_.address(Tensor::s, b, h, m0, k0), m, kc * e, map_.row_pitch(Tensor::s));
+    s.loads[0].l2_fetch_bytes = p_fetch;
     s.loads[1] = block(Tensor::v, map_.address(Tensor::v, b, h, k0, 0), kc, d * e, map_.row_pitch(Tensor::v));
     s.load_count = 2;
     const auto a_bytes = static_cast<std::uint64_t>(m * kc * e),
@@ -376,6 +400,7 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, StepRa
 }
 
 std::int64_t KernelDataflow::max_records() const {
+  if (id_ == KernelId::naive_qk) return cta_count_ * t_.gemm_qk_tiles_per_cta;
   if (id_ != KernelId::tiled) return cta_count_;
   const std::int64_t kv_tiles = ceil_div(w_.seq_kv, t_.bc);
   const std::int64_t end = window_.kv_tile_end < 0 ? kv_tiles : window_.kv_tile_end;

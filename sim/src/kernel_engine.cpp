@@ -127,9 +127,11 @@ class Engine {
   static double& load_done(Slot& s, int j) { return s.load_done[static_cast<std::size_t>(j) % kLoadRing]; }
   // Walks the lines of one block through the L2, counting into `bytes` and the per-resource demand.
   void walk(const BlockAccess& a, bool write, LevelBytes& bytes);
-  void flush(bool write, LevelBytes& bytes);
+  // walk() for a read with an L2 prefetch-size hint: each requested piece's aligned block is fetched whole.
+  void walk_with_fetch(const BlockAccess& a, LevelBytes& bytes);
+  void flush(bool write, LevelBytes& bytes, bool fetch = false);
   void flush_through(bool write, LevelBytes& bytes);
-  template <bool kNearCopies, bool kWrite>
+  template <bool kNearCopies, bool kWrite, bool kFetch>
   void flush_cached(LevelBytes& bytes);
   // SMs alternate between the partitions (the GPCs are split between the two halves of the chip; which SM id
   // sits where is not published, and CTAs go breadth-first over SMs, so neighbouring CTAs use both halves).
@@ -186,6 +188,7 @@ class Engine {
     std::uint32_t set;
     std::uint8_t sectors;
     std::uint8_t count;  // of sectors
+    std::uint8_t fetch;  // sectors not requested but fetched by a prefetch-size hint (walk_with_fetch only)
   };
   std::array<Pending, 256> pending_{};  // lines gathered by walk(), run through the cache by flush()
   std::size_t pending_count_ = 0;
@@ -423,6 +426,10 @@ void Engine::finish_cta(std::uint32_t slot_index, double now) {
 }
 
 void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
+  if (!write && a.l2_fetch_bytes > 0 && opt_.l2_reuse) {
+    walk_with_fetch(a, bytes);
+    return;
+  }
   const std::uint64_t line_bytes = std::uint64_t{1} << line_shift_;
   const auto full = static_cast<std::uint8_t>(full_mask_);
   const auto full_count = static_cast<std::uint8_t>(L2Cache::sector_count(full_mask_));
@@ -497,21 +504,59 @@ void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
   flush(write, bytes);
 }
 
-// Runs the gathered lines through the cache in order, prefetching the sets of the lines a few ahead.
-void Engine::flush(bool write, LevelBytes& bytes) {
-  if (pending_count_ == 0) {
-    // Kept as the model has always done it (the identity reference depends on it): without L2 reuse an
-    // empty batch marks the request as not touching HBM, although earlier batches of it did. This happens
-    // when a block's lines are a multiple of the batch size; see the report to the lead.
-    if (!opt_.l2_reuse) request_hbm_ = request_missed_ = false;
-    return;
+// Each row's piece [lo, hi) widened to its aligned fetch block: every line of the block is gathered, with the
+// piece's own sectors as requested and the rest of the block's sectors as fetched. The model fetches the
+// missing sectors of the block with every hinted request; the hardware does so when the request misses, and
+// with the naive.pv kernel's steps walking each block in order (the first piece misses, the next ones hit)
+// the two agree.
+void Engine::walk_with_fetch(const BlockAccess& a, LevelBytes& bytes) {
+  const std::uint64_t line_bytes = std::uint64_t{1} << line_shift_;
+  const std::uint64_t granule = std::max<std::uint64_t>(a.l2_fetch_bytes, std::uint64_t{1} << sector_shift_);
+  const auto full = static_cast<std::uint32_t>(full_mask_);
+  // Sectors of line `line` covered by [lo, hi) (empty when they do not meet).
+  const auto sectors_of = [&](std::uint64_t line, std::uint64_t lo, std::uint64_t hi) -> std::uint32_t {
+    const std::uint64_t l0 = line << line_shift_, l1 = l0 + line_bytes;
+    const std::uint64_t b0 = std::max(lo, l0), b1 = std::min(hi, l1);
+    if (b0 >= b1) return 0;
+    const auto s_first = static_cast<std::uint32_t>((b0 - l0) >> sector_shift_);
+    const auto s_last = static_cast<std::uint32_t>((b1 - 1 - l0) >> sector_shift_);
+    return full & ~((1u << s_first) - 1u) & ((2u << s_last) - 1u);
+  };
+  for (std::uint32_t row = 0; row < a.rows; ++row) {
+    const std::uint64_t lo = a.address + row * a.pitch, hi = lo + a.row_bytes;
+    const std::uint64_t f_lo = lo & ~(granule - 1), f_hi = (hi + granule - 1) & ~(granule - 1);
+    const std::uint64_t first = f_lo >> line_shift_, last = (f_hi - 1) >> line_shift_;
+    for (std::uint64_t line = first; line <= last; ++line) {
+      if (cursor_valid_ && line >= cursor_.line)
+        l2_.advance(cursor_, line);
+      else
+        cursor_ = l2_.seek(line);
+      cursor_valid_ = true;
+      const std::uint32_t requested = sectors_of(line, lo, hi);
+      Pending& p = pending_[pending_count_];
+      p.line = cursor_.line;
+      p.block = cursor_.block;
+      p.set = cursor_.set;
+      p.sectors = static_cast<std::uint8_t>(requested);
+      p.count = static_cast<std::uint8_t>(L2Cache::sector_count(requested));
+      p.fetch = static_cast<std::uint8_t>(sectors_of(line, f_lo, f_hi) & ~requested);
+      if (++pending_count_ == pending_.size()) flush(false, bytes, true);
+    }
   }
+  flush(false, bytes, true);
+}
+
+// Runs the gathered lines through the cache in order, prefetching the sets of the lines a few ahead.
+void Engine::flush(bool write, LevelBytes& bytes, bool fetch) {
+  if (pending_count_ == 0) return;  // the block's lines were a multiple of the batch: nothing left
   if (!opt_.l2_reuse)
     flush_through(write, bytes);
+  else if (fetch)
+    near_copies_ ? flush_cached<true, false, true>(bytes) : flush_cached<false, false, true>(bytes);
   else if (!near_copies_)
-    write ? flush_cached<false, true>(bytes) : flush_cached<false, false>(bytes);
+    write ? flush_cached<false, true, false>(bytes) : flush_cached<false, false, false>(bytes);
   else
-    write ? flush_cached<true, true>(bytes) : flush_cached<true, false>(bytes);
+    write ? flush_cached<true, true, false>(bytes) : flush_cached<true, false, false>(bytes);
   pending_count_ = 0;
 }
 
@@ -532,7 +577,7 @@ void Engine::flush_through(bool write, LevelBytes& bytes) {
 
 // The model's hot path, one instance per (near copies, store) so that neither is a per-line branch. Sector
 // counts accumulate in locals and reach `bytes` once per batch.
-template <bool kNearCopies, bool kWrite>
+template <bool kNearCopies, bool kWrite, bool kFetch>
 void Engine::flush_cached(LevelBytes& bytes) {
   constexpr std::size_t kAhead = 12;  // the set is read from host memory; its prefetch goes out this early
   const std::size_t n = pending_count_;
@@ -555,6 +600,19 @@ void Engine::flush_cached(LevelBytes& bytes) {
   for (std::size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) l2_.prefetch(pending_[i + kAhead].set);
     const Pending& p = pending_[i];
+    if constexpr (kFetch) {
+      // The prefetch-size hint: the home partition fetches the block's other sectors it lacks from HBM.
+      // They are not requests (no L2 request or hit counted, no SM-port bytes), only HBM reads.
+      if (p.fetch != 0) {
+        const std::uint32_t present = cached(p.set, p.block, p.fetch, false, false);
+        const std::uint32_t fetched = L2Cache::sector_count(p.fetch & ~present);
+        if (fetched > 0) {
+          missed += fetched;
+          channel_read_[hbm_channel(p.line, channel_count_)] += fetched;
+        }
+      }
+      if (p.sectors == 0) continue;
+    }
     const std::uint32_t sectors = p.count;
     requested += sectors;
     const std::uint32_t home = home_partition(p.set);

@@ -25,6 +25,24 @@ std::optional<LaunchOrder> parse_launch_order(std::string_view s) {
   return std::nullopt;
 }
 
+bool TileConfig::same_naive_tiling(const TileConfig& o) const {
+  return gemm_bm == o.gemm_bm && gemm_bn == o.gemm_bn && gemm_bk == o.gemm_bk && gemm_warps == o.gemm_warps &&
+         gemm_stages == o.gemm_stages && softmax_rows_per_cta == o.softmax_rows_per_cta &&
+         gemm_qk_tiles_per_cta == o.gemm_qk_tiles_per_cta && gemm_qk_stages == o.gemm_qk_stages &&
+         gemm_pv_l2_fetch_bytes == o.gemm_pv_l2_fetch_bytes;
+}
+
+TileConfig with_one_tile_naive_kernels(TileConfig t) {
+  t.gemm_qk_tiles_per_cta = 1;
+  t.gemm_qk_stages = t.gemm_stages;
+  t.gemm_pv_l2_fetch_bytes = 0;
+  return t;
+}
+
+TileConfig naive_tiling_measured_at(TileConfig t, std::string_view date) {
+  return date < kNaiveMultiTileDate ? with_one_tile_naive_kernels(t) : t;
+}
+
 std::string TileConfig::label() const {
   return fmt::format("Br{}-Bc{}-w{}-s{}", br, bc, warps, stages);
 }

@@ -52,6 +52,13 @@ void validate_tiling(KernelId k, const Workload& w, const TileConfig& t) {
   require_range(t.gemm_warps, 1, 32, k, "gemm_warps");
   require_range(t.gemm_stages, 1, 8, k, "gemm_stages");
   require_range(t.softmax_rows_per_cta, 1, kMaxLoadsPerStep, k, "softmax_rows_per_cta");
+  require_range(t.gemm_qk_tiles_per_cta, 1, 64, k, "gemm_qk_tiles_per_cta");
+  require_range(t.gemm_qk_stages, 1, 8, k, "gemm_qk_stages");
+  require(t.gemm_pv_l2_fetch_bytes == 0 || t.gemm_pv_l2_fetch_bytes == 64 ||
+              t.gemm_pv_l2_fetch_bytes == 128 || t.gemm_pv_l2_fetch_bytes == 256,
+          k,
+          "gemm_pv_l2_fetch_bytes must be 0, 64, 128 or 256 (the L2 prefetch-size hints), got " +
+              std::to_string(t.gemm_pv_l2_fetch_bytes));
   require(t.gemm_bm % (16 * t.gemm_warps) == 0 || k != KernelId::naive_pv, k,
           "gemm_bm must be a multiple of 16 * gemm_warps (each warp owns 16-row slabs of O)");
 }
@@ -61,8 +68,10 @@ std::int64_t smem_bytes_per_cta(KernelId k, const Workload& w, const TileConfig&
   switch (k) {
     case KernelId::tiled:
       return (t.br + std::int64_t{2} * t.stages * t.bc) * w.head_dim * e;
-    case KernelId::naive_qk:
-      return std::int64_t{t.gemm_stages} * (t.gemm_bm + t.gemm_bn) * t.gemm_bk * e;
+    case KernelId::naive_qk:  // the Q row block, the K ring, the S tile's staging buffer
+      return (std::int64_t{t.gemm_bm} * w.head_dim + std::int64_t{t.gemm_qk_stages} * t.gemm_bn * t.gemm_bk +
+              std::int64_t{t.gemm_bm} * t.gemm_bn) *
+             e;
     case KernelId::naive_softmax:
       // Rows of up to kSoftmaxRegisterRowLimit keys are copied once into shared memory (one row per warp,
       // padded to whole 16-byte chunks); longer rows stream through two passes without shared memory.

@@ -88,6 +88,21 @@ TEST(Windows, ModelOfALoneTiledTileLoadsQKVAndStoresO) {
   EXPECT_GE(k.totals.l2_write, q);
 }
 
+TEST(Windows, LoneNaiveWindowsStartFromAFlushedL2) {
+  // The real lone launch of naive.pv (or softmax) finds nothing in L2: the model of it must not first run the
+  // kernels before it, whose S and P would be L2 hits. P rows [128 x 1024] and all of V [1024 x 64] come from
+  // HBM.
+  const sim::Workload w = small(false);  // the window takes one (batch, head) slice: 1024 x 1024, d 64
+  const sim::TileConfig t;
+  const auto gpu = sim::load_gpu_spec("h200");
+  const auto pv = model_window(gpu, w, sim::KernelKind::naive, t, WindowSpec{"naive.pv", 0, 0, 2, 0});
+  EXPECT_EQ(pv.name, "naive.pv");
+  EXPECT_EQ(pv.totals.hbm_read, std::uint64_t{128 * 1024 * 2 + 1024 * 64 * 2});
+  const auto softmax =
+      model_window(gpu, w, sim::KernelKind::naive, t, WindowSpec{"naive.softmax", 0, 0, 5, 0});
+  EXPECT_EQ(softmax.totals.hbm_read, std::uint64_t{8 * 1024 * 2});  // 8 rows of S, none left by naive.qk
+}
+
 TEST(Request, ModesParseAndPrintBack) {
   for (auto m : {CacheMode::flush, CacheMode::sequence, CacheMode::warm})
     EXPECT_EQ(parse_cache_mode(to_string(m)), m);

@@ -43,10 +43,13 @@ TEST(Dataflow, SharedMemoryPerCtaIsTheSharedStorageFormula) {
         }
   const Workload w = shape(1, 1, 256, 256, 64);
   const TileConfig t;
-  EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_qk, w, t), 2 * (128 + 128) * 32 * 2);
+  // naive.qk: the Q row block, a 4-slot K ring, the S staging tile (80 KB at d 64, as the kernel's
+  // static_assert).
+  EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_qk, w, t), (128 * 64 + 4 * 128 * 32 + 128 * 128) * 2);
+  EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_qk, shape(1, 1, 256, 256, 128), t), 96 * 1024);
   EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_pv, w, t), 2 * (128 * 32 + 32 * 64) * 2);
-  // Softmax: each of the 8 warps copies its row (padded to 16-byte chunks) into shared memory up to 8192 keys;
-  // longer rows stream through two passes with none.
+  // Softmax: each of the 8 warps copies its row (padded to 16-byte chunks) into shared memory up to 8192
+  // keys; longer rows stream through two passes with none.
   EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_softmax, w, t), 8 * 256 * 2);
   EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_softmax, shape(1, 1, 256, 197, 64), t), 8 * 200 * 2);
   EXPECT_EQ(smem_bytes_per_cta(KernelId::naive_softmax, shape(1, 1, 256, 8192, 64), t), 8 * 8192 * 2);
@@ -150,14 +153,64 @@ TEST(Dataflow, NaiveExpectedBytesFollowTheGemmTiling) {
   const TileConfig t;
   const std::int64_t blocks = n / 128;
   const LevelBytes qk = expected_bytes(KernelId::naive_qk, w, t);
-  EXPECT_EQ(qk.l2_read, u64(b * h * 2 * blocks * n * d * e));  // Q per column block, K per row block
-  EXPECT_EQ(qk.l2_write, u64(b * h * n * n * e));              // S once
+  // Q once per CTA of 4 column blocks (one CTA per row block here), K once per row block.
+  EXPECT_EQ(qk.l2_read, u64(b * h * (blocks / 4 + blocks) * n * d * e));
+  EXPECT_EQ(qk.l2_write, u64(b * h * n * n * e));  // S once
   const LevelBytes sm = expected_bytes(KernelId::naive_softmax, w, t);
   EXPECT_EQ(sm.l2_read, u64(b * h * n * n * e));
   EXPECT_EQ(sm.l2_write, u64(b * h * n * n * e));
   const LevelBytes pv = expected_bytes(KernelId::naive_pv, w, t);
   EXPECT_EQ(pv.l2_read, u64(b * h * (n * n * e + blocks * n * d * e)));  // P once, V per row block
   EXPECT_EQ(pv.l2_write, u64(b * h * n * d * e));
+}
+
+TEST(Dataflow, NaiveQkCtaComputesConsecutiveTilesOfOneRowBlock) {
+  // 9 column blocks: CTAs of 4, 4 and 1 tiles per row block; Q loaded by each CTA's first step only.
+  const Workload w = shape(1, 1, 256, 9 * 128, 64);
+  const TileConfig t;
+  const KernelDataflow flow(KernelId::naive_qk, w, t);
+  EXPECT_EQ(flow.cta_count(), 3 * 2);
+  EXPECT_EQ(flow.pipeline_stages(), 4);
+  CtaProgram p;
+  std::vector<int> tiles_per_cta;
+  for (std::int64_t c = 0; c < flow.cta_count(); ++c) {
+    flow.program(c, p);
+    tiles_per_cta.push_back(static_cast<int>(p.records.size()));
+    ASSERT_EQ(p.step_count, static_cast<int>(p.records.size()) * 2);  // d 64 = 2 slices of 32 per tile
+    int q_loads = 0, stores = 0;
+    for (std::size_t j = 0; j < p.steps.size(); ++j) {
+      const CtaStep& s = p.steps[j];
+      EXPECT_EQ(s.record, static_cast<int>(j / 2));
+      for (int i = 0; i < s.load_count; ++i)
+        q_loads += s.loads[static_cast<std::size_t>(i)].tensor == Tensor::q;
+      stores += s.store_count;
+    }
+    EXPECT_EQ(q_loads, 1);
+    EXPECT_EQ(stores, static_cast<int>(p.records.size()));
+    for (std::size_t r = 1; r < p.records.size(); ++r)
+      EXPECT_EQ(p.records[r].kv_tile, p.records[r - 1].kv_tile + 1);
+  }
+  EXPECT_EQ(tiles_per_cta, (std::vector<int>{4, 4, 1, 4, 4, 1}));
+  // A window of column blocks [2, 7) groups from its own start: tiles 2..5, then 6.
+  TileWindow win;
+  win.kv_tile_begin = 2;
+  win.kv_tile_end = 7;
+  const KernelDataflow part(KernelId::naive_qk, w, t, win);
+  ASSERT_EQ(part.cta_count(), 2 * 2);
+  part.program(1, p);
+  ASSERT_EQ(p.records.size(), 1u);
+  EXPECT_EQ(p.records[0].kv_tile, 6);
+}
+
+TEST(Dataflow, NaivePvPCopiesCarryThePrefetchHintOnlyOnAlignedRows) {
+  const TileConfig t;
+  CtaProgram p;
+  KernelDataflow(KernelId::naive_pv, shape(1, 1, 128, 512, 64), t).program(0, p);
+  EXPECT_EQ(p.steps[0].loads[0].tensor, Tensor::s);
+  EXPECT_EQ(p.steps[0].loads[0].l2_fetch_bytes, 256);
+  EXPECT_EQ(p.steps[0].loads[1].l2_fetch_bytes, 0);  // V: no hint
+  KernelDataflow(KernelId::naive_pv, shape(1, 1, 128, 197, 64), t).program(0, p);
+  EXPECT_EQ(p.steps[0].loads[0].l2_fetch_bytes, 0);  // rows of 394 bytes: 2-byte loads, no hint
 }
 
 TEST(Dataflow, SoftmaxReadsLongRowsTwice) {

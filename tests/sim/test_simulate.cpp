@@ -66,10 +66,11 @@ TEST_F(Simulate, NaiveWithoutReuseMovesSAndPAsTheClosedFormSays) {
   ASSERT_EQ(r.kernels.size(), 3u);
   const u64 s_bytes = u64(b * h * n * n * e);
   EXPECT_EQ(r.kernels[0].name, "naive.qk");
-  EXPECT_EQ(r.kernels[0].totals.hbm_write, s_bytes);                                   // S written once
-  EXPECT_EQ(r.kernels[0].totals.hbm_read, u64(b * h * 2 * blocks * n * d * e));        // Q, K per GEMM tile
-  EXPECT_EQ(r.kernels[1].totals.hbm_read, s_bytes);                                    // S read
-  EXPECT_EQ(r.kernels[1].totals.hbm_write, s_bytes);                                   // P written in place
+  EXPECT_EQ(r.kernels[0].totals.hbm_write, s_bytes);  // S written once
+  EXPECT_EQ(r.kernels[0].totals.hbm_read,
+            u64(b * h * (blocks / 4 + blocks) * n * d * e));  // Q per CTA, K per tile
+  EXPECT_EQ(r.kernels[1].totals.hbm_read, s_bytes);           // S read
+  EXPECT_EQ(r.kernels[1].totals.hbm_write, s_bytes);          // P written in place
   EXPECT_EQ(r.kernels[2].totals.hbm_read, s_bytes + u64(b * h * blocks * n * d * e));  // P, V per row block
   EXPECT_EQ(r.kernels[2].totals.hbm_write, u64(b * h * n * d * e));                    // O
   // Rows longer than the register limit are read twice.
@@ -77,6 +78,25 @@ TEST_F(Simulate, NaiveWithoutReuseMovesSAndPAsTheClosedFormSays) {
       simulate(gpu, shape(1, 1, 128, 16384, 64), KernelKind::naive, TileConfig{}, no_reuse());
   EXPECT_EQ(longrows.kernels[1].totals.hbm_read, u64{2 * 128 * 16384 * 2});
   EXPECT_EQ(longrows.kernels[1].totals.hbm_write, u64{128 * 16384 * 2});
+}
+
+TEST_F(Simulate, PvPrefetchHintTurnsLaterPPiecesIntoHitsWithoutMoreHbmBytes) {
+  // P [512 x 512] per head is read once, 64 bytes of each row per step: without the hint every piece misses;
+  // with the 256-byte hint the first piece of each aligned 256-byte block misses and fetches the block, and
+  // the next three steps' pieces hit. HBM reads are the same bytes (everything fits in L2).
+  const std::int64_t h = 2, n = 512, e = 2;
+  TileConfig plain;
+  plain.gemm_pv_l2_fetch_bytes = 0;
+  SimOptions o;
+  o.only = KernelId::naive_pv;  // cold L2: P is not left resident by the softmax
+  const SimResult with = simulate(gpu, shape(1, h, n, n, 64), KernelKind::naive, TileConfig{}, o);
+  const SimResult without = simulate(gpu, shape(1, h, n, n, 64), KernelKind::naive, plain, o);
+  const LevelBytes& a = with.kernels.back().totals;
+  const LevelBytes& b = without.kernels.back().totals;
+  ASSERT_EQ(with.kernels.back().name, "naive.pv");
+  EXPECT_EQ(a.l2_read, b.l2_read);  // the fetched sectors are not requests
+  EXPECT_EQ(a.hbm_read, b.hbm_read);
+  EXPECT_EQ(a.l2_hit - b.l2_hit, u64(h * n * n * e * 3 / 4));
 }
 
 void expect_tiles_sum_to_totals(const SimResult& r) {

@@ -58,13 +58,15 @@ struct AccuracyCase {
 bool is_training_case(const AccuracyCase& c);
 
 // Reads a Google Benchmark JSON file of bench/kernels_attention.cpp (median aggregates; the label names the
-// configuration). Throws InvalidInput on a file it cannot read or a label it cannot parse.
+// configuration; the naive tiling is that of the kernels of the file's date, naive_tiling_measured_at).
+// Throws InvalidInput on a file it cannot read or a label it cannot parse.
 std::vector<AccuracyCase> load_benchmark_cases(const std::filesystem::path& path);
 
 // One measurement per case: cases that agree on kernel, workload, tiles, L2 start and method (a re-measured
 // configuration in a newer run folder) are merged so that each metric, and the tile windows, come from the
-// newest measurement that has them; older runs stay in tests/data as history. `dropped` (optional) receives
-// the number of measurements that newer ones replaced entirely.
+// newest measurement that has them; older runs stay in tests/data as history. A measurement of other naive
+// kernels (before they changed: TileConfig::same_naive_tiling) contributes nothing to a newer one. `dropped`
+// (optional) receives the number of measurements that newer ones replaced entirely.
 std::vector<AccuracyCase> newest_per_case(std::vector<AccuracyCase> cases, std::size_t* dropped = nullptr);
 
 // Measured and modeled value of one metric of one case (or one tile, for "tile_bytes").

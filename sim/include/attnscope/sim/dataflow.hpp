@@ -43,6 +43,9 @@ struct BlockAccess {
   std::uint32_t row_bytes = 0;
   std::uint64_t pitch = 0;  // bytes from one row's start to the next
   Tensor tensor = Tensor::q;
+  // L2 prefetch-size hint of the copies (cp.async ... .L2::256B): L2 fetches the aligned block of this many
+  // bytes around each requested piece from HBM. Only the requested sectors count as L2 requests; 0 = none.
+  std::uint16_t l2_fetch_bytes = 0;
 
   std::uint64_t bytes() const { return std::uint64_t{rows} * row_bytes; }
   // 32-byte (or `sector_bytes`) sectors touched: what L2 counts for this request.
@@ -114,7 +117,8 @@ class KernelDataflow {
     int end(int count) const { return count - begin(count) <= limit ? count : begin(count) + limit; }
   };
   void tiled_program(std::int64_t x, std::int64_t y, std::int64_t z, StepRange range, CtaProgram& out) const;
-  void qk_program(std::int64_t x, std::int64_t y, std::int64_t z, StepRange range, CtaProgram& out) const;
+  void qk_program(std::int64_t group, std::int64_t m_block, std::int64_t slice, StepRange range,
+                  CtaProgram& out) const;
   void softmax_program(std::int64_t x, std::int64_t y, StepRange range, CtaProgram& out) const;
   void pv_program(std::int64_t x, std::int64_t y, StepRange range, CtaProgram& out) const;
   int kv_step_begin() const;
@@ -130,6 +134,7 @@ class KernelDataflow {
   int warps_ = 0;
   int stages_ = 1;
   std::int64_t smem_ = 0;
+  std::int64_t qk_column_end_ = 0;  // naive.qk: end of the window's column blocks
 };
 
 // Number of kv tiles q-tile `q_tile` of the tiled kernel visits (all of them unless causal, where it stops at

@@ -36,10 +36,31 @@ struct TileConfig {
   int gemm_bn = 128;  // columns of the output tile per CTA (QK^T); PV uses bn = head_dim
   int gemm_bk = 32;   // reduction step per shared-memory stage
   int gemm_warps = 8;
-  int gemm_stages = 2;
+  int gemm_stages = 2;           // naive.pv's cp.async ring (P and V slices)
   int softmax_rows_per_cta = 8;  // naive softmax: one warp per row
+  // naive.qk: a CTA computes this many consecutive S tiles of one row block, one after another; its Q row
+  // block is loaded once and K slices stream through a gemm_qk_stages-slot ring across the tiles, so the
+  // next tile's K is in flight during this tile's math. (Reports written before these fields existed were
+  // measured with the one-tile kernel: they read back as 1 tile, gemm_stages slots, no prefetch hint.)
+  int gemm_qk_tiles_per_cta = 4;
+  int gemm_qk_stages = 4;
+  // naive.pv: the L2 prefetch-size hint on the P copies when P's rows are 16-byte aligned (0: none): a miss
+  // makes L2 fetch the whole aligned block from HBM, so the next steps' P pieces of that row hit.
+  int gemm_pv_l2_fetch_bytes = 256;
 
   std::string label() const;  // e.g. "Br128-Bc64-w4-s2"
+  // Whether the naive kernels' qk and pv fields equal other's (label() covers the tiled kernel's only).
+  bool same_naive_tiling(const TileConfig& other) const;
 };
+
+// The naive kernels changed on this date (docs/kernel-notes.md, fourth shift): before it, naive.qk computed
+// one S tile per CTA through a gemm_stages-deep ring and naive.pv copied P without a prefetch hint.
+// Measurements dated before it (ISO 8601 dates compare as text) were taken with those kernels.
+inline constexpr std::string_view kNaiveMultiTileDate = "2026-12-03";
+// `t` with the naive tiling of the kernels before kNaiveMultiTileDate.
+TileConfig with_one_tile_naive_kernels(TileConfig t);
+// The naive tiling of kernels measured at `date` (ISO 8601): the current one, or the earlier one before
+// kNaiveMultiTileDate.
+TileConfig naive_tiling_measured_at(TileConfig t, std::string_view date);
 
 }  // namespace attnscope::sim

@@ -14,8 +14,8 @@ inline constexpr std::int64_t kSoftmaxRegisterRowLimit = 8192;
 // tile sizes, warps, stages). GPU limits (shared memory, occupancy) are checked by check_config.
 void validate_tiling(KernelId k, const Workload& w, const TileConfig& tiles);
 
-// Bytes of the CTA's SharedStorage: tiled (Br + 2*stages*Bc)*d*e; naive.qk gemm_stages*(bm+bn)*bk*e;
-// naive.pv gemm_stages*(bm*bk + bk*d)*e; naive.softmax 0.
+// Bytes of the CTA's SharedStorage: tiled (Br + 2*stages*Bc)*d*e; naive.qk (bm*d + qk_stages*bn*bk +
+// bm*bn)*e; naive.pv gemm_stages*(bm*bk + bk*d)*e; naive.softmax 0.
 std::int64_t smem_bytes_per_cta(KernelId k, const Workload& w, const TileConfig& tiles);
 
 // Registers per thread the kernel is expected to need (accumulators and fragments held per thread plus a
