@@ -127,9 +127,10 @@ class Engine {
   static double& load_done(Slot& s, int j) { return s.load_done[static_cast<std::size_t>(j) % kLoadRing]; }
   // Walks the lines of one block through the L2, counting into `bytes` and the per-resource demand.
   void walk(const BlockAccess& a, bool write, LevelBytes& bytes);
-  // walk() for a read with an L2 prefetch-size hint: each requested piece's aligned block is fetched whole.
-  void walk_with_fetch(const BlockAccess& a, LevelBytes& bytes);
-  void flush(bool write, LevelBytes& bytes, bool fetch = false);
+  template <bool kFetch>
+  void walk_lines(const BlockAccess& a, bool write, LevelBytes& bytes);
+  void flush(bool write, LevelBytes& bytes);
+  void flush_with_fetch(LevelBytes& bytes);  // the lines gathered by walk_lines<true>
   void flush_through(bool write, LevelBytes& bytes);
   template <bool kNearCopies, bool kWrite, bool kFetch>
   void flush_cached(LevelBytes& bytes);
@@ -188,10 +189,11 @@ class Engine {
     std::uint32_t set;
     std::uint8_t sectors;
     std::uint8_t count;  // of sectors
-    std::uint8_t fetch;  // sectors not requested but fetched by a prefetch-size hint (walk_with_fetch only)
+    std::uint8_t fetch;  // walk_lines<true>: the line's sectors of its fetch block that were not requested
   };
   std::array<Pending, 256> pending_{};  // lines gathered by walk(), run through the cache by flush()
   std::size_t pending_count_ = 0;
+  std::uint64_t fetch_block_lines_ = 1;  // lines per prefetch block of the hinted walk in flight
 };
 
 KernelResult Engine::run() {
@@ -426,26 +428,46 @@ void Engine::finish_cta(std::uint32_t slot_index, double now) {
 }
 
 void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
-  if (!write && a.l2_fetch_bytes > 0 && opt_.l2_reuse) {
-    walk_with_fetch(a, bytes);
-    return;
-  }
+  if (!write && a.l2_fetch_bytes > 0 && opt_.l2_reuse)
+    walk_lines<true>(a, false, bytes);
+  else
+    walk_lines<false>(a, write, bytes);
+}
+
+// With kFetch (a read with a prefetch-size hint), each gathered line also carries the sectors of its piece's
+// aligned fetch block that lie in the line but were not requested; the block's other lines are looked up only
+// when the request misses (flush_cached), which is 1 request in 4 for naive.pv's 64-byte steps through
+// 256-byte blocks, so the hinted walk stays the cheap strided run.
+template <bool kFetch>
+void Engine::walk_lines(const BlockAccess& a, bool write, LevelBytes& bytes) {
   const std::uint64_t line_bytes = std::uint64_t{1} << line_shift_;
+  const std::uint64_t granule =
+      kFetch ? std::max<std::uint64_t>(a.l2_fetch_bytes, std::uint64_t{1} << sector_shift_) : 0;
+  if constexpr (kFetch) fetch_block_lines_ = std::max<std::uint64_t>(1, granule >> line_shift_);
+  // The fetch block's sectors in the line holding byte `at` (all of it when the block is a line or more).
+  const auto block_sectors = [&](std::uint64_t at) -> std::uint8_t {
+    if (granule >= line_bytes) return static_cast<std::uint8_t>(full_mask_);
+    const auto s_first =
+        static_cast<std::uint32_t>(((at & ~(granule - 1)) & (line_bytes - 1)) >> sector_shift_);
+    const auto n = static_cast<std::uint32_t>(granule >> sector_shift_);
+    return static_cast<std::uint8_t>(((1u << n) - 1u) << s_first);
+  };
   const auto full = static_cast<std::uint8_t>(full_mask_);
   const auto full_count = static_cast<std::uint8_t>(L2Cache::sector_count(full_mask_));
   L2Cache::Cursor cursor = cursor_;  // locals, so they can live in registers
   std::size_t count = pending_count_;
   // Gathers one line (field by field: a struct copy here stalls store forwarding) and moves the cursor on.
-  const auto gather = [&](std::uint8_t sectors, std::uint8_t sector_count) {
+  const auto gather = [&](std::uint8_t sectors, std::uint8_t sector_count, std::uint8_t fetch = 0) {
     Pending& p = pending_[count];
     p.line = cursor.line;
     p.block = cursor.block;
     p.set = cursor.set;
     p.sectors = sectors;
     p.count = sector_count;
+    if constexpr (kFetch) p.fetch = static_cast<std::uint8_t>(fetch & ~sectors);
     if (++count == pending_.size()) {
       pending_count_ = count;
-      flush(write, bytes);
+      kFetch ? flush_with_fetch(bytes) : flush(write, bytes);
       count = 0;
     }
   };
@@ -463,14 +485,15 @@ void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
     const auto s_last = static_cast<std::uint32_t>((in_line + a.row_bytes - 1) >> sector_shift_);
     const auto sectors = static_cast<std::uint8_t>(full & ~((1u << s_first) - 1u) & ((2u << s_last) - 1u));
     const auto sector_count = static_cast<std::uint8_t>(L2Cache::sector_count(sectors));
+    const std::uint8_t fetch = kFetch ? block_sectors(a.address) : 0;  // rows a whole number of lines apart
     for (std::uint32_t row = 0;;) {
-      gather(sectors, sector_count);
+      gather(sectors, sector_count, fetch);
       if (++row == a.rows) break;
       l2_.advance(cursor, cursor.line + stride);
     }
     cursor_ = cursor;
     pending_count_ = count;
-    flush(write, bytes);
+    kFetch ? flush_with_fetch(bytes) : flush(write, bytes);
     return;
   }
   for (std::uint32_t row = 0; row < a.rows; ++row) {
@@ -488,71 +511,33 @@ void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
     const auto tail = static_cast<std::uint8_t>(full & ((2u << s_last) - 1u));    // sectors ..s_last
     if (first == last) {
       const auto only = static_cast<std::uint8_t>(head & tail);
-      gather(only, static_cast<std::uint8_t>(L2Cache::sector_count(only)));
+      gather(only, static_cast<std::uint8_t>(L2Cache::sector_count(only)), kFetch ? block_sectors(lo) : 0);
       continue;
     }
-    gather(head, static_cast<std::uint8_t>(L2Cache::sector_count(head)));
+    gather(head, static_cast<std::uint8_t>(L2Cache::sector_count(head)), kFetch ? block_sectors(lo) : 0);
     l2_.next(cursor);
     for (std::uint64_t middle = last - first - 1; middle > 0; --middle) {  // whole lines
       gather(full, full_count);
       l2_.next(cursor);
     }
-    gather(tail, static_cast<std::uint8_t>(L2Cache::sector_count(tail)));
+    gather(tail, static_cast<std::uint8_t>(L2Cache::sector_count(tail)), kFetch ? block_sectors(hi - 1) : 0);
   }
   cursor_ = cursor;
   pending_count_ = count;
-  flush(write, bytes);
+  kFetch ? flush_with_fetch(bytes) : flush(write, bytes);
 }
 
-// Each row's piece [lo, hi) widened to its aligned fetch block: every line of the block is gathered, with the
-// piece's own sectors as requested and the rest of the block's sectors as fetched. The model fetches the
-// missing sectors of the block with every hinted request; the hardware does so when the request misses, and
-// with the naive.pv kernel's steps walking each block in order (the first piece misses, the next ones hit)
-// the two agree.
-void Engine::walk_with_fetch(const BlockAccess& a, LevelBytes& bytes) {
-  const std::uint64_t line_bytes = std::uint64_t{1} << line_shift_;
-  const std::uint64_t granule = std::max<std::uint64_t>(a.l2_fetch_bytes, std::uint64_t{1} << sector_shift_);
-  const auto full = static_cast<std::uint32_t>(full_mask_);
-  // Sectors of line `line` covered by [lo, hi) (empty when they do not meet).
-  const auto sectors_of = [&](std::uint64_t line, std::uint64_t lo, std::uint64_t hi) -> std::uint32_t {
-    const std::uint64_t l0 = line << line_shift_, l1 = l0 + line_bytes;
-    const std::uint64_t b0 = std::max(lo, l0), b1 = std::min(hi, l1);
-    if (b0 >= b1) return 0;
-    const auto s_first = static_cast<std::uint32_t>((b0 - l0) >> sector_shift_);
-    const auto s_last = static_cast<std::uint32_t>((b1 - 1 - l0) >> sector_shift_);
-    return full & ~((1u << s_first) - 1u) & ((2u << s_last) - 1u);
-  };
-  for (std::uint32_t row = 0; row < a.rows; ++row) {
-    const std::uint64_t lo = a.address + row * a.pitch, hi = lo + a.row_bytes;
-    const std::uint64_t f_lo = lo & ~(granule - 1), f_hi = (hi + granule - 1) & ~(granule - 1);
-    const std::uint64_t first = f_lo >> line_shift_, last = (f_hi - 1) >> line_shift_;
-    for (std::uint64_t line = first; line <= last; ++line) {
-      if (cursor_valid_ && line >= cursor_.line)
-        l2_.advance(cursor_, line);
-      else
-        cursor_ = l2_.seek(line);
-      cursor_valid_ = true;
-      const std::uint32_t requested = sectors_of(line, lo, hi);
-      Pending& p = pending_[pending_count_];
-      p.line = cursor_.line;
-      p.block = cursor_.block;
-      p.set = cursor_.set;
-      p.sectors = static_cast<std::uint8_t>(requested);
-      p.count = static_cast<std::uint8_t>(L2Cache::sector_count(requested));
-      p.fetch = static_cast<std::uint8_t>(sectors_of(line, f_lo, f_hi) & ~requested);
-      if (++pending_count_ == pending_.size()) flush(false, bytes, true);
-    }
-  }
-  flush(false, bytes, true);
+void Engine::flush_with_fetch(LevelBytes& bytes) {
+  if (pending_count_ == 0) return;
+  near_copies_ ? flush_cached<true, false, true>(bytes) : flush_cached<false, false, true>(bytes);
+  pending_count_ = 0;
 }
 
 // Runs the gathered lines through the cache in order, prefetching the sets of the lines a few ahead.
-void Engine::flush(bool write, LevelBytes& bytes, bool fetch) {
+void Engine::flush(bool write, LevelBytes& bytes) {
   if (pending_count_ == 0) return;  // the block's lines were a multiple of the batch: nothing left
   if (!opt_.l2_reuse)
     flush_through(write, bytes);
-  else if (fetch)
-    near_copies_ ? flush_cached<true, false, true>(bytes) : flush_cached<false, false, true>(bytes);
   else if (!near_copies_)
     write ? flush_cached<false, true, false>(bytes) : flush_cached<false, false, false>(bytes);
   else
@@ -594,25 +579,34 @@ void Engine::flush_cached(LevelBytes& bytes) {
     }
     return o.hit_mask;
   };
+  // The prefetch-size hint (kFetch): after a miss, the home partitions fetch the rest of the request's
+  // aligned block from HBM, the sectors they lack. They are not requests (no L2 request or hit counted, no
+  // SM-port bytes), only HBM reads. (A request spanning several lines of one block fetches its later lines
+  // before they are looked up: none of the kernels' hinted copies does.)
+  const auto fetch_sectors = [&](std::uint32_t set, std::uint64_t block, std::uint64_t line,
+                                 std::uint32_t want) {
+    const std::uint32_t present = cached(set, block, static_cast<std::uint8_t>(want), false, false);
+    const std::uint32_t fetched = L2Cache::sector_count(want & ~present);
+    if (fetched > 0) {
+      missed += fetched;
+      channel_read_[hbm_channel(line, channel_count_)] += fetched;
+    }
+  };
+  const auto fetch = [&](const Pending& p) {
+    if (p.fetch != 0) fetch_sectors(p.set, p.block, p.line, p.fetch);
+    const std::uint64_t first = p.line & ~(fetch_block_lines_ - 1);
+    for (std::uint64_t line = first; line < first + fetch_block_lines_; ++line) {
+      if (line == p.line) continue;
+      const L2Cache::Cursor c = l2_.seek(line);
+      fetch_sectors(c.set, c.block, line, full_mask_);
+    }
+  };
   const std::uint32_t near = near_partition_;
   std::uint64_t* const partition_sectors = partition_sectors_.data();
   for (std::size_t i = 0; i < std::min(kAhead, n); ++i) l2_.prefetch(pending_[i].set);
   for (std::size_t i = 0; i < n; ++i) {
     if (i + kAhead < n) l2_.prefetch(pending_[i + kAhead].set);
     const Pending& p = pending_[i];
-    if constexpr (kFetch) {
-      // The prefetch-size hint: the home partition fetches the block's other sectors it lacks from HBM.
-      // They are not requests (no L2 request or hit counted, no SM-port bytes), only HBM reads.
-      if (p.fetch != 0) {
-        const std::uint32_t present = cached(p.set, p.block, p.fetch, false, false);
-        const std::uint32_t fetched = L2Cache::sector_count(p.fetch & ~present);
-        if (fetched > 0) {
-          missed += fetched;
-          channel_read_[hbm_channel(p.line, channel_count_)] += fetched;
-        }
-      }
-      if (p.sectors == 0) continue;
-    }
     const std::uint32_t sectors = p.count;
     requested += sectors;
     const std::uint32_t home = home_partition(p.set);
@@ -642,6 +636,7 @@ void Engine::flush_cached(LevelBytes& bytes) {
       if (miss > 0) {
         missed += miss;
         channel_read_[hbm_channel(p.line, channel_count_)] += miss;
+        if constexpr (kFetch) fetch(p);
       }
     }
   }
