@@ -380,8 +380,6 @@ sim::TileConfig read_tiles(const Node& n, std::string_view written) {
   t.gemm_bk = n.int_field("gemm_bk");
   t.gemm_warps = n.int_field("gemm_warps");
   t.gemm_stages = n.int_field("gemm_stages");
-  // Absent in reports written before 2026-12-03, whose naive kernels computed one S tile per CTA through a
-  // gemm_stages-deep ring and copied P without a prefetch hint: read them as that tiling.
   const sim::TileConfig of_date = sim::naive_tiling_measured_at(t, written);
   t.gemm_qk_tiles_per_cta = n.optional_int("gemm_qk_tiles_per_cta").value_or(of_date.gemm_qk_tiles_per_cta);
   t.gemm_qk_stages = n.optional_int("gemm_qk_stages").value_or(of_date.gemm_qk_stages);

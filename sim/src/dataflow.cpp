@@ -374,8 +374,7 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, StepRa
   out.step_count = k1_step - k0_step;
   // P's rows take 16-byte copies with the L2 prefetch-size hint when they are 16-byte aligned; otherwise
   // 2-byte loads without it.
-  const auto p_fetch =
-      static_cast<std::uint16_t>((w_.seq_kv * e) % 16 == 0 ? std::max(0, t_.gemm_pv_l2_fetch_bytes) : 0);
+  const auto p_fetch = static_cast<std::uint16_t>((w_.seq_kv * e) % 16 == 0 ? t_.gemm_pv_l2_fetch_bytes : 0);
   const int first = k0_step + range.begin(out.step_count), last = k0_step + range.end(out.step_count);
   out.steps.reserve(static_cast<std::size_t>(last - first));
   for (int k = first; k < last; ++k) {

@@ -32,15 +32,13 @@ bool TileConfig::same_naive_tiling(const TileConfig& o) const {
          gemm_pv_l2_fetch_bytes == o.gemm_pv_l2_fetch_bytes;
 }
 
-TileConfig with_one_tile_naive_kernels(TileConfig t) {
-  t.gemm_qk_tiles_per_cta = 1;
-  t.gemm_qk_stages = t.gemm_stages;
-  t.gemm_pv_l2_fetch_bytes = 0;
-  return t;
-}
-
 TileConfig naive_tiling_measured_at(TileConfig t, std::string_view date) {
-  return date < kNaiveMultiTileDate ? with_one_tile_naive_kernels(t) : t;
+  if (date < kNaiveMultiTileDate) {
+    t.gemm_qk_tiles_per_cta = 1;
+    t.gemm_qk_stages = t.gemm_stages;
+    t.gemm_pv_l2_fetch_bytes = 0;
+  }
+  return t;
 }
 
 std::string TileConfig::label() const {

@@ -40,8 +40,8 @@ struct TileConfig {
   int softmax_rows_per_cta = 8;  // naive softmax: one warp per row
   // naive.qk: a CTA computes this many consecutive S tiles of one row block, one after another; its Q row
   // block is loaded once and K slices stream through a gemm_qk_stages-slot ring across the tiles, so the
-  // next tile's K is in flight during this tile's math. (Reports written before these fields existed were
-  // measured with the one-tile kernel: they read back as 1 tile, gemm_stages slots, no prefetch hint.)
+  // next tile's K is in flight during this tile's math. (Measurements dated before kNaiveMultiTileDate ran
+  // the one-tile kernel: naive_tiling_measured_at.)
   int gemm_qk_tiles_per_cta = 4;
   int gemm_qk_stages = 4;
   // naive.pv: the L2 prefetch-size hint on the P copies when P's rows are 16-byte aligned (0: none): a miss
@@ -57,10 +57,8 @@ struct TileConfig {
 // one S tile per CTA through a gemm_stages-deep ring and naive.pv copied P without a prefetch hint.
 // Measurements dated before it (ISO 8601 dates compare as text) were taken with those kernels.
 inline constexpr std::string_view kNaiveMultiTileDate = "2026-12-03";
-// `t` with the naive tiling of the kernels before kNaiveMultiTileDate.
-TileConfig with_one_tile_naive_kernels(TileConfig t);
-// The naive tiling of kernels measured at `date` (ISO 8601): the current one, or the earlier one before
-// kNaiveMultiTileDate.
+// `t` with the naive tiling of the kernels measured at `date` (ISO 8601): unchanged, or before
+// kNaiveMultiTileDate 1 tile per qk CTA, gemm_stages slots and no prefetch hint.
 TileConfig naive_tiling_measured_at(TileConfig t, std::string_view date);
 
 }  // namespace attnscope::sim
