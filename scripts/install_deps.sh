@@ -8,7 +8,10 @@ packages=(
   build-essential cmake ninja-build git pkg-config python3
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev libtbb-dev
-  qt6-base-dev libqt6charts6-dev libqt6svg6-dev libgl1-mesa-dev
+  # The GUI: Qt Charts links Qt OpenGL, which only libqt6opengl6-dev provides (qt6-base-dev merely
+  # recommends it). Real package names, not the virtual libqt6charts6-dev / libqt6svg6-dev, so that the
+  # presence check below can see them and a second run installs nothing.
+  qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libgl1-mesa-dev
   xvfb xauth clang-format
 )
 missing=()

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: Apache-2.0
+// The metric table: every quantity attnscope measures or models, written once. A metric has a key (what
+// reports, gates and the GUI call it), a unit, the memory level it belongs to, the hardware counters that
+// measure it, whether the model predicts it (and why not, where it does not), which direction is better and
+// the accuracy target the project holds the model to. Everything else reads this table; a key spelled as a
+// string anywhere else is a bug (the file boundary, where keys become text, is the one exception).
+//
+// Two quantities that look alike are two rows: `l2_read` is what the SMs receive from L2 (the crossbar's
+// byte count, the model's L2 read requests) and `l2_read_lts` is the same reads as the L2 slices count them,
+// which is lower when many SMs read the same sectors at once (the slices serve them together).
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace attnscope::vocab {
+
+enum class Metric : std::uint8_t {
+  dram_read,
+  dram_write,
+  l2_dirty_end,
+  l2_read,
+  l2_read_lts,
+  l2_write,
+  l2_hit,
+  smem_read,
+  smem_write,
+  time,
+  cycles,
+  flops,
+};
+inline constexpr std::size_t kMetricCount = 12;
+
+enum class Unit : std::uint8_t { bytes, seconds, cycles, flop };
+enum class Level : std::uint8_t { hbm, l2, smem, compute };
+enum class Better : std::uint8_t { lower, higher, neither };
+
+// One term of a counter formula: `scale` x the CUPTI counter `counter`.
+struct CounterTerm {
+  std::string_view counter;
+  double scale = 1.0;
+};
+
+// The project's accuracy target for a metric: |modeled - measured| / measured, median and worst over the
+// committed measurements (docs/accuracy.md).
+struct Target {
+  double median = 0;
+  double worst = 0;
+};
+
+struct MetricInfo {
+  Metric id;
+  std::string_view key;    // report key (JSON, CSV, gates: 'tiled.dram_read.error < 5%')
+  std::string_view label;  // what a person reads
+  Unit unit;
+  Level level;
+  Better better;
+  // How it is measured: the sum of these terms (empty: not measured by counters; `time` is measured by CUDA
+  // events as well, see profiler/), and the formula as a person reads it.
+  std::array<CounterTerm, 2> terms;
+  std::string_view formula;
+  bool modeled;                    // the model predicts it
+  std::string_view not_modeled;    // why not, when !modeled
+  std::optional<Target> target;    // absent: no accuracy target
+  bool tile_level;                 // meaningful per tile (bytes per tile window)
+};
+
+inline constexpr double kL2SectorBytes = 32.0;
+inline constexpr double kSharedWavefrontBytes = 128.0;  // one wavefront moves at most 32 banks x 4 B
+// One cp.async warp instruction of the kernels copies 16 B per lane.
+inline constexpr double kLdgstsBytesPerInst = 32 * 16;
+
+// Counters a metric's formula uses beyond its terms.
+inline constexpr std::string_view kCounterLdgstsInst = "smsp__inst_executed_op_ldgsts.sum";
+inline constexpr std::string_view kCounterL2ToL1Loads = "l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum";
+inline constexpr std::string_view kCounterL2ReadHit = "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum";
+inline constexpr std::string_view kCounterL2WriteHit = "lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum";
+
+inline constexpr std::array<MetricInfo, kMetricCount> kMetrics{{
+    {Metric::dram_read, "dram_read", "HBM read", Unit::bytes, Level::hbm, Better::lower,
+     {{{"dram__bytes_read.sum", 1.0}, {}}}, "dram__bytes_read.sum", true, "", Target{0.03, 0.08}, true},
+    {Metric::dram_write, "dram_write", "HBM write", Unit::bytes, Level::hbm, Better::lower,
+     {{{"dram__bytes_write.sum", 1.0}, {}}}, "dram__bytes_write.sum (while the kernel ran)", true, "",
+     Target{0.03, 0.08}, true},
+    {Metric::l2_dirty_end, "l2_dirty_end", "L2 dirty at end", Unit::bytes, Level::hbm, Better::neither,
+     {{}}, "dram__bytes_write.sum of the flush that follows the kernel", true, "", std::nullopt, false},
+    {Metric::l2_read, "l2_read", "L2 -> SM read", Unit::bytes, Level::l2, Better::lower,
+     {{{"l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum", 1.0}, {}}},
+     "l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum (bytes the SMs receive from L2)", true, "",
+     Target{0.05, 0.10}, true},
+    {Metric::l2_read_lts, "l2_read_lts", "L2 slice reads", Unit::bytes, Level::l2, Better::lower,
+     {{{"lts__t_sectors_srcunit_tex_op_read.sum", kL2SectorBytes}, {}}},
+     "32 B x lts__t_sectors_srcunit_tex_op_read.sum (the slices' count of SM reads)", true, "",
+     Target{0.05, 0.10}, false},
+    {Metric::l2_write, "l2_write", "L2 write", Unit::bytes, Level::l2, Better::lower,
+     {{{"lts__t_sectors_srcunit_tex_op_write.sum", kL2SectorBytes}, {}}},
+     "32 B x lts__t_sectors_srcunit_tex_op_write.sum", true, "", Target{0.05, 0.10}, true},
+    {Metric::l2_hit, "l2_hit", "L2 hit", Unit::bytes, Level::l2, Better::neither,
+     {{{kCounterL2ReadHit, kL2SectorBytes}, {kCounterL2WriteHit, kL2SectorBytes}}},
+     "32 B x (lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum + ..._op_write_lookup_hit.sum)", true, "",
+     std::nullopt, false},
+    {Metric::smem_read, "smem_read", "Shared read", Unit::bytes, Level::smem, Better::lower,
+     {{{"l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum", kSharedWavefrontBytes}, {}}},
+     "128 B x l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum (an upper bound: a wavefront moves "
+     "at most 128 B)",
+     true, "", std::nullopt, false},
+    {Metric::smem_write, "smem_write", "Shared write", Unit::bytes, Level::smem, Better::lower,
+     {{{"l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum", kSharedWavefrontBytes}, {}}},
+     "128 B x l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum + cp.async fills: min(512 B x "
+     "smsp__inst_executed_op_ldgsts.sum, l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum)",
+     true, "", std::nullopt, false},
+    {Metric::time, "time", "Time", Unit::seconds, Level::compute, Better::lower,
+     {{{"gpu__time_duration.sum", 1e-9}, {}}},
+     "CUDA events around separate launches (median), else gpu__time_duration.sum", true, "",
+     Target{0.10, 0.20}, false},
+    {Metric::cycles, "cycles", "SM cycles", Unit::cycles, Level::compute, Better::lower,
+     {{{"sm__cycles_elapsed.max", 1.0}, {}}}, "sm__cycles_elapsed.max", true, "", std::nullopt, false},
+    {Metric::flops, "flops", "FLOPs", Unit::flop, Level::compute, Better::neither, {{}},
+     "not measured: the model counts 4 x B x H x Nq x Nkv x d (halved when causal)", true, "",
+     std::nullopt, false},
+}};
+
+constexpr const MetricInfo& info(Metric m) {
+  return kMetrics[static_cast<std::size_t>(m)];
+}
+constexpr std::string_view key(Metric m) {
+  return info(m).key;
+}
+constexpr std::optional<Metric> metric_from_key(std::string_view key) {
+  for (const auto& i : kMetrics)
+    if (i.key == key) return i.id;
+  return std::nullopt;
+}
+constexpr std::string_view to_string(Unit u) {
+  switch (u) {
+    case Unit::bytes:
+      return "B";
+    case Unit::seconds:
+      return "s";
+    case Unit::cycles:
+      return "cycles";
+    case Unit::flop:
+      return "FLOP";
+  }
+  return "";
+}
+constexpr std::string_view to_string(Level l) {
+  switch (l) {
+    case Level::hbm:
+      return "HBM";
+    case Level::l2:
+      return "L2";
+    case Level::smem:
+      return "shared memory";
+    case Level::compute:
+      return "time";
+  }
+  return "";
+}
+constexpr bool lower_is_better(Metric m) {
+  return info(m).better == Better::lower;
+}
+
+// Every metric, in display order (the enum's order).
+constexpr std::array<Metric, kMetricCount> all_metrics() {
+  std::array<Metric, kMetricCount> out{};
+  for (std::size_t i = 0; i < kMetricCount; ++i) out[i] = kMetrics[i].id;
+  return out;
+}
+
+namespace detail {
+constexpr bool table_is_in_enum_order() {
+  for (std::size_t i = 0; i < kMetricCount; ++i)
+    if (static_cast<std::size_t>(kMetrics[i].id) != i) return false;
+  return true;
+}
+}  // namespace detail
+static_assert(detail::table_is_in_enum_order(), "kMetrics must list the metrics in enum order");
+static_assert(static_cast<std::size_t>(Metric::flops) + 1 == kMetricCount);
+
+}  // namespace attnscope::vocab
