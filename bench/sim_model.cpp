@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Speed of the model (issue 3 targets, one core unless said): llm-4k tiled <= 200 ms, llm-4k naive <= 1 s,
+// Speed of the model against its targets (one core unless said): llm-4k tiled <= 200 ms, llm-4k naive <= 1 s,
 // a 1,000-point tile sweep <= 60 s on 2 cores. Run:
 //   build/bench/attnscope_bench_sim --benchmark_out=tests/data/bench/sim_model.json
 //   --benchmark_out_format=json

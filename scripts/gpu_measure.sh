@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# All H200 measurements of one session, in one run (issues 5 and 8). Run on the GPU machine from the repo
+# Every H200 measurement the project commits, in one run: profiles, ncu comparison, the accuracy matrix. Run on the GPU machine from the repo
 # root with a prebuilt CUDA build of `attnscope` (docs/profiler.md says how to build and carry it):
 #
 #   LD_LIBRARY_PATH=$PWD/.gpucarry/lib:$LD_LIBRARY_PATH scripts/gpu_measure.sh .gpucarry/build
@@ -17,7 +17,7 @@
 #                                  tile windows (--keep-tiles windows), to keep committed test data small
 #   ncu_vs_cupti.txt / .json       DRAM read/write bytes per kernel: in-process CUPTI vs ncu, same kernels
 #   timing.txt                     wall time: attnscope profiling llm-4k vs ncu collecting the same metrics
-#   matrix/*.json                  issue 8's measurement matrix (totals only, measured only)
+#   matrix/*.json                  the accuracy measurement matrix, --matrix issue8 (totals only, measured only)
 # Every report carries date, driver, command line and git revision in its provenance.
 set -uo pipefail
 
@@ -178,7 +178,7 @@ t2=$(date +%s.%N)
 python3 "$compare_py" "$work" all_metrics_ncu_vs_cupti "both:timing-ncu.log:timing-attnscope.json" all \
   | tee -a "$log"
 
-# ---- 4. issue 8's matrix with the time that is left (totals only, measured only) ----------------------
+# ---- 4. the accuracy matrix with the time that is left (totals only, measured only) ----------------------
 left=$((budget - $(elapsed) - 30))
 matrix=$([ "$quick" = 1 ] && echo quick || echo issue8)
 say "matrix $matrix, $left s left"

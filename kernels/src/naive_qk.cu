@@ -14,7 +14,7 @@
 namespace attnscope::kernels::detail {
 namespace {
 
-// 4 tiles per CTA and a 4-slot ring: experiment #14 of docs/kernel-notes.md (1 tile per CTA: 1.91x the copy
+// 4 tiles per CTA and a 4-slot ring: experiments #13-14 in docs/lab-notebook/2026-12-02-kernel-experiments.md (1 tile per CTA: 1.91x the copy
 // time; 2: 1.46x, 4: 1.41x, 8: 1.42x in the harness). NaiveTiling (attention.hpp) says the same to the model.
 constexpr int kBm = 128, kBn = 128, kBk = 32, kThreads = 256, kTilesPerCta = 4, kStages = 4;
 static_assert(NaiveTiling{}.bm == kBm && NaiveTiling{}.bn == kBn && NaiveTiling{}.bk == kBk &&

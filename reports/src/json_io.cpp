@@ -363,7 +363,7 @@ sim::Workload read_workload(const Node& n) {
 
 // The naive kernels' fields gemm_qk_* and gemm_pv_l2_fetch_bytes came with the kernels they describe: a
 // report without them has the naive tiling of the kernels of its date (sim::naive_tiling_measured_at; the
-// first H200 run of the new kernels, 2026-12-03, was written by a binary that did not write them yet).
+// first H200 reports of the current naive kernels were written by a binary that did not write them yet).
 sim::TileConfig read_tiles(const Node& n, std::string_view written) {
   sim::TileConfig t;
   t.br = n.int_field("br");

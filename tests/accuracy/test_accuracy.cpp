@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The accuracy gate: the model against every committed benchmark measurement must not drift past issue 8's
-// targets or the recorded baseline (tests/accuracy/baseline.json, written by scripts/accuracy_table.sh), and
+// The accuracy gate: the model against every committed benchmark measurement must not drift past the accuracy
+// targets (sim/accuracy.hpp) or the recorded baseline (tests/accuracy/baseline.json, written by scripts/accuracy_table.sh), and
 // a model constant set wrong must make the same check fail.
 #include <gtest/gtest.h>
 

@@ -25,7 +25,8 @@ TEST(ExitCodes, EachProfilerErrorMapsToItsOwnCode) {
   EXPECT_EQ(cli::exit_code_for(ErrorCode::io_error), cli::kIoError);
   EXPECT_EQ(cli::exit_code_for(ErrorCode::cuda_error), cli::kFailure);
   EXPECT_EQ(cli::exit_code_for(ErrorCode::cupti_error), cli::kFailure);
-  // The five failures the issue lists are told apart.
+  // The five failures a user must be able to tell apart (no device, old driver, no counter permission,
+  // unsupported metric, configuration not compiled) get distinct exit codes.
   std::set<int> distinct;
   for (auto c : {ErrorCode::no_cuda_device, ErrorCode::driver_too_old, ErrorCode::no_counter_permission,
                  ErrorCode::metric_unsupported, ErrorCode::config_not_compiled})

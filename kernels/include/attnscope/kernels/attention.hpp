@@ -50,7 +50,7 @@ struct TiledConfig {  // default: the fastest measured on the H200 (docs/kernel-
 
 // The naive kernels' tiling is fixed (the model mirrors it): 128x128 output tiles for S = Q K^T, reduction
 // steps of 32, 8 warps; softmax one warp per row, 8 rows per CTA. naive.pv: a 2-stage cp.async ring (P and V
-// slices), P copies with a 256-byte L2 prefetch hint. naive.qk (session 3): one CTA computes qk_tiles_per_cta
+// slices), P copies with a 256-byte L2 prefetch hint. naive.qk: one CTA computes qk_tiles_per_cta
 // consecutive S tiles of one row block; its Q row block [128 x d] is loaded once, K slices [128 x 32] stream
 // through a qk_stages-slot ring across the CTA's tiles, each S tile is staged in its own shared buffer.
 struct NaiveTiling {
