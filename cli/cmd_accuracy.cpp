@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `attnscope accuracy`: the model against every committed measurement (kernel benchmarks in
 // <data>/bench/kernels_*.json, profile reports in <data>/h200/*.json): median and worst |relative error| per
-// metric and kernel, against issue 8's targets. --check compares with the ratchet baseline (exit 3 on drift).
+// metric and kernel, against the metric table's targets. --check compares with the ratchet baseline (exit 3 on drift).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -16,9 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "attnscope/profiler/windows.hpp"
+#include "attnscope/profiler/accuracy.hpp"
+#include "attnscope/profiler/remodel.hpp"
 #include "attnscope/reports/json_io.hpp"
-#include "attnscope/sim/accuracy.hpp"
+#include <atomic>
+#include <future>
+#include <mutex>
+#include <thread>
 #include "attnscope/sim/error.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
@@ -57,58 +61,18 @@ std::vector<fs::path> json_files(const fs::path& dir, const std::string& prefix)
   return out;
 }
 
-// A profile report's measured kernels (and tiles) as accuracy cases.
-// `shown` is the path relative to the data folder (the run folder names the run). Cases not kept by `keep`
-// are skipped before their tile windows are modeled.
-std::vector<sim::AccuracyCase> report_cases(const fs::path& path, const std::string& shown,
-                                            const sim::GpuSpec& gpu,
-                                            const std::function<bool(const std::string&)>& keep) {
-  const reports::Report report = reports::read_report(path);
-  std::vector<sim::AccuracyCase> out;
-  for (const reports::KernelEntry& k : report.kernels) {
-    sim::AccuracyCase c;
-    c.id = shown + ":" + k.name;
-    if (!keep(c.id)) continue;
-    c.origin = shown;
-    c.date = report.provenance.date;
-    // CUPTI kernel replay saves and restores memory around each pass: its DRAM counts are not the user-replay
-    // ones, so it is a case of its own.
-    c.method = report.provenance.command.find("--replay kernel") != std::string::npos ? "cupti kernel-replay"
-                                                                                      : "cupti";
-    c.kernel = k.name;
-    c.workload = report.workload;
-    c.kind = k.name == "tiled" ? sim::KernelKind::tiled : sim::KernelKind::naive;
-    c.tiles = report.tiles;
-    c.l2_start = report.provenance.cache_mode == "warm" ? sim::L2Start::warm : sim::L2Start::cold;
-    c.in_sequence = report.provenance.cache_mode == "sequence" && c.kind == sim::KernelKind::naive;
-    const auto measured = [&k](const char* name) -> std::optional<double> {
-      const auto it = k.metrics.find(name);
-      return it != k.metrics.end() ? it->second.measured : std::nullopt;
-    };
-    for (const char* m : {"dram_read", "dram_write", "l2_write", "time"})
-      if (const auto v = measured(m)) c.measured[m] = *v;
-    // The report's l2_read is the L2 slices' count of SM reads; what the SMs read from L2 (the model's
-    // l2_read) is the crossbar's byte count. Both are compared (metrics l2_read and l2_read_lts).
-    if (const auto v = measured("l2_read")) c.measured["l2_read_lts"] = *v;
-    if (const auto v = measured("l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum")) c.measured["l2_read"] = *v;
-    for (const reports::TileEntry& t : k.tiles) {
-      sim::MeasuredTile mt{t.batch, t.head, t.q_tile, t.kv_tile, {}, {}};
-      for (const auto& [m, v] : t.metrics)
-        if (v.measured) mt.measured[m] = *v.measured;
-      if (mt.measured.empty()) continue;
-      // Measured windows ran alone: compare with the model of the same lone launch (as the report's join).
-      const profiler::WindowSpec w{k.name, t.batch, t.head, t.q_tile, t.kv_tile};
-      const sim::KernelResult lone = profiler::model_window(gpu, report.workload, c.kind, report.tiles, w);
-      mt.modeled = {{"dram_read", static_cast<double>(lone.totals.hbm_read)},
-                    {"dram_write", static_cast<double>(lone.totals.hbm_write)},
-                    {"l2_read", static_cast<double>(lone.totals.l2_read)},
-                    {"l2_write", static_cast<double>(lone.totals.l2_write)}};
-      c.measured_tiles.push_back(std::move(mt));
-    }
-    c.training = sim::is_training_case(c);
-    if (!c.measured.empty() || !c.measured_tiles.empty()) out.push_back(std::move(c));
-  }
-  return out;
+// A profile report's measured kernels (and tile windows) as accuracy cases: the report joined with this
+// build's model (the same join `attnscope run` and `attnscope report --remodel` show). Kernels whose case id
+// `keep` rejects are dropped before they are modeled.
+std::vector<profiler::AccuracyCase> report_cases(const fs::path& path, const std::string& shown,
+                                                 profiler::ModelCache& models,
+                                                 const std::function<bool(const std::string&)>& keep) {
+  reports::Report report = reports::read_report(path);
+  if (report.kind != "profile") return {};
+  std::erase_if(report.kernels, [&](const reports::KernelEntry& k) { return !keep(shown + ":" + k.name); });
+  if (report.kernels.empty()) return {};
+  const reports::Report joined = profiler::remodel_report(report, models, {.full_run_tiles = false});
+  return profiler::cases_from_report(joined, shown);
 }
 
 // Puts `table` between the markers of an existing file, or writes it alone.
@@ -133,7 +97,7 @@ void write_markdown(const fs::path& path, const std::string& table) {
 int run_accuracy(const AccuracyFlags& f) {
   try {
     const fs::path data(f.data);
-    std::vector<sim::AccuracyCase> cases;
+    std::vector<profiler::AccuracyCase> cases;
     std::vector<std::string> sources;
     // Plain text matches itself: a case is kept when its id contains one of --only and none of --skip.
     const auto patterns = [](const std::vector<std::string>& texts, const char* flag) {
@@ -152,47 +116,79 @@ int run_accuracy(const AccuracyFlags& f) {
       return (only.empty() || std::any_of(only.begin(), only.end(), found)) &&
              std::none_of(skip.begin(), skip.end(), found);
     };
+    const sim::GpuSpec gpu = sim::load_gpu_spec(f.gpu);
+    profiler::ModelCache models(gpu);
     for (const fs::path& p : json_files(data / "bench", "kernels_")) {
-      auto c = sim::load_benchmark_cases(p);
+      auto c = profiler::cases_from_benchmarks(p, models);
       for (auto& x : c) x.id = "bench/" + p.filename().string() + ":" + x.id;
-      std::erase_if(c, [&](const sim::AccuracyCase& x) { return !keep(x.id); });
+      for (auto& x : c)
+        for (auto& [m, point] : x.points) point.case_id = x.id;
+      std::erase_if(c, [&](const profiler::AccuracyCase& x) { return !keep(x.id); });
       sources.push_back(fmt::format("{} ({} cases)", p.filename().string(), c.size()));
       cases.insert(cases.end(), c.begin(), c.end());
     }
     // Profile reports anywhere under h200/ (runs land in dated folders beside logs and other JSON, such as
-    // ncu comparisons): a file that is not a report is listed as skipped, not fatal.
-    const sim::GpuSpec gpu = sim::load_gpu_spec(f.gpu);
+    // ncu comparisons): a file that is not a report is listed as skipped, not fatal. Files are joined with
+    // the model on `threads` threads; runs the model shares between files are simulated once.
     std::vector<fs::path> reports_found;
     if (fs::is_directory(data / "h200"))
       for (const auto& e : fs::recursive_directory_iterator(data / "h200"))
         if (e.is_regular_file() && e.path().extension() == ".json") reports_found.push_back(e.path());
     std::sort(reports_found.begin(), reports_found.end());
-    for (const fs::path& p : reports_found) {
-      const std::string shown = fs::relative(p, data).string();
-      try {
-        auto c = report_cases(p, shown, gpu, keep);
-        if (!c.empty() || (f.only.empty() && f.skip.empty()))
-          sources.push_back(fmt::format("{} ({} measured kernels)", shown, c.size()));
-        cases.insert(cases.end(), c.begin(), c.end());
-      } catch (const reports::ReportError& e) {
-        sources.push_back(fmt::format("{} skipped: not a report ({})", shown, e.what()));
-      }
+    struct FileResult {
+      std::vector<profiler::AccuracyCase> cases;
+      std::string source;
+      std::exception_ptr error;
+    };
+    std::vector<FileResult> results(reports_found.size());
+    std::atomic<std::size_t> next{0}, done{0};
+    std::mutex progress;
+    const unsigned pool = f.threads > 0 ? static_cast<unsigned>(f.threads) : std::max(1u, std::thread::hardware_concurrency());
+    std::vector<std::future<void>> workers;
+    for (unsigned t = 0; t < std::min<std::size_t>(pool, reports_found.size()); ++t)
+      workers.push_back(std::async(std::launch::async, [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < reports_found.size();) {
+          const fs::path& p = reports_found[i];
+          const std::string shown = fs::relative(p, data).string();
+          FileResult& r = results[i];
+          try {
+            r.cases = report_cases(p, shown, models, keep);
+            if (!r.cases.empty() || (f.only.empty() && f.skip.empty()))
+              r.source = fmt::format("{} ({} measured kernels)", shown, r.cases.size());
+          } catch (const reports::ReportError& e) {
+            r.source = fmt::format("{} skipped: not a report ({})", shown, e.what());
+          } catch (...) {
+            r.error = std::current_exception();
+          }
+          const std::size_t n = ++done;
+          if (n % 50 == 0 || n == reports_found.size()) {
+            std::lock_guard lock(progress);
+            fmt::print(stderr, "attnscope accuracy: {} of {} recordings joined with the model\n", n,
+                       reports_found.size());
+          }
+        }
+      }));
+    for (auto& w : workers) w.get();
+    for (FileResult& r : results) {
+      if (r.error) std::rethrow_exception(r.error);
+      if (!r.source.empty()) sources.push_back(r.source);
+      cases.insert(cases.end(), r.cases.begin(), r.cases.end());
     }
-    if (f.training_only) std::erase_if(cases, [](const sim::AccuracyCase& c) { return !c.training; });
+    if (f.training_only) std::erase_if(cases, [](const profiler::AccuracyCase& c) { return !c.training; });
     const std::size_t measurements = cases.size();
     std::size_t replaced = 0;
-    cases = sim::newest_per_case(std::move(cases), &replaced);
-    const auto points = sim::evaluate_cases(gpu, cases, f.threads);
-    const auto rows = sim::accuracy_table(points);
+    cases = profiler::newest_per_case(std::move(cases), &replaced);
+    const auto points = profiler::points_of(cases);
+    const auto rows = profiler::accuracy_table(points);
     if (!f.csv.empty()) {
       std::ofstream out(f.csv);
       if (!out) throw sim::InvalidInput("cannot write " + f.csv);
       out << "case,kernel,metric,measured,modeled,training\n";
       for (const auto& p : points)
-        out << '"' << p.case_id << "\"," << p.kernel << ',' << p.metric << ',' << p.measured << ','
-            << p.modeled << ',' << p.training << '\n';
+        out << '"' << p.case_id << "\"," << p.kernel << ',' << profiler::accuracy_metric_name(p.metric) << ','
+            << p.measured << ',' << p.modeled << ',' << p.training << '\n';
     }
-    const std::string table = sim::accuracy_markdown(rows);
+    const std::string table = profiler::accuracy_markdown(rows);
     fmt::print("Model {} against {} measured cases:\n", gpu.short_name, cases.size());
     for (const auto& s : sources) fmt::print("  {}\n", s);
     fmt::print(
@@ -207,21 +203,21 @@ int run_accuracy(const AccuracyFlags& f) {
     const fs::path baseline =
         f.baseline.empty() ? data / ".." / "accuracy" / "baseline.json" : fs::path(f.baseline);
     if (f.write_baseline) {
-      sim::write_baseline(baseline, rows);
+      profiler::write_baseline(baseline, rows);
       fmt::print("baseline written: {}\n", baseline.string());
     }
     if (!f.gate_baseline.empty()) {
-      std::vector<sim::AccuracyPoint> gate_points;
+      std::vector<profiler::AccuracyPoint> gate_points;
       for (const auto& p : points)
         if (std::none_of(gate_skip.begin(), gate_skip.end(),
                          [&](const std::regex& r) { return std::regex_search(p.case_id, r); }))
           gate_points.push_back(p);
-      sim::write_baseline(f.gate_baseline, sim::accuracy_table(gate_points));
+      profiler::write_baseline(f.gate_baseline, profiler::accuracy_table(gate_points));
       fmt::print("gate baseline written: {} ({} of {} points)\n", f.gate_baseline, gate_points.size(),
                  points.size());
     }
     if (f.check) {
-      const auto failures = sim::check_against_baseline(rows, sim::read_baseline(baseline));
+      const auto failures = profiler::check_against_baseline(rows, profiler::read_baseline(baseline));
       for (const auto& why : failures) fmt::print(stderr, "accuracy check: {}\n", why);
       if (!failures.empty()) return kGateFailed;
       fmt::print("accuracy check: no row drifted past its target or baseline ({})\n", baseline.string());

@@ -18,6 +18,7 @@
 #include "attnscope/profiler/metric_set.hpp"
 #include "attnscope/profiler/profile.hpp"
 #include "attnscope/reports/json_io.hpp"
+#include "attnscope/reports/writers.hpp"
 #include "attnscope/sim/error.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
@@ -75,27 +76,9 @@ struct ProfileFlags {
   std::string keep_tiles = "all";
 };
 
-std::string number(const std::optional<double>& v, const std::string& unit) {
-  if (!v) return "-";
-  if (unit == "B") return fmt::format("{:.2f} MB", *v / 1e6);
-  if (unit == "s") return fmt::format("{:.3f} ms", *v * 1e3);
-  return fmt::format("{:.4g}", *v);
-}
-
+// The first screen the report's terminal table shows (one definition: reports/overview.hpp).
 void print_summary(const reports::Report& r) {
-  static const char* keys[] = {"dram_read", "dram_write", "l2_dirty_end", "l2_read", "l2_write",
-                               "l2_hit",    "smem_read",  "smem_write",   "time",    "cycles"};
-  for (const auto& k : r.kernels) {
-    std::printf("%s\n", k.name.c_str());
-    for (const char* key : keys) {
-      auto it = k.metrics.find(key);
-      if (it == k.metrics.end()) continue;
-      const auto& v = it->second;
-      const auto err = v.relative_error();
-      std::printf("  %-13s measured %14s  modeled %14s  %s\n", key, number(v.measured, v.unit).c_str(),
-                  number(v.modeled, v.unit).c_str(), err ? fmt::format("{:+.1f}%", *err * 100).c_str() : "");
-    }
-  }
+  std::printf("%s", reports::overview_text(r).c_str());
 }
 
 profiler::ProfileOptions options_from(const ProfileFlags& f, const sim::Workload& w, sim::KernelKind kind) {
@@ -191,10 +174,8 @@ int run_matrix(const ProfileFlags& f, const std::string& command) {
       ++written;
       double dram = 0, time = 0;
       for (const auto& k : r.kernels) {
-        if (auto it = k.metrics.find("dram_read"); it != k.metrics.end() && it->second.measured)
-          dram += *it->second.measured;
-        if (auto it = k.metrics.find("time"); it != k.metrics.end() && it->second.measured)
-          time += *it->second.measured;
+        dram += reports::measured_of(k.metrics, reports::Metric::dram_read).value_or(0.0);
+        time += reports::measured_of(k.metrics, reports::Metric::time).value_or(0.0);
       }
       std::printf("[%zu/%zu] %-44s dram_read %10.2f MB  time %8.3f ms\n", i + 1, points.size(),
                   p.label.c_str(), dram / 1e6, time * 1e3);

@@ -48,7 +48,7 @@ struct RunFlags {
 // tile configuration (the naive kernels' GEMM tiling is fixed).
 bool same_problem(const reports::Report& r, const sim::Workload& w, const sim::TileConfig& t, bool naive) {
   const auto& rw = r.workload;
-  const bool same_workload = r.kind == "profile" && r.provenance.cache_mode == "flush" &&
+  const bool same_workload = r.kind == "profile" && r.provenance.cache == vocab::CacheProtocol::flush &&
                              rw.batch == w.batch && rw.heads == w.heads && rw.seq_q == w.seq_q &&
                              rw.seq_kv == w.seq_kv && rw.head_dim == w.head_dim && rw.dtype == w.dtype &&
                              rw.causal == w.causal;
@@ -67,7 +67,7 @@ void append(reports::Report& into, reports::Report part) {
 
 // Committed measurements of this problem, re-modeled by this build: naive first, then tiled.
 reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const sim::TileConfig& t,
-                              const sim::GpuSpec& gpu, std::vector<fs::path>& used) {
+                              const sim::GpuSpec& gpu, std::vector<reports::Recording>& used) {
   reports::Report out;
   if (!fs::is_directory(f.measurements)) return out;
   std::vector<fs::path> files;
@@ -98,8 +98,7 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
     const reports::Report& r = rec.report;
     if (r.kernels.empty()) continue;
     // CUPTI's own kernel replay restores memory between passes, so its L2 state is not the flushed one.
-    const auto replay = r.kernels.front().notes.find("measure.replay");
-    if (replay != r.kernels.front().notes.end() && replay->second.rfind("kernel", 0) == 0) continue;
+    if (r.provenance.replay == vocab::ReplayMode::kernel) continue;
     rec.naive = reports::find_kernel(r, "naive.qk") != nullptr && same_problem(r, w, t, true);
     rec.tiled = reports::find_kernel(r, "tiled") != nullptr && same_problem(r, w, t, false);
     if (!rec.naive && !rec.tiled) continue;
@@ -123,7 +122,7 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
       const bool want_naive = naive_part.kernels.empty() && rec.naive && has_tiles("naive.qk");
       const bool want_tiled = tiled_part.kernels.empty() && rec.tiled && has_tiles("tiled");
       if (!want_naive && !want_tiled) continue;
-      used.push_back(rec.file);
+      reports::Recording joined{rec.file.string(), rec.report.provenance.date, rec.report.provenance.git_revision, {}};
       const reports::Report fresh = profiler::remodel_report(rec.report, gpu);
       for (const auto& k : fresh.kernels) {
         const bool is_naive = k.name.rfind("naive", 0) == 0;
@@ -134,7 +133,9 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
           part.kernels.clear();
         }
         part.kernels.push_back(k);
+        joined.kernels.push_back(k.name);
       }
+      used.push_back(std::move(joined));
     }
   out = std::move(naive_part);
   append(out, std::move(tiled_part));
@@ -183,15 +184,26 @@ int run(const RunFlags& f) {
     }
   }
   if (report.kernels.empty()) {
-    std::vector<fs::path> used;
+    std::vector<reports::Recording> used;
     std::fprintf(stderr,
                  "attnscope run: no GPU here; re-running the model against recorded measurements in %s\n",
                  f.measurements.c_str());
     report = from_recorded(f, w, t, gpu, used);
     if (!report.kernels.empty()) {
-      source = "model re-run against recorded " + report.provenance.gpu_name + " measurements (" +
-               report.provenance.date + ")";
-      for (const auto& p : used) source += "\n    " + p.string();
+      // The report now holds what this build joined: its provenance names this run and every recording.
+      const reports::Provenance recorded = report.provenance;
+      report.provenance = reports::basic_provenance(command);
+      report.provenance.gpu_name = recorded.gpu_name;
+      report.provenance.driver = recorded.driver;
+      report.provenance.cuda_runtime = recorded.cuda_runtime;
+      report.provenance.sm_clock_mhz = recorded.sm_clock_mhz;
+      report.provenance.mem_clock_mhz = recorded.mem_clock_mhz;
+      report.provenance.cache = recorded.cache;
+      report.provenance.replay = recorded.replay;
+      report.provenance.gpu_spec = gpu.short_name;
+      report.provenance.recordings = used;
+      source = fmt::format("model re-run by this build against {} recorded {} measurement{}", used.size(),
+                           recorded.gpu_name, used.size() == 1 ? "" : "s");
     } else {
       source = "model only (no GPU, no matching recorded measurement)";
     }
@@ -208,7 +220,9 @@ int run(const RunFlags& f) {
 
   const auto gates = reports::evaluate_gates(f.gates, report);
   const auto written = reports::write_all(report, f.out, gates);
-  std::printf("%s\n", reports::to_text_table(report).c_str());
+  // The answer first (verdicts and errors per kernel), then where it came from; every metric and the raw
+  // counters are in the files (and `attnscope report out/report.json`).
+  std::printf("%s\n%s", reports::overview_text(report).c_str(), reports::provenance_text(report).c_str());
   std::printf("source: %s\n", source.c_str());
   std::printf("wrote:\n");
   for (const auto& p : written.all()) std::printf("    %s\n", p.string().c_str());

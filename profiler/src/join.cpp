@@ -14,27 +14,15 @@ namespace {
 
 using TileKey = std::tuple<int, int, int, int>;
 
-std::string key_unit(const std::string& key) {
-  if (key == "time") return "s";
-  if (key == "cycles") return "cycles";
-  if (key == "flops") return "FLOP";
-  return "B";
-}
-
-std::optional<double> measured_of(const reports::Metrics& m, const char* key) {
-  auto it = m.find(key);
-  return it == m.end() ? std::nullopt : it->second.measured;
-}
-
 std::string mb(double bytes) {
   return fmt::format("{:.2f} MB", bytes / 1e6);
 }
 
 // What the L2 write-back did to this kernel's DRAM writes, with its numbers.
 std::string writeback_note(const reports::Metrics& m, CacheMode cache) {
-  const auto l2_write = measured_of(m, "l2_write");
-  const auto dram_write = measured_of(m, "dram_write");
-  const auto dirty = measured_of(m, "l2_dirty_end");
+  const auto l2_write = reports::measured_of(m, reports::Metric::l2_write);
+  const auto dram_write = reports::measured_of(m, reports::Metric::dram_write);
+  const auto dirty = reports::measured_of(m, reports::Metric::l2_dirty_end);
   if (!l2_write || !dram_write) return "";
   std::string s = fmt::format(
       "L2 is write-back: the kernel wrote {} to L2 (l2_write, logical stores) but DRAM received {} while it "
@@ -66,30 +54,19 @@ std::string writeback_note(const reports::Metrics& m, CacheMode cache) {
 
 }  // namespace
 
-reports::Metrics measured_metrics(const CounterValues& counters) {
-  reports::Metrics m;
-  for (const auto& [key, value] : derive_report_metrics(counters)) {
-    reports::Value v;
-    v.measured = value;
-    v.unit = key_unit(key);
-    m[key] = v;
-  }
-  for (const auto& [name, value] : counters) {
-    if (!value) continue;
-    reports::Value v;
-    v.measured = *value;
-    v.unit = counter_unit(name);
-    m[name] = v;
-  }
-  return m;
+reports::Metrics window_metrics(const sim::KernelResult& lone, const sim::GpuSpec& gpu) {
+  return reports::modeled_kernel_entry(lone, gpu).metrics;
+}
+
+reports::Counters raw_counters(const CounterValues& counters) {
+  reports::Counters out;
+  for (const auto& [name, value] : counters)
+    if (value) out[name] = *value;
+  return out;
 }
 
 void merge_measured(reports::Metrics& into, const reports::Metrics& measured) {
-  for (const auto& [key, value] : measured) {
-    auto& target = into[key];
-    target.measured = value.measured;
-    if (target.unit.empty()) target.unit = value.unit;
-  }
+  for (const auto& [metric, value] : measured) into[metric].measured = value.measured;
 }
 
 reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::KernelResult* modeled,
@@ -101,7 +78,8 @@ reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::Kern
   } else {
     e.name = measured.name;
   }
-  merge_measured(e.metrics, measured_metrics(measured.counters));
+  merge_measured(e.metrics, derive_report_metrics(measured.counters));
+  e.counters = raw_counters(measured.counters);
   for (const auto& smp : measured.samples) {
     reports::CounterSample c{smp.start_s, smp.end_s, {}};
     for (const auto& [name, value] : smp.counters)
@@ -109,9 +87,7 @@ reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::Kern
     e.samples.push_back(std::move(c));
   }
   if (measured.event_time_s) {
-    auto& t = e.metrics["time"];
-    t.measured = *measured.event_time_s;
-    t.unit = key_unit("time");
+    e.metrics[reports::Metric::time].measured = *measured.event_time_s;
     e.notes["time"] =
         "measured time: CUDA events around separate launches of the kernel from the same L2 state "
         "(median of 3); the counters' gpu__time_duration.sum is kept under its own name";
@@ -119,12 +95,8 @@ reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::Kern
 
   if (measured.writeback_after) {
     const auto after = derive_report_metrics(*measured.writeback_after);
-    if (auto it = after.find("dram_write"); it != after.end()) {
-      auto& v = e.metrics["l2_dirty_end"];
-      v.measured = it->second;
-      v.unit = key_unit("l2_dirty_end");
-      if (modeled) v.modeled = static_cast<double>(modeled->l2_dirty_end);
-    }
+    if (const auto written = reports::measured_of(after, reports::Metric::dram_write))
+      e.metrics[reports::Metric::l2_dirty_end].measured = written;
   }
   if (const std::string note = writeback_note(e.metrics, cache); !note.empty())
     e.notes["l2_writeback"] = note;
@@ -163,14 +135,17 @@ reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::Kern
       const auto& s = wm.window;
       if (s.kernel == measured.name && s.batch == w.batch && s.head == w.head && s.q_tile == w.q_tile &&
           s.kv_tile == w.kv_tile) {
-        m = reports::modeled_kernel_entry(wm.result, gpu).metrics;
+        m = window_metrics(wm.result, gpu);
         ++windows_modeled;
         break;
       }
     }
-    merge_measured(m, measured_metrics(w.counters));
+    merge_measured(m, derive_report_metrics(w.counters));
     t.metrics = std::move(m);
+    t.counters = raw_counters(w.counters);
+    t.lone_window = true;
   }
+  e.tiles_total = modeled ? static_cast<std::int64_t>(modeled->tiles.size()) : 0;
   if (!measured.windows.empty())
     e.notes["tile_windows"] = fmt::format(
         "{} tiles carry measured bytes: each was launched alone (batch 0 / head 0 slice, one CTA doing one "

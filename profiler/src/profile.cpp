@@ -5,6 +5,7 @@
 
 #include <future>
 
+#include "attnscope/profiler/model_cache.hpp"
 #include "attnscope/profiler/windows.hpp"
 #include "attnscope/reports/from_sim.hpp"
 #include "attnscope/sim/error.hpp"
@@ -12,14 +13,7 @@
 
 namespace attnscope::profiler {
 
-sim::SimOptions sim_options_for(CacheMode cache, bool record_tiles) {
-  sim::SimOptions o;
-  o.l2_start = cache == CacheMode::warm ? sim::L2Start::warm : sim::L2Start::cold;
-  o.record_tiles = record_tiles;
-  return o;
-}
-
-reports::Report build_profile_report(const Measurement& m, const std::optional<sim::SimResult>& model,
+reports::Report build_profile_report(const Measurement& m, const std::optional<std::vector<sim::KernelResult>>& model,
                                      const sim::GpuSpec& gpu, const std::vector<WindowModel>& window_models,
                                      const MeasureRequest& request, const std::string& command_line) {
   reports::Report r;
@@ -30,7 +24,8 @@ reports::Report build_profile_report(const Measurement& m, const std::optional<s
   r.provenance.cuda_runtime = m.device.cuda_runtime;
   r.provenance.sm_clock_mhz = m.device.sm_clock_mhz;
   r.provenance.mem_clock_mhz = m.device.mem_clock_mhz;
-  r.provenance.cache_mode = std::string(to_string(request.cache));
+  r.provenance.cache = request.cache;
+  r.provenance.replay = request.replay;
   r.provenance.gpu_spec = model ? gpu.short_name : "";
   r.workload = request.workload;
   r.tiles = request.tiles;
@@ -42,7 +37,7 @@ reports::Report build_profile_report(const Measurement& m, const std::optional<s
   for (const auto& mk : m.kernels) {
     const sim::KernelResult* modeled = nullptr;
     if (model)
-      for (const auto& k : model->kernels)
+      for (const auto& k : *model)
         if (k.name == mk.name) modeled = &k;
     reports::KernelEntry e = join_kernel(mk, modeled, gpu, window_models, request.cache);
     e.notes["measure.device"] = fmt::format("{} ({}), {} SMs, L2 {} B", m.device.name, m.device.chip,
@@ -59,22 +54,21 @@ reports::Report build_profile_report(const Measurement& m, const std::optional<s
 }
 
 void keep_tiles(reports::Report& report, const std::string& keep) {
-  if (keep == "all") return;
-  if (keep != "measured" && keep != "windows" && keep != "head0")
+  const auto subset = reports::parse_tile_subset(keep);
+  if (!subset)
     throw sim::InvalidInput("--keep-tiles '" + keep + "' is not one of all, head0, measured, windows");
+  if (*subset == reports::TileSubset::all) return;
   for (auto& k : report.kernels) {
+    if (k.tiles_total == 0) k.tiles_total = static_cast<std::int64_t>(k.tiles.size());
     std::vector<reports::TileEntry> kept;
     for (auto& t : k.tiles) {
-      bool window = false;
-      for (const auto& [key, v] : t.metrics) window |= v.measured.has_value();
       // head0: every tile of (batch 0, head 0), enough for the heatmaps and timelines, a few MB at most.
-      const bool head0 = keep == "head0" && t.batch == 0 && t.head == 0;
-      if (window || head0 || (keep == "measured" && t.start_measured_s)) kept.push_back(std::move(t));
+      const bool head0 = *subset == reports::TileSubset::head0 && t.batch == 0 && t.head == 0;
+      if (t.lone_window || head0 || (*subset == reports::TileSubset::measured && t.start_measured_s))
+        kept.push_back(std::move(t));
     }
-    if (kept.size() != k.tiles.size())
-      k.notes["tiles_kept"] =
-          fmt::format("{} of {} tile entries kept (--keep-tiles {})", kept.size(), k.tiles.size(), keep);
     k.tiles = std::move(kept);
+    k.tiles_kept = *subset;
   }
 }
 
@@ -87,7 +81,7 @@ reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
 
   // The model runs on its own thread while the GPU measures; its failure is reported, not fatal.
   struct ModelOutput {
-    std::optional<sim::SimResult> result;
+    std::optional<std::vector<sim::KernelResult>> result;
     std::vector<WindowModel> windows;
     std::string error;
   };
@@ -96,8 +90,8 @@ reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
     model = std::async(std::launch::async, [&gpu, &request] {
       ModelOutput out;
       try {
-        out.result = sim::simulate(gpu, request.workload, request.kind, request.tiles,
-                                   sim_options_for(request.cache, true));
+        // Under the measurement's cache protocol: with a flush before every kernel, each naive kernel alone.
+        out.result = model_kernels(gpu, request.workload, request.kind, request.tiles, request.cache, true);
         for (const auto& w : request.windows)
           out.windows.push_back({w, model_window(gpu, request.workload, request.kind, request.tiles, w)});
       } catch (const std::exception& e) {

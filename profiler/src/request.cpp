@@ -3,24 +3,6 @@
 
 namespace attnscope::profiler {
 
-std::optional<CacheMode> parse_cache_mode(std::string_view s) {
-  if (s == "flush") return CacheMode::flush;
-  if (s == "sequence") return CacheMode::sequence;
-  if (s == "warm") return CacheMode::warm;
-  return std::nullopt;
-}
-std::string_view to_string(CacheMode m) {
-  switch (m) {
-    case CacheMode::flush:
-      return "flush";
-    case CacheMode::sequence:
-      return "sequence";
-    case CacheMode::warm:
-      return "warm";
-  }
-  return "?";
-}
-
 std::optional<FlushMethod> parse_flush_method(std::string_view s) {
   if (s == "read-discard") return FlushMethod::read_discard;
   if (s == "read") return FlushMethod::read;
@@ -28,15 +10,6 @@ std::optional<FlushMethod> parse_flush_method(std::string_view s) {
 }
 std::string_view to_string(FlushMethod m) {
   return m == FlushMethod::read_discard ? "read-discard" : "read";
-}
-
-std::optional<ReplayMode> parse_replay_mode(std::string_view s) {
-  if (s == "user") return ReplayMode::user;
-  if (s == "kernel") return ReplayMode::kernel;
-  return std::nullopt;
-}
-std::string_view to_string(ReplayMode m) {
-  return m == ReplayMode::user ? "user" : "kernel";
 }
 
 std::optional<TileMode> parse_tile_mode(std::string_view s) {

@@ -19,7 +19,7 @@ std::size_t ReportComparison::regressions() const {
 
 namespace {
 
-MetricChange value_change(const std::string& kernel, const std::string& metric, const std::string& field,
+MetricChange value_change(const std::string& kernel, Metric metric, const std::string& field,
                           const std::string& unit, std::optional<double> a, std::optional<double> b,
                           double threshold, bool lower_better) {
   MetricChange c{kernel, metric, field, unit, a, b, std::nullopt, ChangeKind::unchanged};
@@ -59,20 +59,21 @@ ReportComparison compare_reports(const Report& old_report, const Report& new_rep
       continue;
     }
     for (const auto& [key, a] : ka->metrics)
-      if (!kb.metrics.count(key))
-        out.notes.push_back("metric " + kb.name + "." + key + " is only in the old report");
+      if (!kb.metrics.contains(key))
+        out.notes.push_back(fmt::format("metric {}.{} is only in the old report", kb.name, vocab::key(key)));
     for (const auto& [key, b] : kb.metrics) {
-      auto it = ka->metrics.find(key);
-      if (it == ka->metrics.end()) {
-        out.notes.push_back("metric " + kb.name + "." + key + " is only in the new report");
+      const Value* found = ka->metrics.find(key);
+      if (found == nullptr) {
+        out.notes.push_back(fmt::format("metric {}.{} is only in the new report", kb.name, vocab::key(key)));
         continue;
       }
-      const Value& a = it->second;
-      const bool lower = lower_is_better(key);
+      const Value& a = *found;
+      const bool lower = vocab::lower_is_better(key);
+      const std::string unit(vocab::to_string(vocab::info(key).unit));
       out.changes.push_back(
-          value_change(kb.name, key, "measured", b.unit, a.measured, b.measured, threshold, lower));
+          value_change(kb.name, key, "measured", unit, a.measured, b.measured, threshold, lower));
       out.changes.push_back(
-          value_change(kb.name, key, "modeled", b.unit, a.modeled, b.modeled, threshold, lower));
+          value_change(kb.name, key, "modeled", unit, a.modeled, b.modeled, threshold, lower));
       const auto ea = a.relative_error(), eb = b.relative_error();
       if (ea && eb) {
         MetricChange c{
@@ -127,7 +128,7 @@ std::string to_text(const ReportComparison& cmp, bool show_unchanged) {
     if (c.kind == ChangeKind::unchanged && !show_unchanged) continue;
     out +=
         fmt::format("{:<12} {:<16} {:<12} {:<9} {:>14} {:>14} {:>12}\n", kKindNames[static_cast<int>(c.kind)],
-                    c.kernel, c.metric, c.field, side(c.old_value, c), side(c.new_value, c), change_text(c));
+                    c.kernel, vocab::key(c.metric), c.field, side(c.old_value, c), side(c.new_value, c), change_text(c));
     ++shown;
   }
   if (shown == 0) out += "no change beyond the threshold\n";
@@ -147,7 +148,7 @@ std::string to_markdown(const ReportComparison& cmp) {
                     c.kind == ChangeKind::regression    ? "❌"
                     : c.kind == ChangeKind::improvement ? "✅"
                                                         : "·",
-                    c.kernel, c.metric, c.field, side(c.old_value, c), side(c.new_value, c), change_text(c));
+                    c.kernel, vocab::key(c.metric), c.field, side(c.old_value, c), side(c.new_value, c), change_text(c));
   }
   return out;
 }

@@ -13,25 +13,28 @@ using detail::number_or_empty;
 
 std::string totals_csv(const Report& report) {
   std::string out = "kernel,metric,unit,measured,modeled,relative_error\n";
-  for (const auto& k : report.kernels)
-    for (const auto& key : ordered_metric_keys(k.metrics))
-      out += fmt::format("{},{},{},{},{},{}\n", csv_field(k.name), csv_field(key),
-                         csv_field(k.metrics.at(key).unit), number_or_empty(k.metrics.at(key).measured),
-                         number_or_empty(k.metrics.at(key).modeled),
-                         number_or_empty(k.metrics.at(key).relative_error()));
+  for (const auto& k : report.kernels) {
+    for (const auto& [metric, v] : k.metrics)
+      out += fmt::format("{},{},{},{},{},{}\n", csv_field(k.name), vocab::key(metric),
+                         vocab::to_string(vocab::info(metric).unit), number_or_empty(v.measured),
+                         number_or_empty(v.modeled), number_or_empty(v.relative_error()));
+    // Raw counters after the metrics, measured only, under their CUPTI names.
+    for (const auto& [name, value] : k.counters)
+      out += fmt::format("{},{},,{},,\n", csv_field(k.name), csv_field(name), number_or_empty(value));
+  }
   return out;
 }
 
 std::string tiles_csv(const Report& report) {
   // One column pair per metric key present on any tile, so every row has the same columns.
-  std::set<std::string> keys;
+  std::set<Metric> keys;
   for (const auto& k : report.kernels)
     for (const auto& t : k.tiles)
       for (const auto& [key, v] : t.metrics) keys.insert(key);
   std::string out =
       "kernel,batch,head,q_tile,kv_tile,sm_modeled,sm_measured,start_modeled_s,end_modeled_s,"
       "start_measured_s,end_measured_s";
-  for (const auto& key : keys) out += fmt::format(",{0}_measured,{0}_modeled", csv_field(key));
+  for (const auto key : keys) out += fmt::format(",{0}_measured,{0}_modeled", vocab::key(key));
   out += '\n';
   auto opt_int = [](const std::optional<int>& v) { return v ? std::to_string(*v) : std::string(); };
   for (const auto& k : report.kernels) {
@@ -40,13 +43,12 @@ std::string tiles_csv(const Report& report) {
                          t.kv_tile, opt_int(t.sm_modeled), opt_int(t.sm_measured),
                          number_or_empty(t.start_modeled_s), number_or_empty(t.end_modeled_s),
                          number_or_empty(t.start_measured_s), number_or_empty(t.end_measured_s));
-      for (const auto& key : keys) {
-        auto it = t.metrics.find(key);
-        if (it == t.metrics.end())
+      for (const auto key : keys) {
+        const Value* v = t.metrics.find(key);
+        if (v == nullptr)
           out += ",,";
         else
-          out += fmt::format(",{},{}", number_or_empty(it->second.measured),
-                             number_or_empty(it->second.modeled));
+          out += fmt::format(",{},{}", number_or_empty(v->measured), number_or_empty(v->modeled));
       }
       out += '\n';
     }
@@ -55,16 +57,16 @@ std::string tiles_csv(const Report& report) {
 }
 
 std::string sweep_csv(const Report& report) {
-  std::set<std::string> keys;
+  std::set<Metric> keys;
   for (const auto& p : report.sweep)
     for (const auto& [key, v] : p.metrics) keys.insert(key);
   std::string out =
       "index,gpu,workload,batch,heads,seq_q,seq_kv,head_dim,dtype,causal,kernel,br,bc,warps,stages,smem_"
       "limit,"
       "feasible,infeasible_reason";
-  for (const auto& key : keys) {
+  for (const auto key : keys) {
     out += ',';
-    out += csv_field(key);
+    out += vocab::key(key);
   }
   out += '\n';
   for (const auto& p : report.sweep) {
@@ -74,10 +76,9 @@ std::string sweep_csv(const Report& report) {
                        w.head_dim, sim::to_string(w.dtype), w.causal ? 1 : 0, sim::to_string(p.kind),
                        p.tiles.br, p.tiles.bc, p.tiles.warps, p.tiles.stages, p.smem_limit,
                        p.feasible ? 1 : 0, csv_field(p.infeasible_reason));
-    for (const auto& key : keys) {
-      auto it = p.metrics.find(key);
+    for (const auto key : keys) {
       out += ",";
-      if (it != p.metrics.end()) out += number_or_empty(it->second.modeled);
+      if (const Value* v = p.metrics.find(key)) out += number_or_empty(v->modeled);
     }
     out += '\n';
   }

@@ -14,21 +14,17 @@ namespace attnscope::reports {
 
 namespace {
 
-Value modeled(double v, std::string_view unit) {
-  Value out;
-  out.modeled = v;
-  out.unit = std::string(unit);
-  return out;
-}
-
-void add_level_bytes(Metrics& m, const sim::LevelBytes& b) {
-  m["dram_read"] = modeled(static_cast<double>(b.hbm_read), "B");
-  m["dram_write"] = modeled(static_cast<double>(b.hbm_write), "B");
-  m["l2_read"] = modeled(static_cast<double>(b.l2_read), "B");
-  m["l2_write"] = modeled(static_cast<double>(b.l2_write), "B");
-  m["l2_hit"] = modeled(static_cast<double>(b.l2_hit), "B");
-  m["smem_read"] = modeled(static_cast<double>(b.smem_read), "B");
-  m["smem_write"] = modeled(static_cast<double>(b.smem_write), "B");
+// The model's bytes at each level. `with_lts`: also the slices' read count, which the model predicts by its
+// SM requests (kernel totals only: the accuracy table compares it at that level).
+void add_level_bytes(Metrics& m, const sim::LevelBytes& b, bool with_lts) {
+  m[Metric::dram_read].modeled = static_cast<double>(b.hbm_read);
+  m[Metric::dram_write].modeled = static_cast<double>(b.hbm_write);
+  m[Metric::l2_read].modeled = static_cast<double>(b.l2_read);
+  if (with_lts) m[Metric::l2_read_lts].modeled = static_cast<double>(b.l2_read);
+  m[Metric::l2_write].modeled = static_cast<double>(b.l2_write);
+  m[Metric::l2_hit].modeled = static_cast<double>(b.l2_hit);
+  m[Metric::smem_read].modeled = static_cast<double>(b.smem_read);
+  m[Metric::smem_write].modeled = static_cast<double>(b.smem_write);
 }
 
 }  // namespace
@@ -36,21 +32,23 @@ void add_level_bytes(Metrics& m, const sim::LevelBytes& b) {
 KernelEntry modeled_kernel_entry(const sim::KernelResult& kernel, const sim::GpuSpec& gpu) {
   KernelEntry e;
   e.name = kernel.name;
-  add_level_bytes(e.metrics, kernel.totals);
-  e.metrics["time"] = modeled(kernel.time_s, "s");
-  e.metrics["cycles"] = modeled(static_cast<double>(kernel.cycles), "cycles");
-  e.metrics["flops"] = modeled(kernel.flops, "FLOP");
+  add_level_bytes(e.metrics, kernel.totals, true);
+  e.metrics[Metric::l2_dirty_end].modeled = static_cast<double>(kernel.l2_dirty_end);
+  e.metrics[Metric::time].modeled = kernel.time_s;
+  e.metrics[Metric::cycles].modeled = static_cast<double>(kernel.cycles);
+  e.metrics[Metric::flops].modeled = kernel.flops;
   e.notes["model.ctas"] = std::to_string(kernel.ctas);
   e.notes["model.waves"] = std::to_string(kernel.waves);
   e.notes["model.ctas_per_sm"] = std::to_string(kernel.ctas_per_sm);
   e.notes["model.smem_per_cta"] = std::to_string(kernel.smem_per_cta);
   e.notes["model.l2_resident_end"] = std::to_string(kernel.l2_resident_end);
-  e.notes["model.l2_dirty_end"] = std::to_string(kernel.l2_dirty_end);
   // Cycles become seconds at the clock the timing model ran at.
   const double seconds_per_cycle = gpu.sm_clock_hz > 0 ? 1.0 / gpu.sm_clock_hz : 0.0;
+  e.tiles_total = static_cast<std::int64_t>(kernel.tiles.size());
+  e.tiles_kept = TileSubset::all;
   e.tiles.reserve(kernel.tiles.size());
   for (const auto& t : kernel.tiles) {
-    TileEntry te;
+    TileEntry& te = e.tiles.emplace_back();
     te.batch = t.batch;
     te.head = t.head;
     te.q_tile = t.q_tile;
@@ -58,10 +56,9 @@ KernelEntry modeled_kernel_entry(const sim::KernelResult& kernel, const sim::Gpu
     te.sm_modeled = t.sm;
     te.start_modeled_s = static_cast<double>(t.start_cycle) * seconds_per_cycle;
     te.end_modeled_s = static_cast<double>(t.end_cycle) * seconds_per_cycle;
-    add_level_bytes(te.metrics, t.bytes);
-    te.metrics["flops"] = modeled(t.flops, "FLOP");
-    te.metrics["cycles"] = modeled(static_cast<double>(t.end_cycle - t.start_cycle), "cycles");
-    e.tiles.push_back(std::move(te));
+    add_level_bytes(te.metrics, t.bytes, false);
+    te.metrics[Metric::flops].modeled = t.flops;
+    te.metrics[Metric::cycles].modeled = static_cast<double>(t.end_cycle - t.start_cycle);
   }
   return e;
 }

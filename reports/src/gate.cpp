@@ -148,19 +148,26 @@ GateResult evaluate_gate(const Gate& gate, const Report& report) {
     throw GateError(fmt::format("gate '{}': the report has no kernel '{}' (it has: {})", gate.text,
                                 gate.kernel, names.empty() ? "no kernels" : join(names)));
   }
+  const auto metric = vocab::metric_from_key(gate.metric);
+  if (!metric) {
+    std::set<std::string> keys;
+    for (const auto& m : vocab::kMetrics) keys.insert(std::string(m.key));
+    throw GateError(
+        fmt::format("gate '{}': '{}' is not a metric (metrics: {})", gate.text, gate.metric, join(keys)));
+  }
+  const std::string unit(vocab::to_string(vocab::info(*metric).unit));
   Value sum;
   bool any_measured = false, all_measured = true, any_modeled = false, all_modeled = true;
   double measured = 0, modeled_sum = 0;
   for (const KernelEntry* k : kernels) {
-    auto it = k->metrics.find(gate.metric);
-    if (it == k->metrics.end()) {
+    const Value* found = k->metrics.find(*metric);
+    if (found == nullptr) {
       std::set<std::string> keys;
-      for (const auto& [key, v] : k->metrics) keys.insert(key);
+      for (const auto& [key, v] : k->metrics) keys.insert(std::string(vocab::key(key)));
       throw GateError(fmt::format("gate '{}': kernel '{}' has no metric '{}' (it has: {})", gate.text,
                                   k->name, gate.metric, keys.empty() ? "no metrics" : join(keys)));
     }
-    const Value& v = it->second;
-    sum.unit = v.unit;
+    const Value& v = *found;
     if (v.measured)
       any_measured = true, measured += *v.measured;
     else
@@ -175,7 +182,7 @@ GateResult evaluate_gate(const Gate& gate, const Report& report) {
 
   // Units must fit: a percentage only for the error, a time only for a time metric, and so on.
   const Quantity q = parse_quantity(gate.threshold_text);
-  const Dimension metric_dim = dimension_of_unit(sum.unit.empty() ? default_unit(gate.metric) : sum.unit);
+  const Dimension metric_dim = dimension_of_unit(unit);
   if (gate.field == GateField::error) {
     if (q.dimension != Dimension::fraction && q.dimension != Dimension::none)
       throw GateError(fmt::format("gate '{}': an error is compared with a percentage (e.g. 5%), not {}",
@@ -192,7 +199,7 @@ GateResult evaluate_gate(const Gate& gate, const Report& report) {
   r.gate = gate;
   const std::string label = gate.kernel + "." + gate.metric;
   auto show = [&](double v) {
-    return r.field_used == "error" ? fmt::format("{:.2f}%", v * 100.0) : format_value(v, sum.unit);
+    return r.field_used == "error" ? fmt::format("{:.2f}%", v * 100.0) : format_value(v, unit);
   };
   switch (gate.field) {
     case GateField::automatic:

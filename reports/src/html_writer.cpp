@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "attnscope/reports/overview.hpp"
 #include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/reports/writers.hpp"
@@ -32,15 +33,11 @@ svg text.label{font-size:12px}svg .grid{stroke:#eee}svg .axis{stroke:#888}svg te
 nav a{margin-right:14px;font-size:13px}footer{margin-top:30px;color:#777;font-size:12px}
 )";
 
-std::string value_cell(const std::optional<double>& v, const std::string& unit) {
+std::string value_cell(const std::optional<double>& v, Metric metric) {
   if (!v) return "<td class=\"na\">–</td>";
-  return fmt::format("<td title=\"{}\">{}</td>", fmt::format("{}", *v), xml_escape(format_value(*v, unit)));
+  return fmt::format("<td title=\"{}\">{}</td>", fmt::format("{}", *v), xml_escape(format_metric(*v, metric)));
 }
 
-std::string error_class(double e) {
-  const double a = std::fabs(e);
-  return a < 0.05 ? "good" : a < 0.2 ? "warn" : "bad";
-}
 
 // ---- header, gates, error table ----------------------------------------------------------------------
 
@@ -62,7 +59,14 @@ std::string header(const Report& r) {
   if (p.sm_clock_mhz)
     row("Clocks", fmt::format("SM {:.0f} MHz{}", *p.sm_clock_mhz,
                               p.mem_clock_mhz ? fmt::format(", memory {:.0f} MHz", *p.mem_clock_mhz) : ""));
-  row("Cache mode", p.cache_mode);
+  if (p.cache)
+    row("Cache protocol", fmt::format("{}{} (the model runs under the same protocol)", vocab::to_string(*p.cache),
+                                      p.replay ? fmt::format(", {} replay", vocab::to_string(*p.replay)) : ""));
+  for (const Recording& rec : p.recordings) {
+    std::string kernels;
+    for (const auto& k : rec.kernels) kernels += (kernels.empty() ? "" : ", ") + k;
+    row("Recording", fmt::format("{} ({}; {}, measured at git {})", rec.file, kernels, rec.date, rec.git_revision));
+  }
   row("attnscope", p.tool_version + " (git " + p.git_revision + ")");
   row("Date", p.date);
   row("Host", p.host);
@@ -87,38 +91,99 @@ std::string gates_section(const std::vector<GateResult>& gates) {
   return out + "</table>\n";
 }
 
+std::string status_class(CellStatus s) {
+  switch (s) {
+    case CellStatus::meets:
+      return "good";
+    case CellStatus::near:
+      return "warn";
+    case CellStatus::misses:
+      return "bad";
+    default:
+      return "na";
+  }
+}
+
 std::string error_table(const Report& r) {
-  // One row per metric, one column group per kernel: the whole comparison fits on a screen.
-  Metrics all;
-  for (const auto& k : r.kernels)
-    for (const auto& [key, v] : k.metrics) all.emplace(key, Value{});
-  std::string out =
-      "<h2 id=\"errors\">Measured vs modeled</h2>\n<p class=\"hint\">Error = (modeled &minus; measured) / "
-      "measured: green within 5&nbsp;%, amber within 20&nbsp;%, red beyond. A dash means the value is absent "
-      "(not measured, or not predicted by the model).</p>\n<table><tr><th class=\"l\" "
-      "rowspan=\"2\">Metric</th>";
+  // First screen: one verdict per kernel, worst first, then kernel x metric relative errors coloured
+  // against the metric table's targets.
+  const auto kernels = overview(r);
+  std::vector<Metric> columns;
+  for (const Metric m : vocab::all_metrics()) {
+    bool any = false;
+    for (const auto& k : kernels)
+      for (const auto& c : k.cells) any = any || (c.metric == m && c.value.measured && is_headline(m));
+    if (any) columns.push_back(m);
+  }
+  std::string out = "<h2 id=\"errors\">Model vs measurement</h2>\n";
+  if (columns.empty()) {
+    out += "<p class=\"hint\">Model only: nothing measured to compare with.</p>\n";
+  } else {
+    out += "<ul class=\"verdicts\">";
+    for (const auto& k : kernels)
+      out += fmt::format("<li><b>{}</b>: {}</li>", xml_escape(k.kernel), xml_escape(k.verdict));
+    out += "</ul>\n<p class=\"hint\">Relative error (modeled &minus; measured) / measured, worst kernel first. "
+           "Green within the median target, amber within the worst-case one, red beyond (targets: HBM 3&nbsp;% "
+           "/ 8&nbsp;%, L2 5&nbsp;% / 10&nbsp;%, time 10&nbsp;% / 20&nbsp;%); grey: no target.</p>\n"
+           "<table><tr><th class=\"l\">Kernel</th>";
+    for (const Metric m : columns)
+      out += fmt::format("<th title=\"{}\">{}</th>", xml_escape(vocab::info(m).formula), vocab::key(m));
+    out += "</tr>";
+    for (const auto& k : kernels) {
+      out += fmt::format("<tr><td class=\"l\">{}</td>", xml_escape(k.kernel));
+      for (const Metric m : columns) {
+        const OverviewCell* cell = nullptr;
+        for (const auto& c : k.cells)
+          if (c.metric == m) cell = &c;
+        if (cell == nullptr) {
+          out += "<td class=\"na\">–</td>";
+          continue;
+        }
+        const std::string title =
+            cell->status == CellStatus::not_modeled ? std::string(vocab::info(m).not_modeled) : std::string();
+        out += fmt::format("<td class=\"{}\" title=\"{}\">{}</td>", status_class(cell->status), xml_escape(title),
+                           xml_escape(cell_text(*cell)));
+      }
+      out += "</tr>";
+    }
+    out += "</table>\n";
+  }
+  // Every metric, both sides, with the reason where one side is absent.
+  std::vector<Metric> all;
+  for (const Metric m : vocab::all_metrics())
+    for (const auto& k : r.kernels)
+      if (k.metrics.contains(m) && std::find(all.begin(), all.end(), m) == all.end()) all.push_back(m);
+  out += "<h3>Every metric, measured and modeled</h3>\n<table><tr><th class=\"l\" rowspan=\"2\">Metric</th>";
   for (const auto& k : r.kernels)
     out += fmt::format("<th colspan=\"3\" class=\"kernel\">{}</th>", xml_escape(k.name));
-  out += "</tr><tr>";
+  out += "<th class=\"l\" rowspan=\"2\">Note</th></tr><tr>";
   for (std::size_t i = 0; i < r.kernels.size(); ++i) out += "<th>measured</th><th>modeled</th><th>error</th>";
   out += "</tr>";
-  for (const auto& key : ordered_metric_keys(all)) {
-    out += fmt::format("<tr><td class=\"l\">{}</td>", xml_escape(key));
+  for (const Metric key : all) {
+    const vocab::MetricInfo& info = vocab::info(key);
+    out += fmt::format("<tr><td class=\"l\" title=\"{}\">{}</td>", xml_escape(info.formula), vocab::key(key));
     for (const auto& k : r.kernels) {
-      auto it = k.metrics.find(key);
-      if (it == k.metrics.end()) {
+      const Value* found = k.metrics.find(key);
+      if (found == nullptr) {
         out += "<td class=\"na\">–</td><td class=\"na\">–</td><td class=\"na\">–</td>";
         continue;
       }
-      const Value& v = it->second;
+      const Value& v = *found;
       const auto e = v.relative_error();
-      out += value_cell(v.measured, v.unit) + value_cell(v.modeled, v.unit) +
-             (e ? fmt::format("<td class=\"{}\">{}</td>", error_class(*e), format_percent(*e))
-                : std::string("<td class=\"na\">–</td>"));
+      out += value_cell(v.measured, key) + value_cell(v.modeled, key) +
+             (e ? fmt::format("<td>{}</td>", format_percent(*e)) : std::string("<td class=\"na\">–</td>"));
     }
-    out += "</tr>";
+    std::string note;
+    if (!info.modeled) note = "not modeled: " + std::string(info.not_modeled);
+    else if (!info.not_measured.empty()) note = "not measured: " + std::string(info.not_measured);
+    out += fmt::format("<td class=\"l\">{}</td></tr>", xml_escape(note));
   }
   out += "</table>\n";
+  std::string coverage;
+  for (const auto& k : r.kernels)
+    if (const std::string c = tile_coverage(k); !c.empty())
+      coverage += fmt::format("<li>{}: {}</li>", xml_escape(k.name), xml_escape(c));
+  if (!coverage.empty()) out += "<p class=\"hint\">Tiles kept in this report:</p><ul>" + coverage + "</ul>\n";
   bool any_notes = false;
   for (const auto& k : r.kernels) any_notes |= !k.notes.empty();
   if (any_notes) {
@@ -137,21 +202,21 @@ std::string error_table(const Report& r) {
 
 // ---- bytes per memory level --------------------------------------------------------------------------
 
-std::string level_chart(const std::string& level, const std::vector<KernelEntry>& kernels) {
+std::string level_chart(Metric level, const std::vector<KernelEntry>& kernels) {
   const int width = 320, height = 210;
   const double left = 64, right = 8, top = 26, bottom = 40;
   double max_v = 0;
   for (const auto& k : kernels) {
-    auto it = k.metrics.find(level);
-    if (it == k.metrics.end()) continue;
-    if (it->second.measured) max_v = std::max(max_v, *it->second.measured);
-    if (it->second.modeled) max_v = std::max(max_v, *it->second.modeled);
+    const Value* v = k.metrics.find(level);
+    if (v == nullptr) continue;
+    if (v->measured) max_v = std::max(max_v, *v->measured);
+    if (v->modeled) max_v = std::max(max_v, *v->modeled);
   }
   std::string out = fmt::format(
       "<svg class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 "
       "{0} {1}\">"
       "<text class=\"title\" x=\"{2}\" y=\"16\">{3}</text>",
-      width, height, left, xml_escape(level));
+      width, height, left, vocab::key(level));
   const svg::Scale ys{0, max_v > 0 ? max_v * 1.08 : 1, height - bottom, top, false};
   for (double t : ys.ticks())
     out += fmt::format(
@@ -164,9 +229,8 @@ std::string level_chart(const std::string& level, const std::vector<KernelEntry>
     const auto& k = kernels[i];
     const double cx = left + group_w * (static_cast<double>(i) + 0.5);
     const std::string color = svg::kernel_color(k.name);
-    auto it = k.metrics.find(level);
     std::optional<double> meas, mod;
-    if (it != k.metrics.end()) meas = it->second.measured, mod = it->second.modeled;
+    if (const Value* v = k.metrics.find(level)) meas = v->measured, mod = v->modeled;
     auto bar = [&](const std::optional<double>& v, double x, bool measured) {
       if (!v) {
         out += fmt::format("<text class=\"note\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">n/a</text>",
@@ -179,7 +243,7 @@ std::string level_chart(const std::string& level, const std::vector<KernelEntry>
           "{}</title></rect>",
           fmt_num(x), fmt_num(y), fmt_num(bar_w), fmt_num(std::max(0.0, h)), color,
           measured ? " fill-opacity=\"0.45\" stroke=\"" + color + "\" stroke-width=\"1.5\"" : "",
-          xml_escape(k.name), level, measured ? "measured" : "modeled", xml_escape(format_bytes(*v)));
+          xml_escape(k.name), vocab::key(level), measured ? "measured" : "modeled", xml_escape(format_bytes(*v)));
     };
     bar(mod, cx - bar_w - 1, false);
     bar(meas, cx + 1, true);
@@ -204,10 +268,10 @@ std::string levels_section(const Report& r) {
       "traffic, l2 = requests from the SMs to L2 (l2_hit = the part that hit), smem = shared-memory "
       "traffic; qk, softmax and pv are the three naive kernels.</p>\n"
       "<div class=\"row\">";
-  for (const std::string level :
-       {"dram_read", "dram_write", "l2_read", "l2_write", "l2_hit", "smem_read", "smem_write"}) {
+  for (const Metric level : vocab::all_metrics()) {
+    if (vocab::info(level).unit != vocab::Unit::bytes || level == Metric::smem_per_cta) continue;
     bool present = false;
-    for (const auto& k : r.kernels) present |= k.metrics.count(level) > 0;
+    for (const auto& k : r.kernels) present |= k.metrics.contains(level);
     if (present) out += "<div class=\"panel\">" + level_chart(level, r.kernels) + "</div>";
   }
   return out + "</div>\n";
@@ -230,11 +294,11 @@ Grid hbm_grid(const KernelEntry& k) {
   for (const auto& t : k.tiles) {
     const std::size_t i = static_cast<std::size_t>(t.q_tile) * static_cast<std::size_t>(g.cols) +
                           static_cast<std::size_t>(t.kv_tile);
-    for (const char* key : {"dram_read", "dram_write"}) {
-      auto it = t.metrics.find(key);
-      if (it == t.metrics.end()) continue;
-      if (it->second.modeled) g.modeled[i] += *it->second.modeled, g.has_modeled[i] = 1;
-      if (it->second.measured) g.measured[i] += *it->second.measured, g.has_measured[i] = 1;
+    for (const Metric key : {Metric::dram_read, Metric::dram_write}) {
+      const Value* v = t.metrics.find(key);
+      if (v == nullptr) continue;
+      if (v->modeled) g.modeled[i] += *v->modeled, g.has_modeled[i] = 1;
+      if (v->measured) g.measured[i] += *v->measured, g.has_measured[i] = 1;
     }
   }
   return g;
@@ -390,10 +454,9 @@ std::string timeline_svg(const Report& r, bool measured) {
       kernel_end = std::max(kernel_end, *e);
     }
     if (!any) continue;
-    auto it = k.metrics.find("time");
     double duration = kernel_end;
-    if (it != k.metrics.end()) {
-      const auto& v = measured ? it->second.measured : it->second.modeled;
+    if (const Value* t = k.metrics.find(Metric::time)) {
+      const auto& v = measured ? t->measured : t->modeled;
       if (v) duration = std::max(duration, *v);
     }
     kernel_starts.emplace_back(offset, k.name);
@@ -543,7 +606,7 @@ std::string block_size_charts(const ProblemGroup& g) {
   for (const SweepPoint* p : g.points) {
     if (!p->feasible || p->kind != sim::KernelKind::tiled) continue;
     const SweepPoint*& b = best[p->tiles.br][p->tiles.bc];
-    if (!b || modeled_metric(*p, "time") < modeled_metric(*b, "time")) b = p;
+    if (!b || modeled_metric(*p, Metric::time) < modeled_metric(*b, Metric::time)) b = p;
   }
   if (best.empty()) return "<p class=\"hint\">No feasible tiled point for " + xml_escape(g.label) + ".</p>";
   std::vector<svg::Series> bytes, time;
@@ -553,11 +616,11 @@ std::string block_size_charts(const ProblemGroup& g) {
     svg::Series st = sb;
     for (const auto& [bc, p] : row) {
       sb.points.emplace_back(bc, hbm_bytes(*p));
-      st.points.emplace_back(bc, modeled_metric(*p, "time"));
+      st.points.emplace_back(bc, modeled_metric(*p, Metric::time));
       const std::string tip =
           fmt::format("{}: HBM {}, time {}, smem {}", p->tiles.label(), format_bytes(hbm_bytes(*p)),
-                      format_seconds(modeled_metric(*p, "time")),
-                      format_bytes_binary(modeled_metric(*p, "smem_per_cta")));
+                      format_seconds(modeled_metric(*p, Metric::time)),
+                      format_bytes_binary(modeled_metric(*p, Metric::smem_per_cta)));
       sb.tips.push_back(tip);
       st.tips.push_back(tip);
     }
@@ -587,10 +650,10 @@ std::string smem_chart(const ProblemGroup& g) {
   for (const SweepPoint* p : g.points) {
     if (!p->feasible || p->kind != sim::KernelKind::tiled || p->smem_limit <= 0) continue;
     auto [it, inserted] =
-        by_limit.emplace(p->smem_limit, std::make_pair(hbm_bytes(*p), modeled_metric(*p, "l2_read")));
+        by_limit.emplace(p->smem_limit, std::make_pair(hbm_bytes(*p), modeled_metric(*p, Metric::l2_read)));
     if (!inserted) {
       it->second.first = std::min(it->second.first, hbm_bytes(*p));
-      it->second.second = std::min(it->second.second, modeled_metric(*p, "l2_read"));
+      it->second.second = std::min(it->second.second, modeled_metric(*p, Metric::l2_read));
     }
   }
   if (by_limit.empty()) return {};
@@ -632,18 +695,18 @@ std::string pareto_chart(const ProblemGroup& g) {
   svg::Series all{"feasible tiles", "#9bb7d4", {}, false, true, false, {}};
   for (const SweepPoint* p : g.points) {
     if (!p->feasible || p->kind != sim::KernelKind::tiled) continue;
-    all.points.emplace_back(modeled_metric(*p, "smem_per_cta"), hbm_bytes(*p));
+    all.points.emplace_back(modeled_metric(*p, Metric::smem_per_cta), hbm_bytes(*p));
     all.tips.push_back(fmt::format("{} (smem limit {}): {} smem, {} HBM, {}", p->tiles.label(),
                                    format_bytes_binary(static_cast<double>(p->smem_limit)),
-                                   format_bytes_binary(modeled_metric(*p, "smem_per_cta")),
-                                   format_bytes(hbm_bytes(*p)), format_seconds(modeled_metric(*p, "time"))));
+                                   format_bytes_binary(modeled_metric(*p, Metric::smem_per_cta)),
+                                   format_bytes(hbm_bytes(*p)), format_seconds(modeled_metric(*p, Metric::time))));
   }
   if (all.points.empty()) return {};
   svg::Series front{"Pareto front", "#d62728", {}, true, true, false, {}};
   for (const SweepPoint* p : pareto_front(g.points)) {
-    front.points.emplace_back(modeled_metric(*p, "smem_per_cta"), hbm_bytes(*p));
+    front.points.emplace_back(modeled_metric(*p, Metric::smem_per_cta), hbm_bytes(*p));
     front.tips.push_back(fmt::format("front: {}: {} smem, {} HBM", p->tiles.label(),
-                                     format_bytes_binary(modeled_metric(*p, "smem_per_cta")),
+                                     format_bytes_binary(modeled_metric(*p, Metric::smem_per_cta)),
                                      format_bytes(hbm_bytes(*p))));
   }
   svg::ChartOptions o;
@@ -688,9 +751,9 @@ std::string sweep_section(const Report& r) {
     out += fmt::format(
         "<tr><td class=\"l\">{}</td><td "
         "class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-        xml_escape(g.label), b->tiles.label(), format_bytes_binary(modeled_metric(*b, "smem_per_cta")),
-        format_seconds(modeled_metric(*b, "time")), format_bytes(hbm_bytes(*b)),
-        format_bytes(modeled_metric(*b, "l2_read")), g.points.size());
+        xml_escape(g.label), b->tiles.label(), format_bytes_binary(modeled_metric(*b, Metric::smem_per_cta)),
+        format_seconds(modeled_metric(*b, Metric::time)), format_bytes(hbm_bytes(*b)),
+        format_bytes(modeled_metric(*b, Metric::l2_read)), g.points.size());
   }
   out += "</table>\n";
   constexpr std::size_t kMaxProblems = 6;

@@ -32,18 +32,22 @@ ojson optional_number(const std::optional<double>& v) {
   return *v;
 }
 
-// Tile metrics leave out a unit that is the key's default (most of a large report's bytes are tiles).
-ojson metrics_to_json(const Metrics& metrics, bool omit_default_units = false) {
+ojson metrics_to_json(const Metrics& metrics) {
   ojson out = ojson::object();
-  for (const auto& [key, value] : metrics) {
+  for (const auto& [metric, value] : metrics) {
     ojson v = ojson::object();
     if (value.measured) v["measured"] = optional_number(value.measured);
     if (value.modeled) v["modeled"] = optional_number(value.modeled);
-    if (!value.unit.empty() && !(omit_default_units && value.unit == default_unit(key)))
-      v["unit"] = value.unit;
+    v["unit"] = std::string(vocab::to_string(vocab::info(metric).unit));
     if (auto e = value.relative_error()) v["error"] = optional_number(e);  // derived; ignored on read
-    out[key] = std::move(v);
+    out[std::string(vocab::key(metric))] = std::move(v);
   }
+  return out;
+}
+
+ojson counters_to_json(const Counters& counters) {
+  ojson out = ojson::object();
+  for (const auto& [name, value] : counters) out[name] = optional_number(value);
   return out;
 }
 
@@ -59,7 +63,7 @@ ojson workload_to_json(const sim::Workload& w) {
           {"scale", w.scale}};
 }
 
-ojson tiles_to_json(const sim::TileConfig& t) {
+ojson tile_config_to_json(const sim::TileConfig& t) {
   return {{"br", t.br},
           {"bc", t.bc},
           {"warps", t.warps},
@@ -75,16 +79,70 @@ ojson tiles_to_json(const sim::TileConfig& t) {
           {"gemm_pv_l2_fetch_bytes", t.gemm_pv_l2_fetch_bytes}};
 }
 
-ojson tile_entry_to_json(const TileEntry& t) {
-  ojson j{{"batch", t.batch}, {"head", t.head}, {"q_tile", t.q_tile}, {"kv_tile", t.kv_tile}};
-  if (t.sm_modeled) j["sm_modeled"] = *t.sm_modeled;
-  if (t.sm_measured) j["sm_measured"] = *t.sm_measured;
-  if (t.start_modeled_s) j["start_modeled_s"] = optional_number(t.start_modeled_s);
-  if (t.end_modeled_s) j["end_modeled_s"] = optional_number(t.end_modeled_s);
-  if (t.start_measured_s) j["start_measured_s"] = optional_number(t.start_measured_s);
-  if (t.end_measured_s) j["end_measured_s"] = optional_number(t.end_measured_s);
-  j["metrics"] = metrics_to_json(t.metrics, true);
-  return j;
+// Tiles as columns: one array per field, null where a tile has no value; a column is written only when
+// some tile has a value. A 65,536-tile kernel is then a few dozen arrays of numbers, not 65,536 objects.
+ojson tiles_to_json(const std::vector<TileEntry>& tiles) {
+  ojson cols = ojson::object();
+  cols["count"] = tiles.size();
+  const auto int_column = [&](const char* name, auto get) {
+    ojson a = ojson::array();
+    for (const TileEntry& t : tiles) a.push_back(get(t));
+    cols[name] = std::move(a);
+  };
+  int_column("batch", [](const TileEntry& t) { return t.batch; });
+  int_column("head", [](const TileEntry& t) { return t.head; });
+  int_column("q_tile", [](const TileEntry& t) { return t.q_tile; });
+  int_column("kv_tile", [](const TileEntry& t) { return t.kv_tile; });
+  const auto optional_column = [&](const char* name, auto get) {
+    bool any = false;
+    for (const TileEntry& t : tiles) any = any || get(t).has_value();
+    if (!any) return;
+    ojson a = ojson::array();
+    for (const TileEntry& t : tiles) {
+      const auto v = get(t);
+      if (v)
+        a.push_back(*v);
+      else
+        a.push_back(nullptr);
+    }
+    cols[name] = std::move(a);
+  };
+  optional_column("sm_modeled", [](const TileEntry& t) { return t.sm_modeled; });
+  optional_column("sm_measured", [](const TileEntry& t) { return t.sm_measured; });
+  optional_column("start_modeled_s", [](const TileEntry& t) { return t.start_modeled_s; });
+  optional_column("end_modeled_s", [](const TileEntry& t) { return t.end_modeled_s; });
+  optional_column("start_measured_s", [](const TileEntry& t) { return t.start_measured_s; });
+  optional_column("end_measured_s", [](const TileEntry& t) { return t.end_measured_s; });
+  ojson lone = ojson::array();
+  for (std::size_t i = 0; i < tiles.size(); ++i)
+    if (tiles[i].lone_window) lone.push_back(i);
+  cols["lone_windows"] = std::move(lone);  // indices of the tiles measured as lone windows
+  ojson metrics = ojson::object();
+  for (const Metric m : vocab::all_metrics()) {
+    ojson sides = ojson::object();
+    const auto side = [&](const char* name, std::optional<double> Value::*field) {
+      bool any = false;
+      for (const TileEntry& t : tiles)
+        if (const Value* v = t.metrics.find(m); v && v->*field) any = true;
+      if (!any) return;
+      ojson a = ojson::array();
+      for (const TileEntry& t : tiles) {
+        const Value* v = t.metrics.find(m);
+        a.push_back(v ? optional_number(v->*field) : ojson(nullptr));
+      }
+      sides[name] = std::move(a);
+    };
+    side("measured", &Value::measured);
+    side("modeled", &Value::modeled);
+    if (!sides.empty()) metrics[std::string(vocab::key(m))] = std::move(sides);
+  }
+  cols["metrics"] = std::move(metrics);
+  ojson counters = ojson::array();  // sparse: windows' raw counters
+  for (std::size_t i = 0; i < tiles.size(); ++i)
+    if (!tiles[i].counters.empty())
+      counters.push_back({{"index", i}, {"counters", counters_to_json(tiles[i].counters)}});
+  cols["counters"] = std::move(counters);
+  return cols;
 }
 
 ojson provenance_to_json(const Provenance& p) {
@@ -96,10 +154,21 @@ ojson provenance_to_json(const Provenance& p) {
           {"gpu_name", p.gpu_name},
           {"driver", p.driver},
           {"cuda_runtime", p.cuda_runtime},
-          {"cache_mode", p.cache_mode},
+          {"cache_mode", p.cache ? std::string(vocab::to_string(*p.cache)) : std::string()},
+          {"replay", p.replay ? std::string(vocab::to_string(*p.replay)) : std::string()},
           {"gpu_spec", p.gpu_spec}};
   j["sm_clock_mhz"] = optional_number(p.sm_clock_mhz);
   j["mem_clock_mhz"] = optional_number(p.mem_clock_mhz);
+  ojson recordings = ojson::array();
+  for (const Recording& r : p.recordings) {
+    ojson kernels = ojson::array();
+    for (const auto& k : r.kernels) kernels.push_back(k);
+    recordings.push_back({{"file", r.file},
+                          {"date", r.date},
+                          {"git_revision", r.git_revision},
+                          {"kernels", std::move(kernels)}});
+  }
+  j["recordings"] = std::move(recordings);
   return j;
 }
 
@@ -109,17 +178,18 @@ ojson report_to_json(const Report& r) {
   j["kind"] = r.kind;
   j["provenance"] = provenance_to_json(r.provenance);
   j["workload"] = workload_to_json(r.workload);
-  j["tiles"] = tiles_to_json(r.tiles);
+  j["tiles"] = tile_config_to_json(r.tiles);
   ojson kernels = ojson::array();
   for (const auto& k : r.kernels) {
-    ojson tiles = ojson::array();
-    for (const auto& t : k.tiles) tiles.push_back(tile_entry_to_json(t));
     ojson notes = ojson::object();
     for (const auto& [key, value] : k.notes) notes[key] = value;
     ojson entry = {{"name", k.name},
                    {"metrics", metrics_to_json(k.metrics)},
+                   {"counters", counters_to_json(k.counters)},
                    {"notes", notes},
-                   {"tiles", std::move(tiles)}};
+                   {"tiles_total", k.tiles_total},
+                   {"tiles_kept", std::string(to_string(k.tiles_kept))},
+                   {"tile_columns", tiles_to_json(k.tiles)}};
     if (!k.samples.empty()) {
       ojson samples = ojson::array();
       for (const auto& smp : k.samples) {
@@ -143,7 +213,7 @@ ojson report_to_json(const Report& r) {
       ojson pj{{"index", p.index},
                {"workload", workload_to_json(p.workload)},
                {"kind", std::string(sim::to_string(p.kind))},
-               {"tiles", tiles_to_json(p.tiles)},
+               {"tiles", tile_config_to_json(p.tiles)},
                {"gpu_spec", p.gpu_spec},
                {"smem_limit", p.smem_limit},
                {"feasible", p.feasible},
@@ -328,20 +398,69 @@ class Node {
   const std::string& origin_;
 };
 
-Metrics read_metrics(const Node& n, bool default_units = false) {
+// Format 2: keys of the metric table only.
+Metrics read_metrics(const Node& n) {
   n.require_object();
   Metrics out;
   for (auto it = n.raw().begin(); it != n.raw().end(); ++it) {
-    Node v = n.object_field(it.key());
+    const Node v = n.object_field(it.key());
+    const auto metric = vocab::metric_from_key(it.key());
+    if (!metric) v.fail("unknown metric key '" + it.key() + "'");
     v.require_object();
-    Value value;
+    Value& value = out[*metric];
     value.measured = v.optional_double("measured");
     value.modeled = v.optional_double("modeled");
-    value.unit = v.optional_string("unit");
-    if (default_units && !v.has("unit")) value.unit = std::string(default_unit(it.key()));
-    out.emplace(it.key(), std::move(value));
   }
   return out;
+}
+
+Counters read_counters(const Node& n) {
+  n.require_object();
+  Counters out;
+  for (auto it = n.raw().begin(); it != n.raw().end(); ++it)
+    if (!it->is_null()) out[it.key()] = n.object_field(it.key()).as_double();
+  return out;
+}
+
+// Format 1 kept raw counters among the metrics and called two quantities by other names: its `l2_read` was
+// the slices' count (measured) beside the model's SM requests (modeled), its `l2_hit` the slices' read and
+// write lookup hits (measured) beside the model's request hits (modeled). They become the metric table's
+// rows of the same meaning, and the measured side of every metric is derived again from the raw counters
+// by the table's formulas (l2_read: the bytes the SMs received, where the counter was collected).
+void read_metrics_v1(const Node& n, Metrics& out, Counters& counters) {
+  n.require_object();
+  for (auto it = n.raw().begin(); it != n.raw().end(); ++it) {
+    const Node v = n.object_field(it.key());
+    v.require_object();
+    const std::optional<double> measured = v.optional_double("measured");
+    const std::optional<double> modeled = v.optional_double("modeled");
+    const auto metric = vocab::metric_from_key(it.key());
+    if (!metric) {
+      if (measured) counters[it.key()] = *measured;
+      continue;
+    }
+    if (*metric == Metric::l2_read) {
+      if (measured) out[Metric::l2_read_lts].measured = measured;
+      if (modeled) {
+        out[Metric::l2_read_lts].modeled = modeled;
+        out[Metric::l2_read].modeled = modeled;
+      }
+    } else if (*metric == Metric::l2_hit) {
+      if (measured) out[Metric::l2_hit_lts].measured = measured;
+      if (modeled) out[Metric::l2_hit].modeled = modeled;
+    } else {
+      Value& value = out[*metric];
+      value.measured = measured;
+      value.modeled = modeled;
+    }
+  }
+  const auto lookup = [&counters](std::string_view name) -> std::optional<double> {
+    const auto it = counters.find(std::string(name));
+    return it == counters.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  for (const Metric m : vocab::all_metrics())
+    if (!measured_of(out, m))
+      if (const auto v = vocab::measure(m, lookup)) out[m].measured = v;
 }
 
 sim::Workload read_workload(const Node& n) {
@@ -400,12 +519,33 @@ Provenance read_provenance(const Node& n) {
   p.cuda_runtime = n.optional_string("cuda_runtime");
   p.sm_clock_mhz = n.optional_double("sm_clock_mhz");
   p.mem_clock_mhz = n.optional_double("mem_clock_mhz");
-  p.cache_mode = n.optional_string("cache_mode");
+  if (const std::string cache = n.optional_string("cache_mode"); !cache.empty()) {
+    p.cache = vocab::parse_cache_protocol(cache);
+    if (!p.cache) n.object_field("cache_mode").fail("unknown cache mode '" + cache + "' (expected flush, sequence or warm)");
+  }
+  if (const std::string replay = n.optional_string("replay"); !replay.empty()) {
+    p.replay = vocab::parse_replay_mode(replay);
+    if (!p.replay) n.object_field("replay").fail("unknown replay mode '" + replay + "' (expected user or kernel)");
+  }
   p.gpu_spec = n.optional_string("gpu_spec");
+  if (auto recordings = n.optional_field("recordings")) {
+    for (std::size_t i = 0, count = recordings->size(); i < count; ++i) {
+      const Node r = recordings->at(i);
+      Recording rec;
+      rec.file = r.string_field("file");
+      rec.date = r.optional_string("date");
+      rec.git_revision = r.optional_string("git_revision");
+      if (auto kernels = r.optional_field("kernels"))
+        for (std::size_t k = 0, nk = kernels->size(); k < nk; ++k) rec.kernels.push_back(kernels->at(k).as_string());
+      p.recordings.push_back(std::move(rec));
+    }
+  }
   return p;
 }
 
-TileEntry read_tile(const Node& n) {
+// Format 1: one object per tile. A tile with measured values is a lone window (the only tiles format 1
+// measured bytes of).
+TileEntry read_tile_v1(const Node& n) {
   TileEntry t;
   t.batch = n.int_field("batch");
   t.head = n.int_field("head");
@@ -417,23 +557,120 @@ TileEntry read_tile(const Node& n) {
   t.end_modeled_s = n.optional_double("end_modeled_s");
   t.start_measured_s = n.optional_double("start_measured_s");
   t.end_measured_s = n.optional_double("end_measured_s");
-  t.metrics = read_metrics(n.object_field("metrics"), true);
+  read_metrics_v1(n.object_field("metrics"), t.metrics, t.counters);
+  for (const auto& [m, v] : t.metrics) t.lone_window = t.lone_window || v.measured.has_value();
   return t;
 }
 
-KernelEntry read_kernel(const Node& n) {
+// Format 2: tiles as columns (tiles_to_json).
+std::vector<TileEntry> read_tile_columns(const Node& cols) {
+  cols.require_object();
+  const std::int64_t count = cols.int64_field("count");
+  if (count < 0) cols.object_field("count").fail("negative tile count");
+  std::vector<TileEntry> tiles(static_cast<std::size_t>(count));
+  const auto column = [&](const std::string& name, bool required) -> std::optional<Node> {
+    std::optional<Node> c = required ? std::optional<Node>(cols.object_field(name)) : cols.optional_field(name);
+    if (c && c->size() != tiles.size())
+      c->fail(fmt::format("{} values for {} tiles", c->size(), tiles.size()));
+    return c;
+  };
+  const auto ints = [&](const std::string& name, auto set) {
+    const auto c = column(name, true);
+    const json& a = c->raw();
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      if (!a[i].is_number_integer()) c->at(i).fail("expected an integer");
+      const auto v = a[i].get<std::int64_t>();
+      if (v < 0 || v > std::numeric_limits<int>::max()) c->at(i).fail("tile index out of range");
+      set(tiles[i], static_cast<int>(v));
+    }
+  };
+  ints("batch", [](TileEntry& t, int v) { t.batch = v; });
+  ints("head", [](TileEntry& t, int v) { t.head = v; });
+  ints("q_tile", [](TileEntry& t, int v) { t.q_tile = v; });
+  ints("kv_tile", [](TileEntry& t, int v) { t.kv_tile = v; });
+  const auto optional_ints = [&](const std::string& name, std::optional<int> TileEntry::*field) {
+    const auto c = column(name, false);
+    if (!c) return;
+    const json& a = c->raw();
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      if (a[i].is_null()) continue;
+      if (!a[i].is_number_integer()) c->at(i).fail("expected an integer or null");
+      tiles[i].*field = static_cast<int>(a[i].get<std::int64_t>());
+    }
+  };
+  optional_ints("sm_modeled", &TileEntry::sm_modeled);
+  optional_ints("sm_measured", &TileEntry::sm_measured);
+  const auto read_doubles = [&](const Node& c, auto set) {
+    if (c.size() != tiles.size()) c.fail(fmt::format("{} values for {} tiles", c.size(), tiles.size()));
+    const json& a = c.raw();
+    for (std::size_t i = 0; i < tiles.size(); ++i) {
+      if (a[i].is_null()) continue;
+      if (!a[i].is_number()) c.at(i).fail("expected a number or null");
+      set(tiles[i], a[i].get<double>());
+    }
+  };
+  const auto optional_doubles = [&](const std::string& name, std::optional<double> TileEntry::*field) {
+    if (const auto c = cols.optional_field(name)) read_doubles(*c, [field](TileEntry& t, double v) { t.*field = v; });
+  };
+  optional_doubles("start_modeled_s", &TileEntry::start_modeled_s);
+  optional_doubles("end_modeled_s", &TileEntry::end_modeled_s);
+  optional_doubles("start_measured_s", &TileEntry::start_measured_s);
+  optional_doubles("end_measured_s", &TileEntry::end_measured_s);
+  if (const auto lone = cols.optional_field("lone_windows"))
+    for (std::size_t i = 0, n = lone->size(); i < n; ++i) {
+      const std::int64_t at = lone->at(i).as_int64();
+      if (at < 0 || at >= count) lone->at(i).fail("tile index out of range");
+      tiles[static_cast<std::size_t>(at)].lone_window = true;
+    }
+  if (const auto metrics = cols.optional_field("metrics")) {
+    metrics->require_object();
+    for (auto it = metrics->raw().begin(); it != metrics->raw().end(); ++it) {
+      const Node sides = metrics->object_field(it.key());
+      const auto metric = vocab::metric_from_key(it.key());
+      if (!metric) sides.fail("unknown metric key '" + it.key() + "'");
+      const Metric m = *metric;
+      if (const auto c = sides.optional_field("measured"))
+        read_doubles(*c, [m](TileEntry& t, double v) { t.metrics[m].measured = v; });
+      if (const auto c = sides.optional_field("modeled"))
+        read_doubles(*c, [m](TileEntry& t, double v) { t.metrics[m].modeled = v; });
+    }
+  }
+  if (const auto counters = cols.optional_field("counters"))
+    for (std::size_t i = 0, n = counters->size(); i < n; ++i) {
+      const Node e = counters->at(i);
+      const std::int64_t at = e.int64_field("index");
+      if (at < 0 || at >= count) e.object_field("index").fail("tile index out of range");
+      tiles[static_cast<std::size_t>(at)].counters = read_counters(e.object_field("counters"));
+    }
+  return tiles;
+}
+
+KernelEntry read_kernel(const Node& n, int version) {
   KernelEntry k;
   k.name = n.string_field("name");
-  k.metrics = read_metrics(n.object_field("metrics"));
   if (auto notes = n.optional_field("notes")) {
     notes->require_object();
     for (auto it = notes->raw().begin(); it != notes->raw().end(); ++it)
       k.notes[it.key()] = notes->object_field(it.key()).as_string();
   }
-  if (auto tiles = n.optional_field("tiles")) {
-    const std::size_t count = tiles->size();
-    k.tiles.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) k.tiles.push_back(read_tile(tiles->at(i)));
+  if (version >= 2) {
+    k.metrics = read_metrics(n.object_field("metrics"));
+    if (auto counters = n.optional_field("counters")) k.counters = read_counters(*counters);
+    if (auto cols = n.optional_field("tile_columns")) k.tiles = read_tile_columns(*cols);
+    k.tiles_total = n.int64_field("tiles_total");
+    const Node kept = n.object_field("tiles_kept");
+    const auto subset = parse_tile_subset(kept.as_string());
+    if (!subset) kept.fail("unknown tile subset '" + kept.as_string() + "' (expected all, head0, measured or windows)");
+    k.tiles_kept = *subset;
+  } else {
+    read_metrics_v1(n.object_field("metrics"), k.metrics, k.counters);
+    if (auto tiles = n.optional_field("tiles")) {
+      const std::size_t count = tiles->size();
+      k.tiles.reserve(count);
+      for (std::size_t i = 0; i < count; ++i) k.tiles.push_back(read_tile_v1(tiles->at(i)));
+    }
+    // Format 1 did not record the tile total; 0 = unknown (a re-model fills it in).
+    k.tiles_kept = TileSubset::all;
   }
   if (auto samples = n.optional_field("samples")) {
     samples->require_array();
@@ -452,7 +689,7 @@ KernelEntry read_kernel(const Node& n) {
   return k;
 }
 
-SweepPoint read_point(const Node& n, std::string_view written) {
+SweepPoint read_point(const Node& n, std::string_view written, int version) {
   SweepPoint p;
   p.index = n.int64_field("index");
   p.workload = read_workload(n.object_field("workload"));
@@ -465,8 +702,24 @@ SweepPoint read_point(const Node& n, std::string_view written) {
   p.smem_limit = n.int64_field("smem_limit");
   p.feasible = n.bool_field("feasible");
   p.infeasible_reason = n.optional_string("infeasible_reason");
-  p.metrics = read_metrics(n.object_field("metrics"));
+  if (version >= 2) {
+    p.metrics = read_metrics(n.object_field("metrics"));
+  } else {
+    Counters ignored;
+    read_metrics_v1(n.object_field("metrics"), p.metrics, ignored);
+  }
   return p;
+}
+
+// Facts format 1 kept as text: CUPTI kernel replay was a note (measure.replay) or the command line; a
+// report that kept tiles of head 0 only said so on its command line (--keep-tiles head0).
+void upgrade_v1_facts(Report& r) {
+  if (r.kind != "profile") return;
+  bool kernel_replay = r.provenance.command.find("--replay kernel") != std::string::npos;
+  for (const auto& k : r.kernels)
+    if (const auto it = k.notes.find("measure.replay"); it != k.notes.end() && it->second.rfind("kernel", 0) == 0)
+      kernel_replay = true;
+  if (r.provenance.cache) r.provenance.replay = kernel_replay ? vocab::ReplayMode::kernel : vocab::ReplayMode::user;
 }
 
 Report read_document(const json& doc, const std::string& origin) {
@@ -490,7 +743,9 @@ Report read_document(const json& doc, const std::string& origin) {
   r.workload = read_workload(root.object_field("workload"));
   r.tiles = read_tiles(root.object_field("tiles"), r.provenance.date);
   const Node kernels = root.object_field("kernels");
-  for (std::size_t i = 0, n = kernels.size(); i < n; ++i) r.kernels.push_back(read_kernel(kernels.at(i)));
+  for (std::size_t i = 0, n = kernels.size(); i < n; ++i)
+    r.kernels.push_back(read_kernel(kernels.at(i), r.format_version));
+  if (r.format_version < 2) upgrade_v1_facts(r);
   if (auto def = root.optional_field("sweep_definition")) {
     r.sweep_definition.text = def->string_field("text");
     r.sweep_definition.total_points = def->int64_field("total_points");
@@ -503,7 +758,7 @@ Report read_document(const json& doc, const std::string& origin) {
   }
   if (auto sweep = root.optional_field("sweep")) {
     for (std::size_t i = 0, n = sweep->size(); i < n; ++i)
-      r.sweep.push_back(read_point(sweep->at(i), r.provenance.date));
+      r.sweep.push_back(read_point(sweep->at(i), r.provenance.date, r.format_version));
   }
   return r;
 }

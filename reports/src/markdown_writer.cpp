@@ -3,6 +3,7 @@
 // kernel x metric table, then for sweeps the best tile per problem.
 #include <cmath>
 
+#include "attnscope/reports/overview.hpp"
 #include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/reports/writers.hpp"
@@ -14,8 +15,8 @@ using detail::md_cell;
 
 namespace {
 
-std::string cell(const std::optional<double>& v, std::string_view unit) {
-  return v ? format_value(*v, unit) : "–";
+std::string cell(const std::optional<double>& v, Metric metric) {
+  return v ? format_metric(*v, metric) : "–";
 }
 
 }  // namespace
@@ -42,15 +43,18 @@ std::string to_markdown(const Report& report, const std::vector<GateResult>& gat
   }
 
   if (!report.kernels.empty()) {
-    out += "### Kernels\n\n| Kernel | Metric | Measured | Modeled | Error |\n|---|---|---:|---:|---:|\n";
-    for (const auto& k : report.kernels)
-      for (const auto& key : ordered_metric_keys(k.metrics)) {
-        const Value& v = k.metrics.at(key);
-        const auto e = v.relative_error();
-        out += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(k.name), md_cell(key),
-                           cell(v.measured, v.unit), cell(v.modeled, v.unit), e ? format_percent(*e) : "–");
+    // First the overview the terminal shows: verdict per kernel, worst first.
+    const auto kernels = overview(report);
+    out += "### Model vs measurement\n\n";
+    for (const auto& k : kernels) out += fmt::format("- **{}**: {}\n", md_cell(k.kernel), md_cell(k.verdict));
+    out += "\n| Kernel | Metric | Measured | Modeled | Error |\n|---|---|---:|---:|---:|\n";
+    for (const auto& k : kernels)
+      for (const auto& c : k.cells) {
+        if (!is_headline(c.metric)) continue;
+        out += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(k.kernel), vocab::key(c.metric),
+                           cell(c.value.measured, c.metric), cell(c.value.modeled, c.metric), cell_text(c));
       }
-    out += '\n';
+    out += "\nOther metrics, raw counters and tiles: see the JSON or HTML report.\n\n";
   }
 
   if (!report.sweep.empty()) {
@@ -65,8 +69,8 @@ std::string to_markdown(const Report& report, const std::vector<GateResult>& gat
         continue;
       }
       out += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(group.label), best->tiles.label(),
-                         format_bytes_binary(modeled_metric(*best, "smem_per_cta")),
-                         format_seconds(modeled_metric(*best, "time")), format_bytes(hbm_bytes(*best)));
+                         format_bytes_binary(modeled_metric(*best, Metric::smem_per_cta)),
+                         format_seconds(modeled_metric(*best, Metric::time)), format_bytes(hbm_bytes(*best)));
     }
     out += '\n';
   }

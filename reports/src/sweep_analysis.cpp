@@ -29,13 +29,12 @@ std::vector<ProblemGroup> group_by_problem(const Report& report) {
   return groups;
 }
 
-double modeled_metric(const SweepPoint& p, const std::string& key) {
-  auto it = p.metrics.find(key);
-  return it != p.metrics.end() && it->second.modeled ? *it->second.modeled : 0.0;
+double modeled_metric(const SweepPoint& p, Metric metric) {
+  return modeled_of(p.metrics, metric).value_or(0.0);
 }
 
 double hbm_bytes(const SweepPoint& p) {
-  return modeled_metric(p, "dram_read") + modeled_metric(p, "dram_write");
+  return modeled_metric(p, Metric::dram_read) + modeled_metric(p, Metric::dram_write);
 }
 
 const SweepPoint* best_point(const std::vector<const SweepPoint*>& points) {
@@ -46,7 +45,7 @@ const SweepPoint* best_point(const std::vector<const SweepPoint*>& points) {
       best = p;
       continue;
     }
-    const double t = modeled_metric(*p, "time"), tb = modeled_metric(*best, "time");
+    const double t = modeled_metric(*p, Metric::time), tb = modeled_metric(*best, Metric::time);
     const double h = hbm_bytes(*p), hb = hbm_bytes(*best);
     if (t < tb || (t == tb && (h < hb || (h == hb && p->index < best->index)))) best = p;
   }
@@ -58,7 +57,7 @@ std::vector<const SweepPoint*> pareto_front(const std::vector<const SweepPoint*>
   for (const SweepPoint* p : points)
     if (p->feasible && p->kind == sim::KernelKind::tiled) candidates.push_back(p);
   std::sort(candidates.begin(), candidates.end(), [](const SweepPoint* a, const SweepPoint* b) {
-    const double sa = modeled_metric(*a, "smem_per_cta"), sb = modeled_metric(*b, "smem_per_cta");
+    const double sa = modeled_metric(*a, Metric::smem_per_cta), sb = modeled_metric(*b, Metric::smem_per_cta);
     if (sa != sb) return sa < sb;
     const double ha = hbm_bytes(*a), hb = hbm_bytes(*b);
     if (ha != hb) return ha < hb;

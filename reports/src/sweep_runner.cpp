@@ -33,12 +33,6 @@ void require_non_empty_positive(const std::vector<T>& v, const char* axis, bool 
     if (x <= 0) throw sim::InvalidInput(fmt::format("sweep: {} must be positive, got {}", axis, x));
 }
 
-Value modeled(double v, std::string_view unit) {
-  Value out;
-  out.modeled = v;
-  out.unit = std::string(unit);
-  return out;
-}
 
 }  // namespace
 
@@ -169,7 +163,7 @@ Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const st
         p.infeasible_reason = e.what();
         continue;
       }
-      p.metrics["smem_per_cta"] = modeled(static_cast<double>(smem), "B");
+      p.metrics[Metric::smem_per_cta].modeled = static_cast<double>(smem);
       if (smem > p.smem_limit) {
         p.feasible = false;
         p.infeasible_reason = fmt::format("needs {} of shared memory per CTA, limit {}",
@@ -199,17 +193,17 @@ Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const st
     std::int64_t smem = 0;
     std::uint64_t cycles = 0;
     for (const auto& k : r.kernels) smem = std::max(smem, k.smem_per_cta), cycles += k.cycles;
-    p.metrics["dram_read"] = modeled(static_cast<double>(r.totals.hbm_read), "B");
-    p.metrics["dram_write"] = modeled(static_cast<double>(r.totals.hbm_write), "B");
-    p.metrics["l2_read"] = modeled(static_cast<double>(r.totals.l2_read), "B");
-    p.metrics["l2_write"] = modeled(static_cast<double>(r.totals.l2_write), "B");
-    p.metrics["l2_hit"] = modeled(static_cast<double>(r.totals.l2_hit), "B");
-    p.metrics["smem_read"] = modeled(static_cast<double>(r.totals.smem_read), "B");
-    p.metrics["smem_write"] = modeled(static_cast<double>(r.totals.smem_write), "B");
-    p.metrics["time"] = modeled(r.time_s, "s");
-    p.metrics["cycles"] = modeled(static_cast<double>(cycles), "cycles");
-    p.metrics["flops"] = modeled(r.flops, "FLOP");
-    p.metrics["smem_per_cta"] = modeled(static_cast<double>(smem), "B");
+    p.metrics[Metric::dram_read].modeled = static_cast<double>(r.totals.hbm_read);
+    p.metrics[Metric::dram_write].modeled = static_cast<double>(r.totals.hbm_write);
+    p.metrics[Metric::l2_read].modeled = static_cast<double>(r.totals.l2_read);
+    p.metrics[Metric::l2_write].modeled = static_cast<double>(r.totals.l2_write);
+    p.metrics[Metric::l2_hit].modeled = static_cast<double>(r.totals.l2_hit);
+    p.metrics[Metric::smem_read].modeled = static_cast<double>(r.totals.smem_read);
+    p.metrics[Metric::smem_write].modeled = static_cast<double>(r.totals.smem_write);
+    p.metrics[Metric::time].modeled = r.time_s;
+    p.metrics[Metric::cycles].modeled = static_cast<double>(cycles);
+    p.metrics[Metric::flops].modeled = r.flops;
+    p.metrics[Metric::smem_per_cta].modeled = static_cast<double>(smem);
     p.feasible = true;
   }
   return report;

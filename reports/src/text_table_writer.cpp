@@ -2,6 +2,7 @@
 // The table `attnscope report` prints on a terminal.
 #include <algorithm>
 
+#include "attnscope/reports/overview.hpp"
 #include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/reports/writers.hpp"
@@ -9,45 +10,156 @@
 
 namespace attnscope::reports {
 
-std::string to_text_table(const Report& report) {
-  struct Row {
-    std::string kernel, metric, measured, modeled, error;
-  };
-  std::vector<Row> rows{{"kernel", "metric", "measured", "modeled", "error"}};
-  for (const auto& k : report.kernels)
-    for (const auto& key : ordered_metric_keys(k.metrics)) {
-      const Value& v = k.metrics.at(key);
-      const auto e = v.relative_error();
-      rows.push_back({k.name, key, v.measured ? format_value(*v.measured, v.unit) : "-",
-                      v.modeled ? format_value(*v.modeled, v.unit) : "-", e ? format_percent(*e) : "-"});
+namespace {
+
+// Columns padded to their widest cell; the first row is the header, underlined.
+std::string aligned(const std::vector<std::vector<std::string>>& rows, std::size_t left_columns) {
+  if (rows.empty()) return {};
+  std::vector<std::size_t> w(rows.front().size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size() && i < w.size(); ++i) w[i] = std::max(w[i], detail::display_width(r[i]));
+  std::string out;
+  std::size_t total = 0;
+  for (std::size_t x : w) total += x + 2;
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    std::string line;
+    for (std::size_t i = 0; i < rows[j].size() && i < w.size(); ++i) {
+      const std::string& cell = rows[j][i];
+      const std::string pad(w[i] - detail::display_width(cell), ' ');
+      line += i < left_columns ? cell + pad : pad + cell;
+      if (i + 1 < rows[j].size()) line += "  ";
     }
-  std::size_t w[5] = {0, 0, 0, 0, 0};
-  for (const auto& r : rows) {
-    w[0] = std::max(w[0], r.kernel.size());
-    w[1] = std::max(w[1], r.metric.size());
-    w[2] = std::max(w[2], r.measured.size());
-    w[3] = std::max(w[3], r.modeled.size());
-    w[4] = std::max(w[4], r.error.size());
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+    if (j == 0) out += std::string(total - 2, '-') + "\n";
   }
+  return out;
+}
+
+std::string protocol_text(const Provenance& p) {
+  if (!p.cache) return "";
+  std::string s;
+  switch (*p.cache) {
+    case vocab::CacheProtocol::flush:
+      s = "L2 flushed before every kernel";
+      break;
+    case vocab::CacheProtocol::sequence:
+      s = "L2 flushed once, kernels back to back";
+      break;
+    case vocab::CacheProtocol::warm:
+      s = "L2 warm (same launches ran just before)";
+      break;
+  }
+  if (p.replay) s += fmt::format(", {} replay", vocab::to_string(*p.replay));
+  return s + "; the model runs under the same protocol";
+}
+
+}  // namespace
+
+std::string provenance_text(const Report& report) {
   const auto& p = report.provenance;
   std::string out = fmt::format("{} report, {}\n", report.kind, detail::workload_summary(report.workload));
-  out += fmt::format("tiles {}, GPU {}{}, attnscope {} (git {}), {}\n\n", report.tiles.label(),
+  out += fmt::format("tiles {}, GPU {}{}, written by attnscope {} (git {}), {}\n", report.tiles.label(),
                      p.gpu_name.empty() ? "-" : p.gpu_name,
                      p.gpu_spec.empty() ? "" : " [model " + p.gpu_spec + "]", p.tool_version, p.git_revision,
                      p.date);
-  if (report.kernels.empty()) rows.clear();  // a sweep report: no kernel table, the summary below
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const auto& r = rows[i];
-    out += fmt::format("{:<{}}  {:<{}}  {:>{}}  {:>{}}  {:>{}}\n", r.kernel, w[0], r.metric, w[1], r.measured,
-                       w[2], r.modeled, w[3], r.error, w[4]);
-    if (i == 0) out += std::string(w[0] + w[1] + w[2] + w[3] + w[4] + 8, '-') + "\n";
+  if (const std::string proto = protocol_text(p); !proto.empty()) out += "measured with " + proto + "\n";
+  if (!p.recordings.empty()) {
+    out += fmt::format("joins {} recording{}:\n", p.recordings.size(), p.recordings.size() == 1 ? "" : "s");
+    for (const Recording& r : p.recordings) {
+      std::string kernels;
+      for (const auto& k : r.kernels) kernels += (kernels.empty() ? "" : ", ") + k;
+      out += fmt::format("    {} ({}; {}, measured at git {})\n", r.file, kernels, r.date, r.git_revision);
+    }
+  }
+  return out;
+}
+
+std::string overview_text(const Report& report) {
+  const auto kernels = overview(report);
+  if (kernels.empty()) return {};
+  // Columns: the headline metrics any kernel has.
+  std::vector<Metric> columns;
+  for (const Metric m : vocab::all_metrics()) {
+    if (!is_headline(m)) continue;
+    bool any = false;
+    for (const auto& k : kernels)
+      for (const auto& c : k.cells) any = any || (c.metric == m && c.value.measured);
+    if (any) columns.push_back(m);
+  }
+  std::string out;
+  if (columns.empty()) {
+    out += "Model only: nothing measured to compare with.\n";
+    return out;
+  }
+  out += "Model vs measurement: relative error (modeled - measured) / measured, worst kernel first.\n";
+  out += "Targets (median / worst over the committed measurements): HBM 3 % / 8 %, L2 5 % / 10 %, time 10 % / 20 %;\n";
+  out += "! beyond the worst-case target, ~ beyond the median one.\n\n";
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header{"kernel"};
+  for (const Metric m : columns) header.emplace_back(vocab::key(m));
+  rows.push_back(header);
+  for (const auto& k : kernels) {
+    std::vector<std::string> row{k.kernel};
+    for (const Metric m : columns) {
+      std::string cell = "-";
+      for (const auto& c : k.cells)
+        if (c.metric == m) {
+          cell = cell_text(c);
+          if (c.status == CellStatus::misses) cell += " !";
+          if (c.status == CellStatus::near) cell += " ~";
+        }
+      row.push_back(cell);
+    }
+    rows.push_back(row);
+  }
+  out += aligned(rows, 1);
+  out += "\n";
+  for (const auto& k : kernels) out += fmt::format("{}: {}\n", k.kernel, k.verdict);
+  return out;
+}
+
+std::string to_text_table(const Report& report) {
+  std::string out = provenance_text(report) + "\n";
+  out += overview_text(report);
+  if (!report.kernels.empty()) {
+    out += "\nEvery metric, measured and modeled:\n";
+    std::vector<std::vector<std::string>> rows{{"kernel", "metric", "measured", "modeled", "error", "note"}};
+    for (const auto& k : report.kernels) {
+      for (const auto& [metric, v] : k.metrics) {
+        const auto e = v.relative_error();
+        const vocab::MetricInfo& info = vocab::info(metric);
+        std::string note;
+        if (v.measured && !v.modeled && !info.modeled) note = "not modeled: " + std::string(info.not_modeled);
+        rows.push_back({k.name, std::string(vocab::key(metric)),
+                        v.measured ? format_metric(*v.measured, metric) : "-",
+                        v.modeled ? format_metric(*v.modeled, metric) : "-", e ? format_percent(*e) : "-", note});
+      }
+    }
+    out += aligned(rows, 2);
+    std::vector<std::vector<std::string>> coverage;
+    for (const auto& k : report.kernels)
+      if (const std::string c = tile_coverage(k); !c.empty()) coverage.push_back({k.name, c});
+    if (!coverage.empty()) {
+      out += "\nTiles kept in this report (the rest were not recorded):\n";
+      for (const auto& c : coverage) out += fmt::format("    {}: {}\n", c[0], c[1]);
+    }
+    bool any_counters = false;
+    for (const auto& k : report.kernels) any_counters = any_counters || !k.counters.empty();
+    if (any_counters) {
+      out += "\nAppendix: raw counters (CUPTI names, measured):\n";
+      std::vector<std::vector<std::string>> raw{{"kernel", "counter", "value"}};
+      for (const auto& k : report.kernels)
+        for (const auto& [name, value] : k.counters) raw.push_back({k.name, name, format_count(value)});
+      out += aligned(raw, 2);
+    }
   }
   if (!report.sweep.empty()) {
     std::size_t feasible = 0;
     for (const auto& point : report.sweep) feasible += point.feasible ? 1 : 0;
     const auto groups = group_by_problem(report);
     out += fmt::format("{}sweep: {} points ({} feasible) in {} problem(s); best tile (least modeled time):\n",
-                       rows.empty() ? "" : "\n", report.sweep.size(), feasible, groups.size());
+                       report.kernels.empty() ? "" : "\n", report.sweep.size(), feasible, groups.size());
     for (const auto& g : groups) {
       const SweepPoint* best = best_point(g.points);
       if (!best) {
@@ -55,8 +167,8 @@ std::string to_text_table(const Report& report) {
         continue;
       }
       out += fmt::format("  {}: {} (time {}, HBM {}, smem/CTA {})\n", g.label, best->tiles.label(),
-                         format_seconds(modeled_metric(*best, "time")), format_bytes(hbm_bytes(*best)),
-                         format_bytes_binary(modeled_metric(*best, "smem_per_cta")));
+                         format_seconds(modeled_metric(*best, Metric::time)), format_bytes(hbm_bytes(*best)),
+                         format_bytes_binary(modeled_metric(*best, Metric::smem_per_cta)));
     }
   }
   return out;

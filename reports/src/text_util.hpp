@@ -11,6 +11,14 @@
 
 namespace attnscope::reports::detail {
 
+// Columns of text as a terminal shows them: UTF-8 continuation bytes take no column.
+inline std::size_t display_width(std::string_view s) {
+  std::size_t n = 0;
+  for (char c : s)
+    if ((static_cast<unsigned char>(c) & 0xC0) != 0x80) ++n;
+  return n;
+}
+
 // HTML and XML text and attribute values.
 inline std::string xml_escape(std::string_view s) {
   std::string out;

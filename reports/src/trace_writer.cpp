@@ -16,9 +16,8 @@ constexpr int kMeasuredPid = 2;
 constexpr int kKernelTid = 100000;  // a row above the SMs with one span per kernel
 
 double kernel_duration(const KernelEntry& k, bool measured) {
-  auto it = k.metrics.find("time");
-  if (it != k.metrics.end()) {
-    const auto& v = measured ? it->second.measured : it->second.modeled;
+  if (const Value* t = k.metrics.find(Metric::time)) {
+    const auto& v = measured ? t->measured : t->modeled;
     if (v) return *v;
   }
   double end = 0;  // fall back to the last tile's end
@@ -75,7 +74,7 @@ std::string to_chrome_trace(const Report& report) {
         json args{{"batch", t.batch}, {"head", t.head}, {"q_tile", t.q_tile}, {"kv_tile", t.kv_tile}};
         for (const auto& [key, v] : t.metrics) {
           const auto& value = measured ? v.measured : v.modeled;
-          if (value) args[key] = *value;
+          if (value) args[std::string(vocab::key(key))] = *value;
         }
         events.push_back(
             {{"name", k.name + " q" + std::to_string(t.q_tile) + " kv" + std::to_string(t.kv_tile)},

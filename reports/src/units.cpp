@@ -125,8 +125,24 @@ std::string format_value(double value, std::string_view unit) {
     if (std::fabs(value) >= 1e9) return fmt::format("{:.4g} GFLOP", value / 1e9);
     return fmt::format("{:.4g} FLOP", value);
   }
-  if (unit.empty()) return fmt::format("{:.6g}", value);
-  return fmt::format("{:.6g} {}", value, unit);
+  if (unit.empty()) return format_count(value);
+  return format_count(value) + " " + std::string(unit);
+}
+
+std::string format_count(double value) {
+  if (!std::isfinite(value) || std::fabs(value) >= 1e15 || value != std::floor(value))
+    return fmt::format("{:.4g}", value);
+  const auto whole = static_cast<long long>(std::fabs(value));
+  std::string digits = std::to_string(whole), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (value < 0 ? "-" : "") + out;
+}
+
+std::string format_metric(double value, vocab::Metric metric) {
+  return format_value(value, vocab::to_string(vocab::info(metric).unit));
 }
 
 std::string format_percent(double fraction) {

@@ -308,8 +308,9 @@ void KernelDataflow::qk_program(std::int64_t group, std::int64_t m_block, std::i
   }
 }
 
-// naive.softmax: rows_per_cta rows of S, one warp per row, P written in place. A row that fits in registers
-// (Nkv <= kSoftmaxRegisterRowLimit) is read once; a longer one twice (max and sum, then normalise). Causal
+// naive.softmax: rows_per_cta rows of S, one warp per row, P written in place. A row that fits in shared
+// memory (Nkv <= kSoftmaxRegisterRowLimit) is read from HBM once; a longer one twice (max and sum, then
+// normalise). Causal
 // rows read only their visible keys but write the whole row (zeros past the diagonal).
 void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice, StepRange range,
                                      CtaProgram& out) const {
@@ -335,6 +336,12 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
   const double elements = static_cast<double>(rows * nkv);
   // Exponentials: once for the sum and once for the output, over every element (masked ones are -inf).
   if (nkv <= kSoftmaxRegisterRowLimit) {
+    // The row is copied once into shared memory (cp.async, visible keys only) and read from there three
+    // times: the max pass and the sum pass over the visible keys, the output pass over the whole row.
+    std::uint64_t loaded = 0;
+    for (int i = 0; i < read.load_count; ++i) loaded += read.loads[static_cast<std::size_t>(i)].bytes();
+    read.smem_write = loaded;
+    read.smem_read = 2 * loaded + static_cast<std::uint64_t>(rows * nkv * e);
     read.exps = 2.0 * elements;
     read.fp32_ops = 4.0 * elements;
     read.stores[0] = s_rows;

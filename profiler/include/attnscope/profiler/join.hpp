@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attnscope/profiler/measurement.hpp"
+#include "attnscope/profiler/metric_set.hpp"
 #include "attnscope/profiler/request.hpp"
 #include "attnscope/reports/report.hpp"
 #include "attnscope/sim/result.hpp"
@@ -28,11 +29,13 @@ reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::Kern
                                  const sim::GpuSpec& gpu, const std::vector<WindowModel>& window_models,
                                  CacheMode cache);
 
-// The measured side of a metrics map from raw counters: report keys (derive_report_metrics) and every raw
-// counter under its CUPTI name. Unavailable counters are left out.
-reports::Metrics measured_metrics(const CounterValues& counters);
+// Raw counters that were collected, for the report's `counters` (measured; CUPTI names).
+reports::Counters raw_counters(const CounterValues& counters);
 
-// Put `measured` values into `into` (creating keys that are missing, keeping modeled values).
+// Put the measured side of `measured` into `into` (creating metrics that are missing, keeping modeled values).
 void merge_measured(reports::Metrics& into, const reports::Metrics& measured);
+
+// The modeled side of a lone tile window: the model of that lone launch, at the metrics measured per tile.
+reports::Metrics window_metrics(const sim::KernelResult& lone, const sim::GpuSpec& gpu);
 
 }  // namespace attnscope::profiler

@@ -34,7 +34,7 @@ void keep_tiles(reports::Report& report, const std::string& keep);
 
 // The report of one profiling run: provenance, workload, tiles, kernels with both sides.
 reports::Report build_profile_report(const Measurement& measurement,
-                                     const std::optional<sim::SimResult>& model, const sim::GpuSpec& gpu,
+                                     const std::optional<std::vector<sim::KernelResult>>& model, const sim::GpuSpec& gpu,
                                      const std::vector<WindowModel>& window_models,
                                      const MeasureRequest& request, const std::string& command_line);
 
@@ -43,7 +43,5 @@ reports::Report build_profile_report(const Measurement& measurement,
 reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
                             const std::string& command_line);
 
-// The model's L2 start state that matches a cache mode.
-sim::SimOptions sim_options_for(CacheMode cache, bool record_tiles);
 
 }  // namespace attnscope::profiler

@@ -9,17 +9,18 @@
 
 #include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/workload.hpp"
+#include "attnscope/vocab/protocol.hpp"
 
 namespace attnscope::profiler {
 
-// L2 state at the start of every measured range.
-enum class CacheMode {
-  flush,     // default: L2 written back and emptied before every measured kernel (as ncu --cache-control all)
-  sequence,  // flushed once, then the kernels back to back (naive: softmax sees what qk left, as the model)
-  warm,      // the same launches run once unmeasured right before, so L2 holds what they left
-};
-std::optional<CacheMode> parse_cache_mode(std::string_view s);
-std::string_view to_string(CacheMode m);
+// L2 state at the start of every measured range, and CUPTI's replay: the vocabulary's typed facts.
+using CacheMode = vocab::CacheProtocol;
+using vocab::ReplayMode;
+inline std::optional<CacheMode> parse_cache_mode(std::string_view s) {
+  return vocab::parse_cache_protocol(s);
+}
+using vocab::parse_replay_mode;
+using vocab::to_string;
 
 // How a flush puts L2 into its known state. Both first read a buffer of twice the L2's size, which writes
 // back every dirty line; they differ in what L2 holds afterwards, which decides where the measured kernel's
@@ -30,15 +31,6 @@ enum class FlushMethod {
 };
 std::optional<FlushMethod> parse_flush_method(std::string_view s);
 std::string_view to_string(FlushMethod m);
-
-// How CUPTI replays a range to collect metrics needing several passes.
-enum class ReplayMode {
-  user,    // default: the profiler re-runs the whole sequence itself, flushing L2 before each range
-  kernel,  // CUPTI kernel replay with one auto range per kernel (CUPTI restores memory between passes;
-           // the L2 state of passes after the first is CUPTI's, not ours)
-};
-std::optional<ReplayMode> parse_replay_mode(std::string_view s);
-std::string_view to_string(ReplayMode m);
 
 // Which tile windows to re-launch and measure, each alone (one CTA, one tile, of batch 0 / head 0).
 enum class TileMode {

@@ -13,9 +13,10 @@ namespace attnscope::reports {
 enum class ChangeKind { regression, improvement, neutral, unchanged };
 
 struct MetricChange {
-  std::string kernel, metric;
+  std::string kernel;
+  Metric metric = Metric::dram_read;
   std::string field;  // "measured", "modeled" or "|error|"
-  std::string unit;
+  std::string unit;   // the metric's unit; "" for |error|
   std::optional<double> old_value, new_value;
   std::optional<double> relative_change;  // (new - old) / |old|; absent when old is 0 or a side is missing
   ChangeKind kind = ChangeKind::unchanged;

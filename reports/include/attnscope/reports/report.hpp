@@ -3,45 +3,107 @@
 // This is the format every writer, the gates, the GUI and `compare` read. Its JSON form is versioned
 // (kFormatVersion) and described by reports/schema/report.schema.json.
 //
-// Metric keys (the same at kernel and tile level, and in gates such as 'tiled.dram_read.error < 5%'):
-//   dram_read, dram_write   bytes       HBM traffic
-//   l2_read, l2_write       bytes       SM -> L2 requests
-//   l2_hit                  bytes       part of l2 requests that hit
-//   smem_read, smem_write   bytes       shared memory traffic
-//   time                    seconds     kernel duration
-//   cycles                  SM cycles
-//   flops                   FLOP
-//   (any further key a user adds by CUPTI metric name, measured only)
+// Metrics are typed: a Metrics holds one Value per vocab::Metric (the metric table,
+// vocab/include/attnscope/vocab/metric.hpp, gives each its key, unit, level and counter formula). Keys become
+// text only at the file boundary (JSON, CSV, gate expressions). Raw CUPTI counters are kept apart, under
+// their own names, in `counters`.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/workload.hpp"
+#include "attnscope/vocab/metric.hpp"
+#include "attnscope/vocab/protocol.hpp"
 
 namespace attnscope::reports {
 
-inline constexpr int kFormatVersion = 1;
+// 2: metrics typed by the metric table; `l2_read` is the bytes the SMs receive from L2 and the slices'
+// count is `l2_read_lts` (format 1 called the slices' count `l2_read`); raw counters apart; typed protocol
+// fields; tiles stored as columns. Format 1 files are read and converted.
+inline constexpr int kFormatVersion = 2;
+
+using vocab::Metric;
 
 struct Value {
   std::optional<double> measured;  // absent: not measured (no GPU, or metric unavailable on the chip)
   std::optional<double> modeled;   // absent: the model does not predict it
-  std::string unit;                // "B", "s", "cycles", "FLOP", ...
   // (modeled - measured) / measured when both are present and measured != 0.
   std::optional<double> relative_error() const;
+  friend bool operator==(const Value&, const Value&) = default;
 };
-using Metrics = std::map<std::string, Value>;
+
+// One Value per metric of the table; a metric is present once it has been assigned.
+class Metrics {
+ public:
+  Value& operator[](Metric m) {
+    present_ |= bit(m);
+    return values_[index(m)];
+  }
+  const Value* find(Metric m) const { return contains(m) ? &values_[index(m)] : nullptr; }
+  bool contains(Metric m) const { return (present_ & bit(m)) != 0; }
+  void erase(Metric m) {
+    present_ &= ~bit(m);
+    values_[index(m)] = {};
+  }
+  bool empty() const { return present_ == 0; }
+  std::size_t size() const;
+  friend bool operator==(const Metrics&, const Metrics&) = default;
+
+  // Present metrics in table order, as (metric, value) pairs.
+  class const_iterator {
+   public:
+    const_iterator(const Metrics* m, std::size_t i) : m_(m), i_(i) { skip(); }
+    std::pair<Metric, const Value&> operator*() const {
+      return {static_cast<Metric>(i_), m_->values_[i_]};
+    }
+    const_iterator& operator++() {
+      ++i_;
+      skip();
+      return *this;
+    }
+    friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.i_ == b.i_; }
+
+   private:
+    void skip() {
+      while (i_ < vocab::kMetricCount && !(m_->present_ & (1u << i_))) ++i_;
+    }
+    const Metrics* m_;
+    std::size_t i_;
+  };
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, vocab::kMetricCount}; }
+
+ private:
+  static std::size_t index(Metric m) { return static_cast<std::size_t>(m); }
+  static std::uint32_t bit(Metric m) { return 1u << index(m); }
+  std::array<Value, vocab::kMetricCount> values_{};
+  std::uint32_t present_ = 0;
+};
+
+// The measured or modeled side of `m`, absent when the metric or the side is.
+std::optional<double> measured_of(const Metrics& metrics, Metric m);
+std::optional<double> modeled_of(const Metrics& metrics, Metric m);
+
+// Raw CUPTI counter name -> value (measured only; units as CUPTI names them).
+using Counters = std::map<std::string, double>;
 
 struct TileEntry {
   int batch = 0, head = 0, q_tile = 0, kv_tile = 0;
   std::optional<int> sm_modeled, sm_measured;
   std::optional<double> start_modeled_s, end_modeled_s;    // seconds from kernel start
   std::optional<double> start_measured_s, end_measured_s;  // from %globaltimer, seconds from kernel start
+  // A tile window: the tile was launched alone (one CTA, from a flushed L2) and measured under its own
+  // range. Its modeled values are the model of that lone launch, not the tile's share of the full run.
+  bool lone_window = false;
   Metrics metrics;
+  Counters counters;  // a window's raw counters
 };
 
 // One PM sample of a measured kernel: raw counter values accumulated over [start_s, end_s), seconds from
@@ -51,12 +113,36 @@ struct CounterSample {
   std::map<std::string, double> counters;
 };
 
+// Which of a kernel's tiles a report keeps.
+enum class TileSubset : std::uint8_t {
+  all,       // every tile the kernel runs
+  head0,     // batch 0 / head 0 only
+  measured,  // tiles with a timeline record or a window measurement
+  windows,   // window measurements only
+};
+std::string_view to_string(TileSubset s);
+std::optional<TileSubset> parse_tile_subset(std::string_view s);
+
 struct KernelEntry {
   std::string name;  // "tiled", "naive.qk", "naive.softmax", "naive.pv"
   Metrics metrics;
+  Counters counters;  // raw CUPTI counters of the whole kernel (measured)
   std::vector<TileEntry> tiles;
+  // How many tiles the kernel runs in all, and which of them `tiles` keeps ("2,048 of 65,536 tiles").
+  std::int64_t tiles_total = 0;
+  TileSubset tiles_kept = TileSubset::all;
   std::vector<CounterSample> samples;        // empty unless profiled with --pm-sampling
   std::map<std::string, std::string> notes;  // e.g. {"l2_writeback": "explanation"}
+};
+
+// A recording a report joins (a re-modeled report can join several, e.g. the naive kernels from one run and
+// the tiled kernel from another).
+struct Recording {
+  std::string file;          // as the report's writer found it
+  std::string date;          // the recording's provenance date
+  std::string git_revision;  // the revision that measured it
+  std::vector<std::string> kernels;
+  friend bool operator==(const Recording&, const Recording&) = default;
 };
 
 struct Provenance {
@@ -68,11 +154,12 @@ struct Provenance {
   std::string driver;    // "580.159.04" or empty
   std::string cuda_runtime;
   std::optional<double> sm_clock_mhz, mem_clock_mhz;
-  std::string cache_mode;  // "flush" | "warm" | "" (not profiled)
-  std::string gpu_spec;    // model's GPU spec short name or file
+  std::optional<vocab::CacheProtocol> cache;  // absent: not profiled
+  std::optional<vocab::ReplayMode> replay;    // absent: not profiled
+  std::string gpu_spec;                       // model's GPU spec short name or file
+  std::vector<Recording> recordings;          // the measurements this report joins (empty: its own)
 };
 
-// A sweep: one row per configuration, for what-if studies.
 struct SweepPoint {
   sim::Workload workload;
   sim::KernelKind kind = sim::KernelKind::tiled;
@@ -106,13 +193,5 @@ struct Report {
 
 // The kernel entry called `name`, or nullptr.
 const KernelEntry* find_kernel(const Report& report, std::string_view name);
-// The unit a known metric key is measured in ("B" for bytes, "s", "cycles", "FLOP"); "" for unknown keys.
-std::string_view default_unit(std::string_view metric);
-// True for metrics where more is worse (bytes moved, time, cycles): what `compare` calls a regression.
-bool lower_is_better(std::string_view metric);
-// Known metric keys in display order (the keys listed above).
-const std::vector<std::string>& known_metric_keys();
-// The keys of `metrics` in display order: known keys first in the order above, then the rest by name.
-std::vector<std::string> ordered_metric_keys(const Metrics& metrics);
 
 }  // namespace attnscope::reports

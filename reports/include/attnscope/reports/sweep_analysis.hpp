@@ -19,7 +19,7 @@ struct ProblemGroup {
 std::vector<ProblemGroup> group_by_problem(const Report& report);  // groups in order of first appearance
 
 // Modeled value of a metric (0 when absent) and HBM bytes = dram_read + dram_write.
-double modeled_metric(const SweepPoint& p, const std::string& key);
+double modeled_metric(const SweepPoint& p, Metric metric);
 double hbm_bytes(const SweepPoint& p);
 
 // Feasible tiled point with the least modeled time (ties: fewer HBM bytes, then lower index); nullptr if

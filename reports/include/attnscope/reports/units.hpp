@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "attnscope/vocab/metric.hpp"
+
 namespace attnscope::reports {
 
 enum class Dimension { none, fraction, seconds, bytes, cycles, flops };
@@ -29,5 +31,9 @@ std::string format_bytes_binary(double bytes);
 std::string format_seconds(double seconds);
 std::string format_value(double value, std::string_view unit);
 std::string format_percent(double fraction);
+// Whole counts with thousands separators ("65,536"); other values with 4 significant digits.
+std::string format_count(double value);
+// A metric's value in its unit (the metric table's).
+std::string format_metric(double value, vocab::Metric metric);
 
 }  // namespace attnscope::reports

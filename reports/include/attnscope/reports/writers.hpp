@@ -32,6 +32,10 @@ std::string sweep_csv(const Report& report);
 std::string to_chrome_trace(const Report& report);
 // The plain-text table `attnscope report` prints: kernel x metric with measured, modeled, error.
 std::string to_text_table(const Report& report);
+// Its parts: provenance (workload, tiles, GPU, protocol, every recording joined) and the first screen (the
+// kernel x metric relative-error overview against the targets, worst first, a verdict per kernel).
+std::string provenance_text(const Report& report);
+std::string overview_text(const Report& report);
 
 struct WrittenFiles {
   std::filesystem::path json, html, markdown, totals_csv, tiles_csv, sweep_csv, trace, junit;

@@ -25,13 +25,15 @@ enum class Metric : std::uint8_t {
   l2_read_lts,
   l2_write,
   l2_hit,
+  l2_hit_lts,
   smem_read,
   smem_write,
   time,
   cycles,
   flops,
+  smem_per_cta,
 };
-inline constexpr std::size_t kMetricCount = 12;
+inline constexpr std::size_t kMetricCount = 14;
 
 enum class Unit : std::uint8_t { bytes, seconds, cycles, flop };
 enum class Level : std::uint8_t { hbm, l2, smem, compute };
@@ -61,10 +63,11 @@ struct MetricInfo {
   // events as well, see profiler/), and the formula as a person reads it.
   std::array<CounterTerm, 2> terms;
   std::string_view formula;
-  bool modeled;                    // the model predicts it
-  std::string_view not_modeled;    // why not, when !modeled
-  std::optional<Target> target;    // absent: no accuracy target
-  bool tile_level;                 // meaningful per tile (bytes per tile window)
+  std::string_view not_measured;  // why no counter measures it (empty: measured by `terms`)
+  bool modeled;                   // the model predicts it
+  std::string_view not_modeled;   // why not, when !modeled
+  std::optional<Target> target;   // absent: no accuracy target
+  bool tile_level;                // held to the tile-window accuracy target (bytes of one lone tile)
 };
 
 inline constexpr double kL2SectorBytes = 32.0;
@@ -75,51 +78,60 @@ inline constexpr double kLdgstsBytesPerInst = 32 * 16;
 // Counters a metric's formula uses beyond its terms.
 inline constexpr std::string_view kCounterLdgstsInst = "smsp__inst_executed_op_ldgsts.sum";
 inline constexpr std::string_view kCounterL2ToL1Loads = "l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum";
-inline constexpr std::string_view kCounterL2ReadHit = "lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum";
-inline constexpr std::string_view kCounterL2WriteHit = "lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum";
 
 inline constexpr std::array<MetricInfo, kMetricCount> kMetrics{{
     {Metric::dram_read, "dram_read", "HBM read", Unit::bytes, Level::hbm, Better::lower,
-     {{{"dram__bytes_read.sum", 1.0}, {}}}, "dram__bytes_read.sum", true, "", Target{0.03, 0.08}, true},
+     {{{"dram__bytes_read.sum", 1.0}, {}}}, "dram__bytes_read.sum", "", true, "", Target{0.03, 0.08}, true},
     {Metric::dram_write, "dram_write", "HBM write", Unit::bytes, Level::hbm, Better::lower,
-     {{{"dram__bytes_write.sum", 1.0}, {}}}, "dram__bytes_write.sum (while the kernel ran)", true, "",
+     {{{"dram__bytes_write.sum", 1.0}, {}}}, "dram__bytes_write.sum (while the kernel ran)", "", true, "",
      Target{0.03, 0.08}, true},
-    {Metric::l2_dirty_end, "l2_dirty_end", "L2 dirty at end", Unit::bytes, Level::hbm, Better::neither,
-     {{}}, "dram__bytes_write.sum of the flush that follows the kernel", true, "", std::nullopt, false},
+    {Metric::l2_dirty_end, "l2_dirty_end", "L2 dirty at end", Unit::bytes, Level::hbm, Better::neither, {{}},
+     "dram__bytes_write.sum of the flush that follows the kernel", "", true, "", std::nullopt, false},
     {Metric::l2_read, "l2_read", "L2 -> SM read", Unit::bytes, Level::l2, Better::lower,
      {{{"l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum", 1.0}, {}}},
-     "l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum (bytes the SMs receive from L2)", true, "",
+     "l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum (bytes the SMs receive from L2)", "", true, "",
      Target{0.05, 0.10}, true},
     {Metric::l2_read_lts, "l2_read_lts", "L2 slice reads", Unit::bytes, Level::l2, Better::lower,
      {{{"lts__t_sectors_srcunit_tex_op_read.sum", kL2SectorBytes}, {}}},
-     "32 B x lts__t_sectors_srcunit_tex_op_read.sum (the slices' count of SM reads)", true, "",
-     Target{0.05, 0.10}, false},
+     "32 B x lts__t_sectors_srcunit_tex_op_read.sum (the slices' count of SM reads; modeled by the SMs' "
+     "requests, which the slices merge when many SMs read a sector at once)",
+     "", true, "", Target{0.05, 0.10}, false},
     {Metric::l2_write, "l2_write", "L2 write", Unit::bytes, Level::l2, Better::lower,
      {{{"lts__t_sectors_srcunit_tex_op_write.sum", kL2SectorBytes}, {}}},
-     "32 B x lts__t_sectors_srcunit_tex_op_write.sum", true, "", Target{0.05, 0.10}, true},
-    {Metric::l2_hit, "l2_hit", "L2 hit", Unit::bytes, Level::l2, Better::neither,
-     {{{kCounterL2ReadHit, kL2SectorBytes}, {kCounterL2WriteHit, kL2SectorBytes}}},
-     "32 B x (lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum + ..._op_write_lookup_hit.sum)", true, "",
+     "32 B x lts__t_sectors_srcunit_tex_op_write.sum", "", true, "", Target{0.05, 0.10}, true},
+    {Metric::l2_hit, "l2_hit", "L2 hit (model)", Unit::bytes, Level::l2, Better::neither, {{}},
+     "the model's SM requests (reads and writes) that hit in L2",
+     "no counter counts hits per SM request; l2_hit_lts is the slices' count", true, "", std::nullopt,
+     false},
+    {Metric::l2_hit_lts, "l2_hit_lts", "L2 slice hits", Unit::bytes, Level::l2, Better::neither,
+     {{{"lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum", kL2SectorBytes},
+       {"lts__t_sectors_srcunit_tex_op_write_lookup_hit.sum", kL2SectorBytes}}},
+     "32 B x (lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum + ..._op_write_lookup_hit.sum)", "", false,
+     "the slices merge simultaneous reads of a sector and count every write lookup as a hit; the model "
+     "counts hits per SM request (l2_hit)",
      std::nullopt, false},
     {Metric::smem_read, "smem_read", "Shared read", Unit::bytes, Level::smem, Better::lower,
      {{{"l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum", kSharedWavefrontBytes}, {}}},
      "128 B x l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_read.sum (an upper bound: a wavefront moves "
      "at most 128 B)",
-     true, "", std::nullopt, false},
+     "", true, "", std::nullopt, false},
     {Metric::smem_write, "smem_write", "Shared write", Unit::bytes, Level::smem, Better::lower,
      {{{"l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum", kSharedWavefrontBytes}, {}}},
      "128 B x l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum + cp.async fills: min(512 B x "
      "smsp__inst_executed_op_ldgsts.sum, l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum)",
-     true, "", std::nullopt, false},
+     "", true, "", std::nullopt, false},
     {Metric::time, "time", "Time", Unit::seconds, Level::compute, Better::lower,
      {{{"gpu__time_duration.sum", 1e-9}, {}}},
-     "CUDA events around separate launches (median), else gpu__time_duration.sum", true, "",
+     "CUDA events around separate launches (median), else gpu__time_duration.sum", "", true, "",
      Target{0.10, 0.20}, false},
     {Metric::cycles, "cycles", "SM cycles", Unit::cycles, Level::compute, Better::lower,
-     {{{"sm__cycles_elapsed.max", 1.0}, {}}}, "sm__cycles_elapsed.max", true, "", std::nullopt, false},
+     {{{"sm__cycles_elapsed.max", 1.0}, {}}}, "sm__cycles_elapsed.max", "", true, "", std::nullopt, false},
     {Metric::flops, "flops", "FLOPs", Unit::flop, Level::compute, Better::neither, {{}},
-     "not measured: the model counts 4 x B x H x Nq x Nkv x d (halved when causal)", true, "",
-     std::nullopt, false},
+     "4 x B x H x Nq x Nkv x d (halved when causal), counted by the model",
+     "FLOPs are counted from the shape, not measured", true, "", std::nullopt, false},
+    {Metric::smem_per_cta, "smem_per_cta", "Shared memory per CTA", Unit::bytes, Level::smem,
+     Better::neither, {{}}, "the kernel's shared-memory footprint per CTA (a launch parameter)",
+     "a launch parameter, not a counter", true, "", std::nullopt, false},
 }};
 
 constexpr const MetricInfo& info(Metric m) {
@@ -178,6 +190,30 @@ constexpr bool table_is_in_enum_order() {
 }
 }  // namespace detail
 static_assert(detail::table_is_in_enum_order(), "kMetrics must list the metrics in enum order");
-static_assert(static_cast<std::size_t>(Metric::flops) + 1 == kMetricCount);
+static_assert(static_cast<std::size_t>(Metric::smem_per_cta) + 1 == kMetricCount);
+
+// The measured value of `m` from raw counters, by the table's formula: `counter(name)` returns the counter's
+// value or nullopt when it was not collected. Nullopt when a term's counter is missing or the metric has no
+// counter formula. (`time` from events, and `l2_dirty_end` from the following flush, are the profiler's.)
+template <typename CounterLookup>
+std::optional<double> measure(Metric m, const CounterLookup& counter) {
+  const MetricInfo& i = info(m);
+  if (i.terms[0].counter.empty()) return std::nullopt;
+  double sum = 0;
+  for (const CounterTerm& t : i.terms) {
+    if (t.counter.empty()) continue;
+    const std::optional<double> v = counter(t.counter);
+    if (!v) return std::nullopt;
+    sum += t.scale * *v;
+  }
+  if (m == Metric::smem_write) {
+    // cp.async (LDGSTS) fills of shared memory are not shared-memory wavefronts on the H200: its
+    // 16-B-per-lane copies arrive from L2 as global-load bytes (mem_lg_op_ld).
+    const std::optional<double> inst = counter(kCounterLdgstsInst);
+    const std::optional<double> loads = counter(kCounterL2ToL1Loads);
+    if (inst && loads) sum += *inst * kLdgstsBytesPerInst < *loads ? *inst * kLdgstsBytesPerInst : *loads;
+  }
+  return sum;
+}
 
 }  // namespace attnscope::vocab

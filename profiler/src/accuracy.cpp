@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: Apache-2.0
+// Model accuracy against committed measurements: cases from re-modeled reports and from kernel benchmarks,
+// the error table and the ratchet baseline.
+#include "attnscope/profiler/accuracy.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <tuple>
+
+#include "attnscope/sim/dataflow.hpp"
+#include "attnscope/sim/error.hpp"
+
+namespace attnscope::profiler {
+namespace {
+
+using nlohmann::json;
+using sim::InvalidInput;
+
+// "key=value" or "key:value" tokens of a benchmark label or name.
+std::map<std::string, std::string> tokens(const std::string& text, char sep) {
+  std::map<std::string, std::string> out;
+  std::string word;
+  std::istringstream in(text);
+  while (std::getline(in, word, sep == ':' ? '/' : ' ')) {
+    const auto at = word.find(sep);
+    if (at == std::string::npos)
+      out[word] = "";
+    else
+      out[word.substr(0, at)] = word.substr(at + 1);
+  }
+  return out;
+}
+
+int to_int(const std::map<std::string, std::string>& t, const std::string& key, const std::string& where) {
+  const auto it = t.find(key);
+  if (it == t.end() || it->second.empty())
+    throw InvalidInput("benchmark '" + where + "': no '" + key + "' in its label or name");
+  try {
+    return std::stoi(it->second);
+  } catch (const std::exception&) {
+    throw InvalidInput("benchmark '" + where + "': '" + key + "' is not a number");
+  }
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The rows of the table: metrics with a target, then tile windows.
+std::vector<AccuracyMetric> table_metrics() {
+  std::vector<AccuracyMetric> out;
+  for (const auto& m : vocab::kMetrics)
+    if (m.target) out.emplace_back(m.id);
+  out.emplace_back(std::nullopt);
+  return out;
+}
+std::vector<std::string> table_kernels() {
+  std::vector<std::string> out;
+  for (const sim::KernelId id : sim::kernels_of(sim::KernelKind::naive)) out.emplace_back(sim::to_string(id));
+  out.emplace_back(sim::to_string(sim::KernelKind::naive));
+  out.emplace_back(sim::to_string(sim::KernelId::tiled));
+  return out;
+}
+
+std::string identity_of(std::string_view method, const std::string& kernel, const sim::Workload& w,
+                        const sim::TileConfig& t, std::string_view protocol) {
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", method, kernel, w.batch, w.heads, w.seq_q, w.seq_kv,
+                     w.head_dim, sim::to_string(w.dtype), w.causal, t.label(), protocol);
+}
+
+constexpr std::string_view kTileBytes = "tile_bytes";
+
+}  // namespace
+
+std::string accuracy_metric_name(const AccuracyMetric& m) {
+  return m ? std::string(vocab::key(*m)) : std::string(kTileBytes);
+}
+std::optional<AccuracyMetric> parse_accuracy_metric(std::string_view name) {
+  std::optional<AccuracyMetric> out;
+  if (name == kTileBytes)
+    out.emplace(std::nullopt);
+  else if (const auto m = vocab::metric_from_key(name))
+    out.emplace(*m);
+  return out;
+}
+
+double AccuracyPoint::relative_error() const {
+  return std::abs(modeled - measured) / std::abs(measured);
+}
+
+bool is_training_case(const std::string& kernel, const sim::Workload& w) {
+  return kernel == sim::to_string(sim::KernelId::tiled) && w.head_dim == 64 && w.dtype == sim::DType::fp16 &&
+         !w.causal && w.seq_q == 4096;
+}
+
+std::vector<AccuracyCase> cases_from_report(const reports::Report& remodeled, const std::string& shown) {
+  std::vector<AccuracyCase> out;
+  const auto& p = remodeled.provenance;
+  const bool kernel_replay = p.replay == vocab::ReplayMode::kernel;
+  const std::string_view method = kernel_replay ? "cupti kernel-replay" : "cupti";
+  const std::string_view protocol = vocab::to_string(p.cache.value_or(vocab::CacheProtocol::flush));
+  for (const reports::KernelEntry& k : remodeled.kernels) {
+    AccuracyCase c;
+    c.id = shown + ":" + k.name;
+    c.origin = shown;
+    c.kernel = k.name;
+    c.date = p.date;
+    c.tiles = remodeled.tiles;
+    c.workload = remodeled.workload;
+    c.identity = identity_of(method, k.name, remodeled.workload, remodeled.tiles, protocol);
+    c.training = is_training_case(k.name, remodeled.workload);
+    for (const auto& [metric, value] : k.metrics) {
+      if (!vocab::info(metric).target || !value.measured || !value.modeled || !(*value.measured > 0)) continue;
+      c.points[metric] = AccuracyPoint{c.id, k.name, metric, *value.measured, *value.modeled, c.training};
+    }
+    for (const reports::TileEntry& t : k.tiles) {
+      if (!t.lone_window) continue;
+      for (const auto& [metric, value] : t.metrics) {
+        if (!vocab::info(metric).tile_level || !value.measured || !value.modeled || !(*value.measured > 0))
+          continue;
+        c.tile_points.push_back(AccuracyPoint{
+            c.id + fmt::format(" tile({},{},{},{}) {}", t.batch, t.head, t.q_tile, t.kv_tile, vocab::key(metric)),
+            k.name, std::nullopt, *value.measured, *value.modeled, c.training});
+      }
+    }
+    if (!c.points.empty() || !c.tile_points.empty()) out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& path, ModelCache& models) {
+  std::ifstream in(path);
+  if (!in) throw InvalidInput("cannot read benchmark file " + path.string());
+  json doc;
+  try {
+    doc = json::parse(in);
+  } catch (const json::exception& e) {
+    throw InvalidInput("benchmark file " + path.string() + ": " + e.what());
+  }
+  if (!doc.contains("benchmarks") || !doc["benchmarks"].is_array())
+    throw InvalidInput("benchmark file " + path.string() + ": no 'benchmarks' array");
+  const std::string naive(sim::to_string(sim::KernelKind::naive));
+  const std::string tiled(sim::to_string(sim::KernelId::tiled));
+  std::vector<AccuracyCase> out;
+  for (const json& b : doc["benchmarks"]) {
+    if (b.value("aggregate_name", "") != "median") continue;
+    const std::string name = b.value("run_name", b.value("name", ""));
+    const std::string label = b.value("label", "");
+    if (label.empty()) continue;  // copy bandwidth: not a kernel of ours
+    const auto lt = tokens(label, '=');
+    const auto nt = tokens(name, ':');
+    const std::string first = label.substr(0, label.find(' '));
+    if (first != tiled && first != naive && !sim::parse_kernel_id(first))
+      throw InvalidInput("benchmark '" + name + "': unknown kernel '" + first + "' in its label");
+    const sim::KernelKind kind = first == tiled ? sim::KernelKind::tiled : sim::KernelKind::naive;
+    sim::Workload w;
+    w.batch = 1;
+    w.heads = nt.count("H") ? to_int(nt, "H", name) : to_int(lt, "H", name);
+    w.seq_q = w.seq_kv = to_int(lt, "N", name);
+    w.head_dim = to_int(lt, "d", name);
+    w.causal = lt.count("causal") > 0;
+    w.dtype = lt.count("bf16") ? sim::DType::bf16 : sim::DType::fp16;
+    sim::TileConfig t;
+    if (kind == sim::KernelKind::tiled) {
+      t.br = to_int(lt, "Br", name);
+      t.bc = to_int(lt, "Bc", name);
+      t.stages = to_int(lt, "stages", name);
+      t.warps = lt.count("warps") ? to_int(lt, "warps", name) : t.br / 16;  // first file: Br/16
+    }
+    const std::string date = doc.contains("context") ? doc["context"].value("date", "") : "";
+    t = sim::naive_tiling_measured_at(t, date);  // which naive kernels ran (tile_config.hpp)
+    const std::string unit = b.value("time_unit", "ns");
+    const double scale = unit == "ms" ? 1e-3 : unit == "us" ? 1e-6 : unit == "s" ? 1.0 : 1e-9;
+    if (!b.contains("real_time") || !b["real_time"].is_number())
+      throw InvalidInput("benchmark '" + name + "': no real_time");
+    AccuracyCase c;
+    c.id = name;
+    c.origin = path.filename().string();
+    c.kernel = first;
+    c.date = date;
+    c.tiles = t;
+    c.workload = w;
+    // Google Benchmark flushes L2 before every iteration; the naive chain runs back to back after it.
+    const vocab::CacheProtocol protocol =
+        first == naive ? vocab::CacheProtocol::sequence : vocab::CacheProtocol::flush;
+    c.identity = identity_of("bench", first, w, t, vocab::to_string(protocol));
+    c.training = is_training_case(first, w);
+    double modeled = 0;
+    if (first == naive) {
+      for (const sim::KernelId id : sim::kernels_of(kind))
+        modeled += models.kernel(w, kind, t, sim::to_string(id), protocol, false)->time_s;
+    } else {
+      modeled = models.kernel(w, kind, t, first, protocol, false)->time_s;
+    }
+    const double measured = b["real_time"].get<double>() * scale;
+    if (measured > 0)
+      c.points[vocab::Metric::time] = AccuracyPoint{c.id, first, vocab::Metric::time, measured, modeled, c.training};
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<AccuracyCase> newest_per_case(std::vector<AccuracyCase> cases, std::size_t* dropped) {
+  // Newest first (ties: the later file name), so the first case of an identity to supply a metric is the
+  // newest.
+  std::stable_sort(cases.begin(), cases.end(), [](const AccuracyCase& a, const AccuracyCase& b) {
+    return std::tie(a.date, a.origin) > std::tie(b.date, b.origin);
+  });
+  std::map<std::string, std::size_t> index;
+  std::vector<AccuracyCase> out;
+  std::size_t merged = 0;
+  for (AccuracyCase& c : cases) {
+    const auto [it, fresh] = index.emplace(c.identity, out.size());
+    if (fresh) {
+      out.push_back(std::move(c));
+      continue;
+    }
+    AccuracyCase& kept = out[it->second];
+    // An older measurement of other naive kernels (before they changed) fills in nothing of the newer one's.
+    if (!kept.tiles.same_naive_tiling(c.tiles)) {
+      ++merged;
+      continue;
+    }
+    bool used = false;
+    for (const auto& [metric, point] : c.points)
+      if (kept.points.emplace(metric, point).second) used = true;
+    if (kept.tile_points.empty() && !c.tile_points.empty()) {
+      kept.tile_points = std::move(c.tile_points);
+      used = true;
+    }
+    if (used)
+      kept.origin += " + " + c.origin;
+    else
+      ++merged;
+  }
+  if (dropped) *dropped = merged;
+  return out;
+}
+
+std::vector<AccuracyPoint> points_of(const std::vector<AccuracyCase>& cases) {
+  std::vector<AccuracyPoint> out;
+  for (const AccuracyCase& c : cases) {
+    for (const auto& [metric, p] : c.points) out.push_back(p);
+    out.insert(out.end(), c.tile_points.begin(), c.tile_points.end());
+  }
+  return out;
+}
+
+std::optional<AccuracyTarget> target_for(const AccuracyMetric& metric) {
+  if (!metric) return AccuracyTarget{0.05, std::nullopt};
+  const auto& t = vocab::info(*metric).target;
+  if (!t) return std::nullopt;
+  return AccuracyTarget{t->median, t->worst};
+}
+
+bool AccuracyRow::meets() const {
+  if (!median || !target) return false;
+  return *median <= target->median && (!target->worst || *worst <= *target->worst);
+}
+
+std::vector<AccuracyRow> accuracy_table(const std::vector<AccuracyPoint>& points) {
+  std::vector<AccuracyRow> rows;
+  for (const AccuracyMetric& metric : table_metrics())
+    for (const std::string& kernel : table_kernels()) {
+      AccuracyRow row;
+      row.metric = metric;
+      row.kernel = kernel;
+      row.target = target_for(metric);
+      std::vector<double> all, validation;
+      for (const AccuracyPoint& p : points) {
+        if (p.metric != metric || p.kernel != kernel) continue;
+        all.push_back(p.relative_error());
+        if (p.training)
+          ++row.n_training;
+        else
+          validation.push_back(p.relative_error());
+      }
+      row.n = static_cast<int>(all.size());
+      if (!all.empty()) {
+        row.median = median_of(all);
+        row.worst = *std::max_element(all.begin(), all.end());
+      }
+      if (!validation.empty()) {
+        row.median_validation = median_of(validation);
+        row.worst_validation = *std::max_element(validation.begin(), validation.end());
+      }
+      rows.push_back(row);
+    }
+  return rows;
+}
+
+std::string accuracy_markdown(const std::vector<AccuracyRow>& rows) {
+  auto pct = [](const std::optional<double>& x) { return x ? fmt::format("{:.1f} %", 100 * *x) : "-"; };
+  std::string out =
+      "| metric | kernel | n (training) | median | worst | validation median | validation worst | target "
+      "(median / worst) | meets |\n|---|---|---|---|---|---|---|---|---|\n";
+  for (const AccuracyRow& r : rows) {
+    const std::string target =
+        r.target ? fmt::format("{:.0f} % / {}", 100 * r.target->median,
+                               r.target->worst ? fmt::format("{:.0f} %", 100 * *r.target->worst) : "-")
+                 : "-";
+    if (r.n == 0) {
+      out += fmt::format("| {} | {} | 0 | no measurement | | | | {} | - |\n", accuracy_metric_name(r.metric), r.kernel, target);
+      continue;
+    }
+    out += fmt::format("| {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |\n", accuracy_metric_name(r.metric), r.kernel, r.n,
+                       r.n_training, pct(r.median), pct(r.worst), pct(r.median_validation),
+                       pct(r.worst_validation), target, r.meets() ? "yes" : "**no**");
+  }
+  return out;
+}
+
+std::vector<BaselineRow> read_baseline(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw sim::InvalidInput("cannot read accuracy baseline " + path.string());
+  std::vector<BaselineRow> out;
+  try {
+    const json doc = json::parse(in);
+    for (const json& r : doc.at("rows"))
+      out.push_back(BaselineRow{r.at("metric").get<std::string>(), r.at("kernel").get<std::string>(),
+                                r.at("median").get<double>(), r.at("worst").get<double>(),
+                                r.at("meets").get<bool>()});
+  } catch (const json::exception& e) {
+    throw sim::InvalidInput("accuracy baseline " + path.string() + ": " + e.what());
+  }
+  return out;
+}
+
+void write_baseline(const std::filesystem::path& path, const std::vector<AccuracyRow>& rows) {
+  json doc;
+  doc["note"] = "written by scripts/accuracy_table.sh (attnscope accuracy --write-baseline); never hand-edit";
+  doc["rows"] = json::array();
+  for (const AccuracyRow& r : rows) {
+    if (r.n == 0) continue;
+    doc["rows"].push_back({{"metric", accuracy_metric_name(r.metric)},
+                           {"kernel", r.kernel},
+                           {"median", *r.median},
+                           {"worst", *r.worst},
+                           {"meets", r.meets()}});
+  }
+  std::ofstream out(path);
+  if (!out) throw sim::InvalidInput("cannot write accuracy baseline " + path.string());
+  out << doc.dump(2) << '\n';
+}
+
+std::vector<std::string> check_against_baseline(const std::vector<AccuracyRow>& rows,
+                                                const std::vector<BaselineRow>& baseline) {
+  // The model is deterministic; the slack only absorbs floating-point summation order.
+  constexpr double kSlack = 1e-6;
+  std::vector<std::string> failures;
+  for (const BaselineRow& b : baseline) {
+    const auto it = std::find_if(rows.begin(), rows.end(), [&](const AccuracyRow& r) {
+      return accuracy_metric_name(r.metric) == b.metric && r.kernel == b.kernel;
+    });
+    if (it == rows.end() || it->n == 0) continue;  // measurement no longer present: nothing to hold it to
+    const AccuracyRow& r = *it;
+    if (b.meets && !r.meets())
+      failures.push_back(fmt::format("{} {}: met its target, now median {:.2f} % worst {:.2f} %", b.metric,
+                                     r.kernel, 100 * *r.median, 100 * *r.worst));
+    else if (!b.meets && (*r.median > b.median + kSlack || *r.worst > b.worst + kSlack))
+      failures.push_back(
+          fmt::format("{} {}: worse than its baseline: median {:.2f} % (was {:.2f} %), worst "
+                      "{:.2f} % (was {:.2f} %)",
+                      b.metric, r.kernel, 100 * *r.median, 100 * b.median, 100 * *r.worst, 100 * b.worst));
+  }
+  return failures;
+}
+
+}  // namespace attnscope::profiler
