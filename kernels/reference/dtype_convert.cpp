@@ -81,19 +81,11 @@ float round_to_dtype(float value, DType dtype) {
 }
 
 std::size_t dtype_size(DType dtype) {
-  return dtype == DType::fp32 ? 4 : 2;
+  return vocab::bytes_of(dtype);
 }
 
 const char* dtype_name(DType dtype) {
-  switch (dtype) {
-    case DType::fp16:
-      return "fp16";
-    case DType::bf16:
-      return "bf16";
-    case DType::fp32:
-      return "fp32";
-  }
-  return "unknown";
+  return vocab::to_string(dtype).data();  // the names are string literals: null-terminated
 }
 
 }  // namespace attnscope::kernels

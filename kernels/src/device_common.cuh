@@ -9,6 +9,8 @@
 
 #include <cstdint>
 
+#include "attnscope/vocab/dtype.hpp"
+
 namespace attnscope::kernels::device {
 
 // ---- Element types -------------------------------------------------------------------------------------
@@ -17,6 +19,7 @@ struct ElementTraits;
 
 template <>
 struct ElementTraits<__half> {
+  static constexpr vocab::DType kDType = vocab::DType::fp16;
   // Two floats -> one 32-bit register holding two fp16 (low half = first).
   static __device__ __forceinline__ std::uint32_t pack(float lo, float hi) {
     const __half2 h = __floats2half2_rn(lo, hi);
@@ -44,6 +47,7 @@ struct ElementTraits<__half> {
 
 template <>
 struct ElementTraits<__nv_bfloat16> {
+  static constexpr vocab::DType kDType = vocab::DType::bf16;
   static __device__ __forceinline__ std::uint32_t pack(float lo, float hi) {
     const __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
     return *reinterpret_cast<const std::uint32_t*>(&h);
@@ -133,13 +137,6 @@ __device__ __forceinline__ void ldmatrix_x4_trans(std::uint32_t (&r)[4], std::ui
 __device__ __forceinline__ float fast_exp2(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
-// Two 2^x at once in fp16 (ex2.approx.f16x2, one SFU op for both halves); 2^-inf = +0.
-__device__ __forceinline__ std::uint32_t fast_exp2_half2(std::uint32_t x) {
-  std::uint32_t y;
-  asm("ex2.approx.f16x2 %0, %1;\n" : "=r"(y) : "r"(x));
   return y;
 }
 

@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host launchers: validate shape, window, alignment, device and configuration, then dispatch to the
-// compiled instantiation. Every refusal is a Status with a message that says what to change.
+// compiled instantiation. Every refusal is a Status with a message that says what to change. Tile counts,
+// grids and shared memory are the vocabulary's (attnscope/vocab/geometry.hpp), which the model reads too.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "attnscope/kernels/attention.hpp"
+#include "attnscope/vocab/geometry.hpp"
 #include "launch_registry.hpp"
 
 namespace attnscope::kernels {
@@ -21,8 +24,9 @@ Status fail(StatusCode code, std::string message) {
   return Status{code, std::move(message)};
 }
 
-int ceil_div(int a, int b) {
-  return (a + b - 1) / b;
+// Tile counts and grid dimensions fit an int: the grid limits (batch * heads <= 65535, seq <= 2^31 - 1).
+int to_int(std::int64_t n) {
+  return static_cast<int>(n);
 }
 
 Status check_shape(const AttentionShape& s) {
@@ -32,11 +36,11 @@ Status check_shape(const AttentionShape& s) {
       << " Nq=" << s.seq_q << " Nkv=" << s.seq_kv << ")";
     return fail(StatusCode::bad_shape, m.str());
   }
-  if (s.head_dim != 64 && s.head_dim != 128) {
+  if (!vocab::is_compiled_head_dim(s.head_dim)) {
     return fail(StatusCode::bad_shape, "bad shape: head_dim " + std::to_string(s.head_dim) +
                                            " is not supported (supported: 64, 128)");
   }
-  if (s.dtype == DType::fp32) {
+  if (!vocab::is_compiled_dtype(s.dtype)) {
     return fail(StatusCode::config_not_compiled,
                 "dtype fp32 is not compiled in: the kernels take fp16 or bf16 inputs (fp32 accumulation)");
   }
@@ -183,13 +187,14 @@ Status launch_tiled(const AttentionShape& shape, const TiledConfig& config, cons
   if (Status st = check_aligned(t.lse, "lse", 4); !st) return st;
   if (Status st = check_device(); !st) return st;
   int q_begin = 0, q_end = 0, kv_begin = 0, kv_end = 0;
-  if (Status st = clip_window(window.q_tile_begin, window.q_tile_end, ceil_div(shape.seq_q, config.br),
-                              "q tiles", q_begin, q_end);
+  if (Status st = clip_window(window.q_tile_begin, window.q_tile_end,
+                              to_int(vocab::tiled_q_tiles(config, shape.seq_q)), "q tiles", q_begin, q_end);
       !st) {
     return st;
   }
-  if (Status st = clip_window(window.kv_tile_begin, window.kv_tile_end, ceil_div(shape.seq_kv, config.bc),
-                              "kv tiles", kv_begin, kv_end);
+  if (Status st =
+          clip_window(window.kv_tile_begin, window.kv_tile_end,
+                      to_int(vocab::tiled_kv_tiles(config, shape.seq_kv)), "kv tiles", kv_begin, kv_end);
       !st) {
     return st;
   }
@@ -209,7 +214,9 @@ Status launch_tiled(const AttentionShape& shape, const TiledConfig& config, cons
                         kv_begin,
                         kv_end,
                         timeline};
-  return cuda_status(entry->launch(p, q_end - q_begin, shape.heads, shape.batch, stream), "launch_tiled");
+  const vocab::Dim3 grid = vocab::tiled_grid(q_end - q_begin, shape.heads, shape.batch);
+  return cuda_status(entry->launch(p, to_int(grid.x), to_int(grid.y), to_int(grid.z), stream),
+                     "launch_tiled");
 }
 
 namespace {
@@ -240,20 +247,24 @@ detail::NaiveParams naive_params(const AttentionShape& s, const DeviceTensors& t
 Status launch_naive_qk(const AttentionShape& shape, const DeviceTensors& t, const TileWindow& window,
                        TileTiming* timeline, Stream stream) {
   if (Status st = naive_common(shape, t, true, false); !st) return st;
+  constexpr NaiveTiling kTiling{};
   int rb = 0, re = 0, cb = 0, ce = 0;
-  if (Status st = clip_window(window.q_tile_begin, window.q_tile_end, ceil_div(shape.seq_q, 128),
-                              "row blocks", rb, re);
+  if (Status st = clip_window(window.q_tile_begin, window.q_tile_end,
+                              to_int(vocab::naive_qk_row_blocks(kTiling, shape.seq_q)), "row blocks", rb, re);
       !st) {
     return st;
   }
-  if (Status st = clip_window(window.kv_tile_begin, window.kv_tile_end, ceil_div(shape.seq_kv, 128),
-                              "column blocks", cb, ce);
+  if (Status st =
+          clip_window(window.kv_tile_begin, window.kv_tile_end,
+                      to_int(vocab::naive_qk_column_blocks(kTiling, shape.seq_kv)), "column blocks", cb, ce);
       !st) {
     return st;
   }
   if (re == rb || ce == cb) return {};
+  const vocab::Dim3 grid =
+      vocab::naive_qk_grid(kTiling, ce - cb, re - rb, std::int64_t{shape.batch} * shape.heads);
   return cuda_status(detail::launch_naive_qk_kernel(shape.dtype, naive_params(shape, t, rb, cb, ce, timeline),
-                                                    ce - cb, re - rb, shape.batch * shape.heads, stream),
+                                                    to_int(grid.x), to_int(grid.y), to_int(grid.z), stream),
                      "launch_naive_qk");
 }
 
@@ -261,35 +272,40 @@ Status launch_naive_softmax(const AttentionShape& shape, const DeviceTensors& t,
                             TileTiming* timeline, Stream stream) {
   if (Status st = naive_common(shape, t, false, false); !st) return st;
   int rb = 0, re = 0;
-  if (Status st =
-          clip_window(window.q_tile_begin, window.q_tile_end, ceil_div(shape.seq_q, 8), "row blocks", rb, re);
+  if (Status st = clip_window(window.q_tile_begin, window.q_tile_end,
+                              to_int(vocab::naive_softmax_row_blocks(NaiveTiling{}, shape.seq_q)),
+                              "row blocks", rb, re);
       !st) {
     return st;
   }
   if (re == rb) return {};
+  const vocab::Dim3 grid = vocab::naive_softmax_grid(re - rb, std::int64_t{shape.batch} * shape.heads);
   return cuda_status(
-      detail::launch_naive_softmax_kernel(shape.dtype, naive_params(shape, t, rb, 0, 0, timeline), re - rb,
-                                          shape.batch * shape.heads, stream),
+      detail::launch_naive_softmax_kernel(shape.dtype, naive_params(shape, t, rb, 0, 0, timeline),
+                                          to_int(grid.x), to_int(grid.y), stream),
       "launch_naive_softmax");
 }
 
 Status launch_naive_pv(const AttentionShape& shape, const DeviceTensors& t, const TileWindow& window,
                        TileTiming* timeline, Stream stream) {
   if (Status st = naive_common(shape, t, false, true); !st) return st;
+  constexpr NaiveTiling kTiling{};
   int rb = 0, re = 0, kb = 0, ke = 0;
-  if (Status st = clip_window(window.q_tile_begin, window.q_tile_end, ceil_div(shape.seq_q, 128),
-                              "row blocks", rb, re);
+  if (Status st = clip_window(window.q_tile_begin, window.q_tile_end,
+                              to_int(vocab::naive_pv_row_blocks(kTiling, shape.seq_q)), "row blocks", rb, re);
       !st) {
     return st;
   }
-  if (Status st = clip_window(window.kv_tile_begin, window.kv_tile_end, ceil_div(shape.seq_kv, 32),
-                              "reduction steps", kb, ke);
+  if (Status st =
+          clip_window(window.kv_tile_begin, window.kv_tile_end,
+                      to_int(vocab::naive_pv_steps(kTiling, shape.seq_kv)), "reduction steps", kb, ke);
       !st) {
     return st;
   }
   if (re == rb) return {};
+  const vocab::Dim3 grid = vocab::naive_pv_grid(re - rb, std::int64_t{shape.batch} * shape.heads);
   return cuda_status(detail::launch_naive_pv_kernel(shape.dtype, naive_params(shape, t, rb, kb, ke, timeline),
-                                                    re - rb, shape.batch * shape.heads, stream),
+                                                    to_int(grid.x), to_int(grid.y), stream),
                      "launch_naive_pv");
 }
 
@@ -300,20 +316,14 @@ std::size_t timeline_capacity(const char* kernel, const AttentionShape& s, const
     const int e = end == -1 ? total : std::min(end, total);
     return e > begin && begin >= 0 ? static_cast<std::size_t>(e - begin) : 0;
   };
-  const std::size_t bh = static_cast<std::size_t>(s.batch) * static_cast<std::size_t>(s.heads);
-  const std::string name = kernel;
-  if (name == "tiled") {
-    if (c.br < 1 || c.bc < 1) return 0;
-    return bh * span(w.q_tile_begin, w.q_tile_end, ceil_div(s.seq_q, c.br)) *
-           span(w.kv_tile_begin, w.kv_tile_end, ceil_div(s.seq_kv, c.bc));
-  }
-  if (name == "naive.qk") {
-    return bh * span(w.q_tile_begin, w.q_tile_end, ceil_div(s.seq_q, 128)) *
-           span(w.kv_tile_begin, w.kv_tile_end, ceil_div(s.seq_kv, 128));
-  }
-  if (name == "naive.softmax") return bh * span(w.q_tile_begin, w.q_tile_end, ceil_div(s.seq_q, 8));
-  if (name == "naive.pv") return bh * span(w.q_tile_begin, w.q_tile_end, ceil_div(s.seq_q, 128));
-  return 0;
+  const std::optional<vocab::KernelId> id = vocab::parse_kernel_id(kernel);
+  if (!id || (*id == vocab::KernelId::tiled && (c.br < 1 || c.bc < 1))) return 0;
+  const vocab::WindowTiles all = vocab::window_tiles(*id, c, NaiveTiling{}, s.seq_q, s.seq_kv);
+  const std::int64_t records = vocab::records_per_window(
+      *id, static_cast<std::int64_t>(span(w.q_tile_begin, w.q_tile_end, to_int(all.q))),
+      static_cast<std::int64_t>(span(w.kv_tile_begin, w.kv_tile_end, to_int(all.kv))),
+      std::int64_t{s.batch} * s.heads);
+  return static_cast<std::size_t>(records);
 }
 
 NaiveTiling naive_tiling() {
@@ -321,15 +331,10 @@ NaiveTiling naive_tiling() {
 }
 
 std::size_t naive_qk_smem_bytes(const AttentionShape& s) {
-  const NaiveTiling t{};
-  return (static_cast<std::size_t>(t.bm) * static_cast<std::size_t>(s.head_dim) +
-          static_cast<std::size_t>(t.qk_stages) * static_cast<std::size_t>(t.bn) *
-              static_cast<std::size_t>(t.bk) +
-          static_cast<std::size_t>(t.bm) * static_cast<std::size_t>(t.bn)) *
-         dtype_size(s.dtype);
+  return static_cast<std::size_t>(vocab::naive_qk_smem_bytes(NaiveTiling{}, s.head_dim, s.dtype));
 }
 std::size_t naive_pv_smem_bytes(const AttentionShape& s) {
-  return 2u * (128u * 32u + 32u * static_cast<std::size_t>(s.head_dim)) * dtype_size(s.dtype);
+  return static_cast<std::size_t>(vocab::naive_pv_smem_bytes(NaiveTiling{}, s.head_dim, s.dtype));
 }
 
 }  // namespace attnscope::kernels

@@ -7,30 +7,32 @@
 // loads instead of cp.async (same tiles, same bytes; slower).
 #include <cuda_runtime.h>
 
+#include "attnscope/vocab/geometry.hpp"
 #include "device_common.cuh"
 #include "launch_registry.hpp"
 
 namespace attnscope::kernels::detail {
 namespace {
 
-// The reduction step is the dataflow's gemm_bk = 32; ATTNSCOPE_NAIVE_PV_BK = 64 builds the experiment of
-// docs/kernel-notes.md (128-byte row pieces of P per step instead of 64), not the kernel the model mirrors.
-#ifndef ATTNSCOPE_NAIVE_PV_BK
-#define ATTNSCOPE_NAIVE_PV_BK 32
-#endif
-// L2 prefetch size of the P copies (0: none, 128 or 256 bytes; see cp_async_16_prefetch). 256: a step
-// reads 64 bytes of each of its 128 P rows, so without the hint DRAM served scattered 64-byte pieces of
-// 128 x (CTAs in flight) rows (1.80x the copy time); with it DRAM serves 256-byte blocks and the next three
-// steps' pieces are L2 hits (1.15x; docs/kernel-notes.md, experiment #13). Same bytes, same tiles. A deeper
-// ring (3 or 4 stages) gained nothing, with or without the hint (same experiment).
-constexpr int kBm = 128, kBk = ATTNSCOPE_NAIVE_PV_BK, kStages = 2, kThreads = 256;
-constexpr int kPrefetchBytes = NaiveTiling{}.pv_l2_prefetch_bytes;
-static_assert(NaiveTiling{}.stages == kStages, "naive.pv ring depth must match NaiveTiling");
-static_assert(kBk == 32 || kBk == 64, "P rows of 64 or 128 bytes per stage");
+// The tiling is vocab::NaiveTiling (docs/dataflow.md): 128-row blocks of O, reduction steps of bk = 32 keys
+// (64-byte row pieces of P; 128-byte pieces were slower: experiment #11 in
+// docs/lab-notebook/2026-12-02-kernel-experiments.md).
+//
+// L2 prefetch size of the P copies (0: none, 128 or 256 bytes; see cp_async_16_prefetch). 256: a step reads
+// 64 bytes of each of its 128 P rows, so without the hint DRAM served scattered 64-byte pieces of 128 x (CTAs
+// in flight) rows (1.80x the copy time); with it DRAM serves 256-byte blocks and the next three steps' pieces
+// are L2 hits (1.15x; experiment #13 of the same notebook). Same bytes, same tiles. A deeper ring (3 or 4
+// stages) gained nothing, with or without the hint (same experiment).
+constexpr NaiveTiling kTiling{};
+constexpr int kBm = kTiling.bm, kBk = kTiling.bk, kStages = kTiling.stages;
+constexpr int kThreads = vocab::naive_gemm_threads_per_cta(kTiling);
+constexpr int kPrefetchBytes = kTiling.pv_l2_prefetch_bytes;
+static_assert(kBk == 32, "P rows of 64 bytes per stage (swizzle64)");
+static_assert(kBm == kThreads / 32 * vocab::kMmaTile, "each warp owns 16 rows of O");
 
-// Swizzle of the P tile: rows of kBk elements (64 or 128 bytes).
+// Swizzle of the P tile: rows of kBk elements (64 bytes).
 __device__ __forceinline__ int p_swizzle(int row, int chunk) {
-  return kBk == 32 ? device::swizzle64(row, chunk) : device::swizzle128(row, chunk);
+  return device::swizzle64(row, chunk);
 }
 
 template <typename T, int D>
@@ -43,10 +45,15 @@ struct PvSharedStorage {
     T o[kBm * D];  // epilogue staging
   };
 };
-static_assert(sizeof(PvSharedStorage<__half, 64>) == kStages * (kBm * kBk + kBk * 64) * sizeof(__half),
-              "naive.pv smem must be stages x (128*bk + bk*d) elements");
-static_assert(sizeof(PvSharedStorage<__half, 128>) == kStages * (kBm * kBk + kBk * 128) * sizeof(__half),
-              "naive.pv smem must be stages x (128*bk + bk*d) elements");
+// sizeof(PvSharedStorage) is vocab::naive_pv_smem_bytes: stages x (bm*bk + bk*d) elements.
+template <typename T, int D>
+constexpr bool pv_smem_matches_vocab() {
+  return sizeof(PvSharedStorage<T, D>) ==
+         static_cast<std::size_t>(vocab::naive_pv_smem_bytes(kTiling, D, device::ElementTraits<T>::kDType));
+}
+static_assert(pv_smem_matches_vocab<__half, 64>() && pv_smem_matches_vocab<__half, 128>() &&
+                  pv_smem_matches_vocab<__nv_bfloat16, 64>() && pv_smem_matches_vocab<__nv_bfloat16, 128>(),
+              "naive.pv SharedStorage must be vocab::naive_pv_smem_bytes");
 
 // Per-thread copy plan of one reduction step, fixed for the CTA: a thread always copies the same chunk
 // column of the same rows, so only a few base addresses stay live across the loop (the d = 64 kernel runs
@@ -57,7 +64,7 @@ static_assert(sizeof(PvSharedStorage<__half, 128>) == kStages * (kBm * kBk + kBk
 //  - V: 16-byte chunk `v_ch` of key rows v_row, v_row + 256 / (D / 8), ...
 template <typename T, int D, bool Aligned>
 struct PvLoader {
-  static constexpr int kPRowsPerPass = kThreads / (kBk / 8);  // 64 (bk 32) or 32 (bk 64)
+  static constexpr int kPRowsPerPass = kThreads / (kBk / 8);  // 64
   static constexpr int kVChunksPerRow = D / 8;
   static constexpr int kVRowsPerPass = kThreads / kVChunksPerRow;  // 32 (d 64) or 16 (d 128)
   static_assert(kBm % kPRowsPerPass == 0 && kBk % kVRowsPerPass == 0, "whole passes");
@@ -133,10 +140,10 @@ struct PvLoader {
 
 // 4 CTAs per SM at d = 64 (2 at d = 128): more P tiles in flight for a kernel that streams P from HBM.
 // Aligned (Nkv % 8 == 0, P rows 16-byte aligned: cp.async) and unaligned rows (2-byte loads) are separate
-// instantiations; the unaligned one at d = 64 is bounded to 3 CTAs per SM (80 registers): at 64 its
-// register-staged copy spilled (4 bytes).
+// instantiations; the unaligned one is bounded to 2 CTAs per SM (128 registers): at 64 its
+// register-staged copy spilled. vocab::naive_pv_min_blocks_per_sm is the rule; the model reads it too.
 template <typename T, int D, bool Aligned, bool Instrumented>
-__global__ void __launch_bounds__(kThreads, D == 64 ? (Aligned ? 4 : 2) : 2)
+__global__ void __launch_bounds__(kThreads, vocab::naive_pv_min_blocks_per_sm(D, Aligned))
     naive_pv_kernel(const NaiveParams p) {
   using Traits = device::ElementTraits<T>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
@@ -232,9 +239,10 @@ __global__ void __launch_bounds__(kThreads, D == 64 ? (Aligned ? 4 : 2) : 2)
 
 template <typename T, int D, bool Instrumented>
 int launch_pv(const NaiveParams& p, int gx, int gy, Stream stream) {
-  auto* kernel = p.seq_kv % 8 == 0 ? &naive_pv_kernel<T, D, true, Instrumented>
-                                   : &naive_pv_kernel<T, D, false, Instrumented>;
-  constexpr int kSmem = static_cast<int>(sizeof(PvSharedStorage<T, D>));
+  auto* kernel = vocab::naive_rows_aligned(p.seq_kv) ? &naive_pv_kernel<T, D, true, Instrumented>
+                                                     : &naive_pv_kernel<T, D, false, Instrumented>;
+  constexpr int kSmem =
+      static_cast<int>(vocab::naive_pv_smem_bytes(kTiling, D, device::ElementTraits<T>::kDType));
   const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (err != cudaSuccess) return static_cast<int>(err);
   kernel<<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)), kThreads, kSmem,

@@ -8,18 +8,23 @@
 // stores drain while the next tile is computed.
 #include <cuda_runtime.h>
 
+#include "attnscope/vocab/geometry.hpp"
 #include "device_common.cuh"
 #include "launch_registry.hpp"
 
 namespace attnscope::kernels::detail {
 namespace {
 
-// 4 tiles per CTA and a 4-slot ring: experiments #13-14 in docs/lab-notebook/2026-12-02-kernel-experiments.md (1 tile per CTA: 1.91x the copy
-// time; 2: 1.46x, 4: 1.41x, 8: 1.42x in the harness). NaiveTiling (attention.hpp) says the same to the model.
-constexpr int kBm = 128, kBn = 128, kBk = 32, kThreads = 256, kTilesPerCta = 4, kStages = 4;
-static_assert(NaiveTiling{}.bm == kBm && NaiveTiling{}.bn == kBn && NaiveTiling{}.bk == kBk &&
-                  NaiveTiling{}.qk_tiles_per_cta == kTilesPerCta && NaiveTiling{}.qk_stages == kStages,
-              "naive.qk constants must match NaiveTiling");
+// The tiling is vocab::NaiveTiling, which the model reads too (docs/dataflow.md). 4 tiles per CTA and a
+// 4-slot ring: experiments #13-14 in docs/lab-notebook/2026-12-02-kernel-experiments.md (1 tile per
+// CTA: 1.91x the copy time; 2: 1.46x, 4: 1.41x, 8: 1.42x in the harness).
+constexpr NaiveTiling kTiling{};
+constexpr int kBm = kTiling.bm, kBn = kTiling.bn, kBk = kTiling.bk;
+constexpr int kTilesPerCta = kTiling.qk_tiles_per_cta, kStages = kTiling.qk_stages;
+constexpr int kThreads = vocab::naive_gemm_threads_per_cta(kTiling);
+// The warp layout below (2 x 4 warps of 64 x 32) and the copy plans are written for this tiling.
+static_assert(kBm == 128 && kBn == 128 && kBk == 32 && kThreads == 256,
+              "naive.qk is written for 128 x 128 tiles, 32-key slices and 8 warps");
 
 template <typename T, int D>
 struct QkSharedStorage {
@@ -27,8 +32,15 @@ struct QkSharedStorage {
   T k[kStages][kBn * kBk];  // K ring
   T s[kBm * kBn];           // S tile staging, rows of 256 bytes, swizzle128
 };
-static_assert(sizeof(QkSharedStorage<__half, 64>) == (64 * kBm + kStages * kBn * kBk + kBm * kBn) * 2,
-              "naive.qk smem = Q row block + stages x K slice + S tile");
+// sizeof(QkSharedStorage) is vocab::naive_qk_smem_bytes: Q row block + stages x K slice + S tile.
+template <typename T, int D>
+constexpr bool qk_smem_matches_vocab() {
+  return sizeof(QkSharedStorage<T, D>) ==
+         static_cast<std::size_t>(vocab::naive_qk_smem_bytes(kTiling, D, device::ElementTraits<T>::kDType));
+}
+static_assert(qk_smem_matches_vocab<__half, 64>() && qk_smem_matches_vocab<__half, 128>() &&
+                  qk_smem_matches_vocab<__nv_bfloat16, 64>() && qk_smem_matches_vocab<__nv_bfloat16, 128>(),
+              "naive.qk SharedStorage must be vocab::naive_qk_smem_bytes");
 
 // Copies rows [row0, row0 + 128) x columns [col0, col0 + 32) of a [n_rows x D] matrix (2 chunks per thread).
 template <typename T, int D>
@@ -43,7 +55,8 @@ __device__ __forceinline__ void load_slab(T* tile, const T* global, int row0, in
 }
 
 template <typename T, int D, bool Instrumented>
-__global__ void __launch_bounds__(kThreads, 2) naive_qk_kernel(const NaiveParams p) {
+__global__ void __launch_bounds__(kThreads, vocab::naive_qk_min_blocks_per_sm())
+    naive_qk_kernel(const NaiveParams p) {
   using Traits = device::ElementTraits<T>;
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   QkSharedStorage<T, D>& smem = *reinterpret_cast<QkSharedStorage<T, D>*>(smem_raw);
@@ -201,16 +214,16 @@ __global__ void __launch_bounds__(kThreads, 2) naive_qk_kernel(const NaiveParams
   }
 }
 
+// gx = CTAs of kTilesPerCta column blocks each (vocab::naive_qk_grid).
 template <typename T, int D, bool Instrumented>
 int launch_qk(const NaiveParams& p, int gx, int gy, int gz, Stream stream) {
   auto* kernel = &naive_qk_kernel<T, D, Instrumented>;
-  constexpr int kSmem = static_cast<int>(sizeof(QkSharedStorage<T, D>));
+  constexpr int kSmem =
+      static_cast<int>(vocab::naive_qk_smem_bytes(kTiling, D, device::ElementTraits<T>::kDType));
   const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmem);
   if (err != cudaSuccess) return static_cast<int>(err);
-  // gx = column blocks in the window: kTilesPerCta of them per CTA.
-  const int ctas_x = (gx + kTilesPerCta - 1) / kTilesPerCta;
-  kernel<<<dim3(static_cast<unsigned>(ctas_x), static_cast<unsigned>(gy), static_cast<unsigned>(gz)),
-           kThreads, kSmem, static_cast<cudaStream_t>(stream)>>>(p);
+  kernel<<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(gz)), kThreads,
+           kSmem, static_cast<cudaStream_t>(stream)>>>(p);
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -12,19 +12,23 @@
 // extra L2 writes.
 #include <cuda_runtime.h>
 
+#include "attnscope/vocab/geometry.hpp"
 #include "device_common.cuh"
 #include "launch_registry.hpp"
 
 namespace attnscope::kernels::detail {
 namespace {
 
-constexpr int kRowsPerCta = 8, kThreads = 256;
-constexpr int kSharedRowLimit = 8192;  // longest row kept in shared memory (read once)
+// The tiling is vocab::NaiveTiling (docs/dataflow.md): one warp per row, softmax_rows_per_cta rows per CTA.
+constexpr NaiveTiling kTiling{};
+constexpr int kRowsPerCta = kTiling.softmax_rows_per_cta;
+constexpr int kThreads = vocab::naive_softmax_threads_per_cta(kTiling);
+constexpr int kSharedRowLimit = static_cast<int>(vocab::kSoftmaxSharedRowLimit);  // longest row read once
 constexpr float kLog2e = 1.4426950408889634f;
 
-// Shared-memory row pitch in elements: whole 16-byte chunks.
+// Shared-memory row pitch in elements: whole 16-byte chunks (vocab::naive_softmax_row_pitch).
 __host__ __device__ constexpr int row_pitch(int n) {
-  return (n + 7) / 8 * 8;
+  return static_cast<int>(vocab::naive_softmax_row_pitch(n));
 }
 
 __device__ __forceinline__ float warp_max(float x) {
@@ -260,7 +264,8 @@ int launch_softmax(const NaiveParams& p, int gx, int gy, Stream stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   if (p.seq_kv <= kSharedRowLimit) {
     auto* kernel = &naive_softmax_shared_kernel<T, Aligned, Instrumented>;
-    const int smem = kRowsPerCta * row_pitch(p.seq_kv) * static_cast<int>(sizeof(T));
+    const int smem = static_cast<int>(
+        vocab::naive_softmax_smem_bytes(kTiling, p.seq_kv, device::ElementTraits<T>::kDType));
     const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (err != cudaSuccess) return static_cast<int>(err);
     kernel<<<grid, kThreads, static_cast<std::size_t>(smem), s>>>(p);
@@ -272,7 +277,7 @@ int launch_softmax(const NaiveParams& p, int gx, int gy, Stream stream) {
 
 template <typename T>
 int launch_softmax_dtype(const NaiveParams& p, int gx, int gy, Stream stream) {
-  const bool aligned = p.seq_kv % 8 == 0;
+  const bool aligned = vocab::naive_rows_aligned(p.seq_kv);
   if (p.timeline != nullptr) {
     return aligned ? launch_softmax<T, true, true>(p, gx, gy, stream)
                    : launch_softmax<T, false, true>(p, gx, gy, stream);

@@ -8,19 +8,17 @@
 // Per kv tile: S = Q K_j^T in registers (fp32), online softmax in base 2 (scale * log2 e folded into one
 // FMA before ex2), P converted to the input dtype in registers and O += P V_j. O [Br x d] and LSE [Br] are
 // written once at the end. Shared memory is one SharedStorage (Q + Stages x (K + V)), swizzled at 16-byte
-// granularity (chunk ^ row % 8), no padding. See docs/kernel-notes.md for the dataflow and measurements.
+// granularity (chunk ^ row % 8), no padding. Grid, CTA size, shared memory, launch bounds and the causal
+// cut come from attnscope/vocab/geometry.hpp (the model prices the same numbers); docs/dataflow.md is the
+// dataflow, docs/kernel-notes.md the measurements.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <type_traits>
 #include <vector>
 
-#ifndef ATTNSCOPE_TILED_HALF_EXP
-#define ATTNSCOPE_TILED_HALF_EXP 0
-#endif
-
+#include "attnscope/vocab/geometry.hpp"
 #include "device_common.cuh"
 #include "launch_registry.hpp"
 
@@ -28,14 +26,21 @@ namespace attnscope::kernels::detail {
 
 template <typename T, int D, int Br, int Bc, int Stages, int Warps>
 struct TiledShape {
-  static_assert(D == 64 || D == 128, "head_dim must be 64 or 128 (rows of 128 or 256 bytes for the swizzle)");
-  static_assert(Br % 16 == 0 && Bc % 16 == 0, "Br and Bc must be multiples of 16 (mma m16n8k16)");
+  static constexpr vocab::TiledConfig kConfig{Br, Bc, Warps, Stages};
+  static_assert(vocab::is_compiled_head_dim(D),
+                "head_dim must be 64 or 128 (rows of 128 or 256 bytes for the swizzle)");
+  static_assert(vocab::is_compiled_dtype(device::ElementTraits<T>::kDType), "fp16 or bf16 inputs");
+  static_assert(Br % vocab::kMmaTile == 0 && Bc % vocab::kMmaTile == 0,
+                "Br and Bc must be multiples of 16 (mma m16n8k16)");
   static_assert(Stages >= 2, "the K/V ring needs at least 2 stages to overlap loads with compute");
-  static_assert(Warps * 16 == Br || Warps * 32 == Br, "each warp owns 16 or 32 query rows");
+  static_assert(vocab::tiled_rows_per_warp(kConfig) * Warps == Br &&
+                    (vocab::tiled_rows_per_warp(kConfig) == vocab::kMmaTile ||
+                     vocab::tiled_rows_per_warp(kConfig) == 2 * vocab::kMmaTile),
+                "each warp owns 16 or 32 query rows");
   static constexpr int kWarps = Warps;
-  static constexpr int kWarpRows = Br / Warps;    // query rows per warp
-  static constexpr int kMTiles = kWarpRows / 16;  // m16 tiles per warp
-  static constexpr int kThreads = kWarps * 32;
+  static constexpr int kWarpRows = vocab::tiled_rows_per_warp(kConfig);  // query rows per warp
+  static constexpr int kMTiles = kWarpRows / vocab::kMmaTile;            // m16 tiles per warp
+  static constexpr int kThreads = vocab::tiled_threads_per_cta(kConfig);
   static constexpr int kChunksPerRow = D * static_cast<int>(sizeof(T)) / 16;  // 16-byte chunks per row
 
   struct SharedStorage {
@@ -44,11 +49,12 @@ struct TiledShape {
     T v[Stages][Bc * D];  // V ring
   };
   static constexpr std::size_t kSmemBytes = sizeof(SharedStorage);
-  static_assert(kSmemBytes == static_cast<std::size_t>(Br + 2 * Stages * Bc) * D * sizeof(T),
-                "SharedStorage must be exactly (Br + 2*stages*Bc)*d elements: the model relies on it");
-  // Two CTAs per SM when the register budget allows (16 rows per warp: d = 64 with Bc <= 64), one
-  // otherwise. 32 rows per warp: 4 warps (128 threads), two CTAs keep the full 255-register budget.
-  static constexpr int kMinBlocks = (kMTiles == 2 || (D == 64 && Bc <= 64)) ? 2 : 1;
+  static_assert(kSmemBytes ==
+                    static_cast<std::size_t>(vocab::tiled_smem_bytes(kConfig, D,
+                                                                     device::ElementTraits<T>::kDType)),
+                "SharedStorage must be exactly vocab::tiled_smem_bytes: the launch and the model rely on it");
+  // __launch_bounds__ minimum: two CTAs per SM where the register budget allows (vocab says when).
+  static constexpr int kMinBlocks = vocab::tiled_min_blocks_per_sm(kConfig, D);
 };
 
 // Copies rows [row0, row0 + Rows) of a [n_rows x D] matrix into a swizzled smem tile; rows >= n_rows are
@@ -107,8 +113,6 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
   // Q fragments stay in registers for d = 64 (16 registers per m16 tile); at d = 128 they are re-read from
   // shared memory every compute pass (registers the S and O accumulators need).
   constexpr bool kQInRegisters = D == 64;
-  // fp16 only, when built with ATTNSCOPE_TILED_HALF_EXP=1: exponentials in f16x2 (see kernel-notes).
-  constexpr bool kHalfExp = ATTNSCOPE_TILED_HALF_EXP != 0 && std::is_same_v<T, __half>;
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   SharedStorage& smem = *reinterpret_cast<SharedStorage*>(smem_raw);
@@ -130,12 +134,11 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
   const int causal_shift = p.seq_kv - p.seq_q;
 
   // kv tiles this CTA runs: the window, cut at the diagonal when causal (tiles with no visible key skipped).
-  int kv_visible = (p.seq_kv + Bc - 1) / Bc;
-  if (p.causal) {
-    const int last_row = min(q0 + Br, p.seq_q) - 1;
-    const int max_key = last_row + causal_shift;
-    kv_visible = max_key < 0 ? 0 : min(kv_visible, max_key / Bc + 1);
-  }
+  // (The configuration is built here, not read from Shape::kConfig: device code may not refer to a host
+  // variable of class type.)
+  const int kv_visible = static_cast<int>(
+      vocab::tiled_visible_kv_tiles(vocab::TiledConfig{Br, Bc, Warps, Stages}, p.seq_q, p.seq_kv,
+                                    p.causal ? vocab::Mask::causal : vocab::Mask::none, q_tile));
   const int kv_begin = p.kv_tile_begin;
   const int n_steps = max(0, min(p.kv_tile_end, kv_visible) - kv_begin);
   // Instrumented build: the step's start time waits in shared memory (thread 0 writes and reads it) and the
@@ -334,16 +337,9 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
         for (int nt = 0; nt < kNTiles; ++nt) {
           const float x0 = fmaf(s_acc[mi][nt][2 * r], p.scale_log2, -m_scaled);
           const float x1 = fmaf(s_acc[mi][nt][2 * r + 1], p.scale_log2, -m_scaled);
-          if constexpr (kHalfExp) {
-            // One ex2.f16x2 for two probabilities: half the SFU work; P is rounded to fp16 for P V anyway.
-            p_frag[mi][nt][r] = device::fast_exp2_half2(Traits::pack(x0, x1));
-            const float2 f = Traits::unpack(p_frag[mi][nt][r]);
-            sum += f.x + f.y;
-          } else {
-            const float p0 = device::fast_exp2(x0), p1 = device::fast_exp2(x1);
-            p_frag[mi][nt][r] = Traits::pack(p0, p1);
-            sum += p0 + p1;
-          }
+          const float p0 = device::fast_exp2(x0), p1 = device::fast_exp2(x1);
+          p_frag[mi][nt][r] = Traits::pack(p0, p1);
+          sum += p0 + p1;
         }
         row_sum[mi][r] = row_sum[mi][r] * alpha + sum;
 #pragma unroll

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// CTA programs of the four kernels, written from the dataflow contract (kernels/README.md).
+// CTA programs of the four kernels, written from the dataflow contract (docs/dataflow.md); grids, shared
+// memory and tile counts are the shared vocabulary's (attnscope/vocab/geometry.hpp).
 #include "attnscope/sim/dataflow.hpp"
 
 #include <algorithm>
@@ -8,28 +9,9 @@
 
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/tiling_rules.hpp"
+#include "attnscope/vocab/geometry.hpp"
 
 namespace attnscope::sim {
-
-std::string_view to_string(KernelId k) {
-  switch (k) {
-    case KernelId::tiled:
-      return "tiled";
-    case KernelId::naive_qk:
-      return "naive.qk";
-    case KernelId::naive_softmax:
-      return "naive.softmax";
-    case KernelId::naive_pv:
-      return "naive.pv";
-  }
-  return "?";
-}
-
-std::optional<KernelId> parse_kernel_id(std::string_view s) {
-  for (KernelId k : {KernelId::tiled, KernelId::naive_qk, KernelId::naive_softmax, KernelId::naive_pv})
-    if (s == to_string(k)) return k;
-  return std::nullopt;
-}
 
 std::vector<KernelId> kernels_of(KernelKind kind) {
   if (kind == KernelKind::tiled) return {KernelId::tiled};
@@ -92,13 +74,8 @@ int gemm_warp_rows(const TileConfig& t) {
 }  // namespace
 
 int tiled_kv_tiles_visited(const Workload& w, const TileConfig& t, int q_tile) {
-  const std::int64_t kv_tiles = ceil_div(w.seq_kv, t.bc);
-  if (!w.causal) return static_cast<int>(kv_tiles);
-  // Bottom-right aligned mask: row i sees key j iff j <= i + Nkv - Nq. The tile's last row sees the most.
-  const std::int64_t last_row = std::min<std::int64_t>((std::int64_t{q_tile} + 1) * t.br, w.seq_q) - 1;
-  const std::int64_t last_key = last_row + w.seq_kv - w.seq_q;
-  if (last_key < 0) return 0;
-  return static_cast<int>(std::min(kv_tiles, last_key / t.bc + 1));
+  return static_cast<int>(
+      vocab::tiled_visible_kv_tiles(t.tiled(), w.seq_q, w.seq_kv, vocab::mask_of(w.causal), q_tile));
 }
 
 KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig& tiles,
@@ -107,46 +84,44 @@ KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig&
   validate_tiling(id, w, tiles);
   smem_ = smem_bytes_per_cta(id, w, tiles);
   const std::int64_t slices = w.batch * w.heads;
+  const vocab::WindowTiles all = vocab::window_tiles(id, tiles.tiled(), tiles.naive(), w.seq_q, w.seq_kv);
+  const auto [q0, q1] = window_range(window.q_tile_begin, window.q_tile_end, all.q, "q_tile");
+  // The launched part of the grid: the vocabulary's grid for the window, offset to the window's first tile.
+  const auto place = [this](const vocab::Dim3& g, std::int64_t x0, std::int64_t y0) {
+    grid_ = {x0, x0 + g.x, y0, y0 + g.y, 0, g.z};
+  };
   switch (id) {
     case KernelId::tiled: {
       warps_ = tiles.warps;
       stages_ = tiles.stages;
-      const auto [q0, q1] =
-          window_range(window.q_tile_begin, window.q_tile_end, ceil_div(w.seq_q, tiles.br), "q_tile");
-      window_range(window.kv_tile_begin, window.kv_tile_end, ceil_div(w.seq_kv, tiles.bc), "kv_tile");
+      window_range(window.kv_tile_begin, window.kv_tile_end, all.kv, "kv_tile");
+      const vocab::Dim3 g = vocab::tiled_grid(q1 - q0, w.heads, w.batch);
       if (tiles.order == LaunchOrder::q_tile_fastest)
-        grid_ = {q0, q1, 0, w.heads, 0, w.batch};
+        place(g, q0, 0);
       else
-        grid_ = {0, w.heads, q0, q1, 0, w.batch};
+        place(vocab::Dim3{g.y, g.x, g.z}, 0, q0);  // the model's alternative order: heads fastest
       break;
     }
     case KernelId::naive_qk: {
       warps_ = tiles.gemm_warps;
       stages_ = tiles.gemm_qk_stages;
-      const auto [n0, n1] = window_range(window.kv_tile_begin, window.kv_tile_end,
-                                         ceil_div(w.seq_kv, tiles.gemm_bn), "kv_tile");
-      const auto [m0, m1] =
-          window_range(window.q_tile_begin, window.q_tile_end, ceil_div(w.seq_q, tiles.gemm_bm), "q_tile");
+      const auto [n0, n1] = window_range(window.kv_tile_begin, window.kv_tile_end, all.kv, "kv_tile");
       // x = groups of gemm_qk_tiles_per_cta column blocks of the window (the last group may be shorter).
-      grid_ = {0, ceil_div(n1 - n0, tiles.gemm_qk_tiles_per_cta), m0, m1, 0, slices};
+      place(vocab::naive_qk_grid(tiles.naive(), n1 - n0, q1 - q0, slices), 0, q0);
       qk_column_end_ = n1;
       break;
     }
     case KernelId::naive_softmax: {
       warps_ = tiles.softmax_rows_per_cta;
-      stages_ = 1;  // plain loads into registers, no cp.async ring
-      const auto [r0, r1] = window_range(window.q_tile_begin, window.q_tile_end,
-                                         ceil_div(w.seq_q, tiles.softmax_rows_per_cta), "q_tile");
-      grid_ = {r0, r1, 0, slices, 0, 1};
+      stages_ = 1;  // plain loads, no cp.async ring
+      place(vocab::naive_softmax_grid(q1 - q0, slices), q0, 0);
       break;
     }
     case KernelId::naive_pv: {
       warps_ = tiles.gemm_warps;
       stages_ = tiles.gemm_stages;
-      const auto [m0, m1] =
-          window_range(window.q_tile_begin, window.q_tile_end, ceil_div(w.seq_q, tiles.gemm_bm), "q_tile");
-      window_range(window.kv_tile_begin, window.kv_tile_end, ceil_div(w.seq_kv, tiles.gemm_bk), "kv_tile");
-      grid_ = {m0, m1, 0, slices, 0, 1};
+      window_range(window.kv_tile_begin, window.kv_tile_end, all.kv, "kv_tile");
+      place(vocab::naive_pv_grid(q1 - q0, slices), q0, 0);
       break;
     }
   }
@@ -309,9 +284,9 @@ void KernelDataflow::qk_program(std::int64_t group, std::int64_t m_block, std::i
 }
 
 // naive.softmax: rows_per_cta rows of S, one warp per row, P written in place. A row that fits in shared
-// memory (Nkv <= kSoftmaxRegisterRowLimit) is read from HBM once; a longer one twice (max and sum, then
-// normalise). Causal
-// rows read only their visible keys but write the whole row (zeros past the diagonal).
+// memory (Nkv <= vocab::kSoftmaxSharedRowLimit) is read from HBM once; a longer one twice (max and sum,
+// then normalise). Causal rows read only their visible keys but write the whole row (zeros past the
+// diagonal).
 void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice, StepRange range,
                                      CtaProgram& out) const {
   const std::int64_t e = bytes_of(w_.dtype), nkv = w_.seq_kv;
@@ -327,7 +302,7 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
     read.load_count = 1;
   } else {
     for (std::int64_t i = r0; i < r1; ++i) {
-      const std::int64_t visible = std::clamp<std::int64_t>(i + nkv - w_.seq_q + 1, 0, nkv);
+      const std::int64_t visible = vocab::visible_keys(i, w_.seq_q, nkv, vocab::Mask::causal);
       if (visible > 0)
         read.loads[static_cast<std::size_t>(read.load_count++)] =
             block(Tensor::s, map_.address(Tensor::s, b, h, i, 0), 1, visible * e, map_.row_pitch(Tensor::s));
@@ -335,7 +310,7 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
   }
   const double elements = static_cast<double>(rows * nkv);
   // Exponentials: once for the sum and once for the output, over every element (masked ones are -inf).
-  if (nkv <= kSoftmaxRegisterRowLimit) {
+  if (nkv <= vocab::kSoftmaxSharedRowLimit) {
     // The row is copied once into shared memory (cp.async, visible keys only) and read from there three
     // times: the max pass and the sum pass over the visible keys, the output pass over the whole row.
     std::uint64_t loaded = 0;
@@ -369,7 +344,7 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, StepRa
   const BlockAccess o_block =
       block(Tensor::o, map_.address(Tensor::o, b, h, m0, 0), m, d * e, map_.row_pitch(Tensor::o));
   const int k0_step = kv_step_begin();
-  const int k1_step = kv_step_end(static_cast<int>(ceil_div(w_.seq_kv, t_.gemm_bk)));
+  const int k1_step = kv_step_end(static_cast<int>(vocab::naive_pv_steps(t_.naive(), w_.seq_kv)));
   if (k1_step <= k0_step) {
     out.step_count = 1;
     if (range.begin(1) == range.end(1)) return;
@@ -406,11 +381,14 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, StepRa
 }
 
 std::int64_t KernelDataflow::max_records() const {
-  if (id_ == KernelId::naive_qk) return cta_count_ * t_.gemm_qk_tiles_per_cta;
-  if (id_ != KernelId::tiled) return cta_count_;
-  const std::int64_t kv_tiles = ceil_div(w_.seq_kv, t_.bc);
-  const std::int64_t end = window_.kv_tile_end < 0 ? kv_tiles : window_.kv_tile_end;
-  return cta_count_ * std::max<std::int64_t>(1, end - window_.kv_tile_begin);
+  const vocab::WindowTiles all = vocab::window_tiles(id_, t_.tiled(), t_.naive(), w_.seq_q, w_.seq_kv);
+  const auto span = [](int begin, int end, std::int64_t count) {
+    return (end < 0 ? count : std::int64_t{end}) - begin;
+  };
+  const std::int64_t kv =
+      id_ == KernelId::naive_softmax ? 1 : span(window_.kv_tile_begin, window_.kv_tile_end, all.kv);
+  return vocab::records_per_window(id_, span(window_.q_tile_begin, window_.q_tile_end, all.q), kv,
+                                   std::int64_t{w_.batch} * w_.heads);
 }
 
 int KernelDataflow::estimated_registers_per_thread() const {

@@ -5,16 +5,6 @@
 
 namespace attnscope::sim {
 
-std::string_view to_string(KernelKind k) {
-  return k == KernelKind::naive ? "naive" : "tiled";
-}
-
-std::optional<KernelKind> parse_kernel_kind(std::string_view s) {
-  if (s == "naive") return KernelKind::naive;
-  if (s == "tiled" || s == "flash") return KernelKind::tiled;
-  return std::nullopt;
-}
-
 std::string_view to_string(LaunchOrder o) {
   return o == LaunchOrder::q_tile_fastest ? "q_tile_fastest" : "head_fastest";
 }

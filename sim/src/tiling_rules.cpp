@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attnscope/sim/error.hpp"
+#include "attnscope/vocab/geometry.hpp"
 
 namespace attnscope::sim {
 namespace {
@@ -30,14 +31,14 @@ void validate_tiling(KernelId k, const Workload& w, const TileConfig& t) {
   validate(w);
   const auto e = static_cast<std::int64_t>(bytes_of(w.dtype));
   if (k == KernelId::tiled) {
-    require(w.dtype != DType::fp32, k,
+    require(vocab::is_compiled_dtype(w.dtype), k,
             "dtype fp32 is not supported (the tiled kernel is compiled for fp16 and bf16)");
-    require(w.head_dim == 64 || w.head_dim == 128, k,
+    require(vocab::is_compiled_head_dim(w.head_dim), k,
             "head_dim " + std::to_string(w.head_dim) + " is not supported (compiled for 64 and 128)");
     require_multiple_of_16(t.br, k, "Br");
     require_multiple_of_16(t.bc, k, "Bc");
     require_range(t.warps, 1, 32, k, "warps");
-    require(t.br % t.warps == 0 && (t.br / t.warps) % 16 == 0, k,
+    require(t.br % t.warps == 0 && vocab::tiled_rows_per_warp(t.tiled()) % vocab::kMmaTile == 0, k,
             "each warp owns a multiple of 16 query rows, so Br (" + std::to_string(t.br) +
                 ") must be a multiple of 16 * warps (" + std::to_string(t.warps) + ")");
     require_range(t.stages, 1, 8, k, "stages");
@@ -64,22 +65,15 @@ void validate_tiling(KernelId k, const Workload& w, const TileConfig& t) {
 }
 
 std::int64_t smem_bytes_per_cta(KernelId k, const Workload& w, const TileConfig& t) {
-  const auto e = static_cast<std::int64_t>(bytes_of(w.dtype));
   switch (k) {
     case KernelId::tiled:
-      return (t.br + std::int64_t{2} * t.stages * t.bc) * w.head_dim * e;
-    case KernelId::naive_qk:  // the Q row block, the K ring, the S tile's staging buffer
-      return (std::int64_t{t.gemm_bm} * w.head_dim + std::int64_t{t.gemm_qk_stages} * t.gemm_bn * t.gemm_bk +
-              std::int64_t{t.gemm_bm} * t.gemm_bn) *
-             e;
+      return vocab::tiled_smem_bytes(t.tiled(), w.head_dim, w.dtype);
+    case KernelId::naive_qk:
+      return vocab::naive_qk_smem_bytes(t.naive(), w.head_dim, w.dtype);
     case KernelId::naive_softmax:
-      // Rows of up to kSoftmaxRegisterRowLimit keys are copied once into shared memory (one row per warp,
-      // padded to whole 16-byte chunks); longer rows stream through two passes without shared memory.
-      return w.seq_kv <= kSoftmaxRegisterRowLimit
-                 ? std::int64_t{t.softmax_rows_per_cta} * ((w.seq_kv + 7) / 8 * 8) * e
-                 : 0;
+      return vocab::naive_softmax_smem_bytes(t.naive(), w.seq_kv, w.dtype);
     case KernelId::naive_pv:
-      return std::int64_t{t.gemm_stages} * (std::int64_t{t.gemm_bm} * t.gemm_bk + t.gemm_bk * w.head_dim) * e;
+      return vocab::naive_pv_smem_bytes(t.naive(), w.head_dim, w.dtype);
   }
   return 0;
 }
@@ -110,7 +104,7 @@ int estimate_registers_per_thread(KernelId k, const Workload& w, const TileConfi
       regs += wm * d / 32 + (wm + d) * 16 * e / 4 / 32;
       // The compiled d = 64 kernels (docs/kernel-notes.md): 64 registers under __launch_bounds__(256, 4) when
       // P's rows are 16-byte aligned (Nkv % 8 == 0), 106 under (256, 2) for the 2-byte-load unaligned path.
-      if (d == 64) regs = w.seq_kv % 8 == 0 ? 64 : 106;
+      if (d == 64) regs = vocab::naive_rows_aligned(w.seq_kv) ? 64 : 106;
       break;
     }
     case KernelId::naive_softmax:
@@ -121,17 +115,19 @@ int estimate_registers_per_thread(KernelId k, const Workload& w, const TileConfi
       break;
   }
   regs = (regs + 7) / 8 * 8;
-  // __launch_bounds__(threads, min_blocks) of the real kernels caps registers so min_blocks CTAs fit the
-  // 64 K-register file (the compiler spills beyond it): tiled asks for 2 CTAs with 32 rows per warp or at
-  // d = 64 with Bc <= 64 (kernels/src/tiled_kernel.cuh), naive.pv for 4 at d = 64 and 2 otherwise.
+  // __launch_bounds__(threads, min_blocks) of the real kernels (vocab::tiled_min_blocks_per_sm,
+  // naive_pv_min_blocks_per_sm) caps registers so min_blocks CTAs fit the 64 K-register file (the compiler
+  // spills beyond it). naive.qk's bound (2 CTAs of 256 threads: 128 registers) is not applied: its estimate
+  // stays below it for the dtypes the kernel is compiled for, and the model's fp32 naive.qk (not compiled)
+  // keeps its estimate.
   int min_blocks = 0;
   std::int64_t threads = 0;
   if (k == KernelId::tiled) {
-    threads = std::int64_t{32} * t.warps;
-    min_blocks = (t.br / t.warps == 32 || (d == 64 && t.bc <= 64)) ? 2 : 1;
+    threads = vocab::tiled_threads_per_cta(t.tiled());
+    min_blocks = vocab::tiled_min_blocks_per_sm(t.tiled(), w.head_dim);
   } else if (k == KernelId::naive_pv) {
-    threads = std::int64_t{32} * t.gemm_warps;
-    min_blocks = d == 64 && w.seq_kv % 8 == 0 ? 4 : 2;
+    threads = vocab::naive_gemm_threads_per_cta(t.naive());
+    min_blocks = vocab::naive_pv_min_blocks_per_sm(w.head_dim, vocab::naive_rows_aligned(w.seq_kv));
   }
   // Only where the kernels are built that way: every compiled configuration leaves >= 128 registers under its
   // bound (256 threads x 2, 128 x 2); a bound tighter than that would be a kernel nobody compiled (it would

@@ -8,13 +8,6 @@
 
 namespace attnscope::sim {
 
-std::optional<DType> parse_dtype(std::string_view s) {
-  if (s == "fp16" || s == "half" || s == "float16") return DType::fp16;
-  if (s == "bf16" || s == "bfloat16") return DType::bf16;
-  if (s == "fp32" || s == "float" || s == "float32") return DType::fp32;
-  return std::nullopt;
-}
-
 double Workload::effective_scale() const {
   return scale != 0.0 ? scale : 1.0 / std::sqrt(static_cast<double>(head_dim));
 }

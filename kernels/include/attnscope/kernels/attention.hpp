@@ -5,7 +5,8 @@
 // cudaStream_t (nullptr = the legacy default stream). Every launch is asynchronous and returns a Status
 // saying why it refused to launch (bad shape, misaligned pointer, wrong device, configuration not compiled,
 // CUDA error at launch). The exact dataflow of each kernel (which tiles are loaded, when, and what is
-// written) is documented in docs/kernel-notes.md and mirrored by the model in sim/.
+// written) is documented in docs/dataflow.md and mirrored by the model in sim/; the geometry (grids, CTA
+// sizes, shared memory, tile counts) is written once in attnscope/vocab/geometry.hpp, which both read.
 //
 // Tensors, row-major, contiguous:
 //   Q [B, H, Nq, d], K and V [B, H, Nkv, d], O [B, H, Nq, d]   input dtype (fp16 / bf16)
@@ -20,11 +21,14 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/vocab/dtype.hpp"
+#include "attnscope/vocab/tile_config.hpp"
+
 namespace attnscope::kernels {
 
 using Stream = void*;  // a cudaStream_t
 
-enum class DType { fp16, bf16, fp32 };
+using vocab::DType;  // fp16 and bf16 are compiled; fp32 is refused with config_not_compiled
 
 struct AttentionShape {
   int batch = 1;
@@ -38,34 +42,21 @@ struct AttentionShape {
 };
 
 // Tiled (FlashAttention-2) CTA tile: Br query rows, Bc key/value rows per kv step, `warps` warps, `stages`
-// deep cp.async K/V ring. `warps` is br / 16 (each warp owns 16 query rows) or, for the configurations
-// compiled that way, br / 32 (32 rows per warp: half the shared-memory reads of K and V per FLOP);
-// compiled_tiled_configs() lists what exists.
-struct TiledConfig {  // default: the fastest measured on the H200 (docs/kernel-notes.md)
-  int br = 128;
-  int bc = 64;
-  int warps = 4;
-  int stages = 2;
-};
+// deep cp.async K/V ring (attnscope/vocab/tile_config.hpp). `warps` is br / 16 (each warp owns 16 query
+// rows) or, for the configurations compiled that way, br / 32 (32 rows per warp: half the shared-memory
+// reads of K and V per FLOP); compiled_tiled_configs() lists what exists. The default is the fastest
+// measured on the H200 (docs/kernel-notes.md).
+using vocab::TiledConfig;
 
-// The naive kernels' tiling is fixed (the model mirrors it): 128x128 output tiles for S = Q K^T, reduction
-// steps of 32, 8 warps; softmax one warp per row, 8 rows per CTA. naive.pv: a 2-stage cp.async ring (P and V
-// slices), P copies with a 256-byte L2 prefetch hint. naive.qk: one CTA computes qk_tiles_per_cta
-// consecutive S tiles of one row block; its Q row block [128 x d] is loaded once, K slices [128 x 32] stream
-// through a qk_stages-slot ring across the CTA's tiles, each S tile is staged in its own shared buffer.
-struct NaiveTiling {
-  int bm = 128;
-  int bn = 128;
-  int bk = 32;
-  int warps = 8;
-  int stages = 2;  // naive.pv's ring
-  int softmax_rows_per_cta = 8;
-  int qk_tiles_per_cta = 4;
-  int qk_stages = 4;
-  int pv_l2_prefetch_bytes = 256;
-};
+// The naive kernels' tiling is fixed; the model reads the same struct (attnscope/vocab/tile_config.hpp):
+// 128x128 output tiles for S = Q K^T, reduction steps of 32, 8 warps; softmax one warp per row, 8 rows per
+// CTA. naive.pv: a 2-stage cp.async ring (P and V slices), P copies with a 256-byte L2 prefetch hint.
+// naive.qk: one CTA computes qk_tiles_per_cta consecutive S tiles of one row block; its Q row block
+// [128 x d] is loaded once, K slices [128 x 32] stream through a qk_stages-slot ring across the CTA's tiles,
+// each S tile is staged in its own shared buffer.
+using vocab::NaiveTiling;
 
-// A window of tiles, in the kernel's own tile units (see the dataflow); end = -1 means "to the end".
+// A window of tiles, in the kernel's own tile units (docs/dataflow.md); end = -1 means "to the end".
 // Tiled: q tiles of Br rows, kv tiles of Bc rows. naive.qk: row block (128) / column block (128) of S.
 // naive.softmax: row blocks of 8 rows (kv window ignored). naive.pv: row block (128) / reduction steps (32).
 struct TileWindow {
@@ -105,7 +96,7 @@ struct Status {
 };
 
 // Launches (asynchronous on `stream`). `timeline` may be null; when non-null the instrumented build of the
-// kernel writes one TileTiming per record (see the dataflow) into it; its capacity (in records) must be
+// kernel writes one TileTiming per record (docs/dataflow.md) into it; its capacity (in records) must be
 // >= timeline_capacity(...). Records the launch does not produce (e.g. causal kv steps past the diagonal)
 // are left untouched.
 Status launch_tiled(const AttentionShape& shape, const TiledConfig& config, const DeviceTensors& tensors,
@@ -129,12 +120,13 @@ bool tiled_instrumented_compiled(int head_dim, DType dtype, const TiledConfig& c
 
 NaiveTiling naive_tiling();
 
-// sizeof(SharedStorage) of that instantiation in bytes, = (Br + 2*stages*Bc) * d * sizeof(dtype);
-// 0 if the configuration is not compiled.
+// sizeof(SharedStorage) of that instantiation in bytes, = vocab::tiled_smem_bytes = (Br + 2*stages*Bc) * d *
+// sizeof(dtype); 0 if the configuration is not compiled.
 std::size_t tiled_smem_bytes(const AttentionShape& shape, const TiledConfig& config);
 
-// Dynamic shared memory of the naive GEMM kernels (bytes): qk = (128*d + 4*128*32 + 128*128)*sizeof(dtype)
-// (Q row block, K ring, S staging), pv = 2*(128*32 + 32*d)*sizeof(dtype). Softmax: see kernel-notes.md.
+// Dynamic shared memory of the naive GEMM kernels (bytes; vocab::naive_qk_smem_bytes, naive_pv_smem_bytes):
+// qk = (128*d + 4*128*32 + 128*128)*sizeof(dtype) (Q row block, K ring, S staging), pv = 2*(128*32 +
+// 32*d)*sizeof(dtype). Softmax: vocab::naive_softmax_smem_bytes (docs/dataflow.md).
 std::size_t naive_qk_smem_bytes(const AttentionShape& shape);
 std::size_t naive_pv_smem_bytes(const AttentionShape& shape);
 

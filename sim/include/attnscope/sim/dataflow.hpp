@@ -2,8 +2,8 @@
 // The kernels' dataflow as CTA programs: for each kernel (tiled, naive.qk, naive.softmax, naive.pv) the
 // CTAs it launches, in launch order, and what each CTA does step by step: which rectangles of which tensor
 // it loads and stores, and how much math it does. This mirrors the real kernels (the dataflow contract,
-// kernels/README.md) and is public so that the profiler can compute the bytes a tile window requests
-// without running the timing model:
+// docs/dataflow.md; grids, shared memory and tile counts come from attnscope/vocab/geometry.hpp) and is
+// public so that the profiler can compute the bytes a tile window requests without running the timing model:
 //
 //   sim::KernelDataflow flow(sim::KernelId::tiled, workload, tiles, window);
 //   sim::CtaProgram p;
@@ -26,15 +26,16 @@
 #include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/tile_window.hpp"
 #include "attnscope/sim/workload.hpp"
+#include "attnscope/vocab/kernel.hpp"
 
 namespace attnscope::sim {
 
-// One launched kernel. The naive kind launches three, in this order.
-enum class KernelId : std::uint8_t { tiled, naive_qk, naive_softmax, naive_pv };
-inline constexpr int kKernelIdCount = 4;
-std::string_view to_string(KernelId k);                       // "tiled", "naive.qk", ...
-std::optional<KernelId> parse_kernel_id(std::string_view s);  // inverse of to_string
-std::vector<KernelId> kernels_of(KernelKind kind);            // launch order
+// One launched kernel (attnscope/vocab/kernel.hpp). The naive kind launches three, in this order.
+using vocab::KernelId;
+using vocab::kKernelIdCount;
+using vocab::parse_kernel_id;                       // inverse of to_string
+using vocab::to_string;                             // "tiled", "naive.qk", ...
+std::vector<KernelId> kernels_of(KernelKind kind);  // launch order
 
 // A rectangle of one tensor: `rows` rows of `row_bytes` contiguous bytes, `pitch` bytes apart.
 struct BlockAccess {

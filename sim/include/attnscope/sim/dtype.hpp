@@ -1,28 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-// Element types of attention inputs and outputs.
+// Element types of attention inputs and outputs: the shared vocabulary's (attnscope/vocab/dtype.hpp),
+// under the model's names.
 #pragma once
-#include <cstdint>
-#include <optional>
-#include <string_view>
+#include "attnscope/vocab/dtype.hpp"
 
 namespace attnscope::sim {
 
-enum class DType : std::uint8_t { fp16, bf16, fp32 };
-
-constexpr std::uint32_t bytes_of(DType t) {
-  return t == DType::fp32 ? 4u : 2u;
-}
-constexpr std::string_view to_string(DType t) {
-  switch (t) {
-    case DType::fp16:
-      return "fp16";
-    case DType::bf16:
-      return "bf16";
-    case DType::fp32:
-      return "fp32";
-  }
-  return "?";
-}
-std::optional<DType> parse_dtype(std::string_view s);  // "fp16" | "bf16" | "fp32"
+using vocab::bytes_of;
+using vocab::DType;
+using vocab::parse_dtype;  // "fp16" | "bf16" | "fp32"
+using vocab::to_string;
 
 }  // namespace attnscope::sim

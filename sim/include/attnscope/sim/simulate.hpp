@@ -3,7 +3,7 @@
 //
 //   auto gpu = sim::load_gpu_spec("h200");
 //   auto wl  = sim::preset("llm-4k");
-//   sim::TileConfig tc;            // Br=128, Bc=64, 8 warps, 2 stages
+//   sim::TileConfig tc;            // the compiled default: Br=128, Bc=64, 4 warps, 2 stages
 //   sim::SimResult r = sim::simulate(gpu, wl, sim::KernelKind::tiled, tc, {});
 //   r.totals.hbm_read;             // bytes predicted to come from HBM
 //   r.kernels[0].tiles;            // per-tile records, summing to the totals

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+// Each kernel's launch geometry, written once: grid, threads per CTA, shared memory per CTA, the
+// __launch_bounds__ minimum of CTAs per SM, tile counts, which kv tiles a q tile sees under each mask and
+// how many timeline records a tile window holds. The kernels static_assert their SharedStorage against
+// these formulas and launch with them; the model prices the same numbers. docs/dataflow.md is the readable
+// form, with what each tile loads and stores.
+//
+// Tile windows count in the kernel's own tile units: tiled q tiles (Br rows) x kv tiles (Bc rows); naive.qk
+// row blocks (bm) x column blocks (bn) of S; naive.softmax row blocks (softmax_rows_per_cta rows, no kv
+// dimension); naive.pv row blocks (bm) x reduction steps (bk).
+//
+// C++17 and constexpr only: the CUDA translation units of kernels/ include this header (and call the
+// functions from device code, through --expt-relaxed-constexpr).
+#pragma once
+#include <cstdint>
+
+#include "attnscope/vocab/dtype.hpp"
+#include "attnscope/vocab/kernel.hpp"
+#include "attnscope/vocab/tile_config.hpp"
+
+namespace attnscope::vocab {
+
+// Causal masking is bottom-right aligned: query row i sees key j iff j <= i + Nkv - Nq.
+enum class Mask : std::uint8_t { none, causal };
+
+constexpr Mask mask_of(bool causal) {
+  return causal ? Mask::causal : Mask::none;
+}
+
+// A CUDA grid (x fastest in launch order).
+struct Dim3 {
+  std::int64_t x = 1;
+  std::int64_t y = 1;
+  std::int64_t z = 1;
+};
+
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+inline constexpr int kWarpThreads = 32;
+// Rows and the reduction depth of one tensor-core MMA (mma.sync m16n8k16): tile sizes are multiples of it.
+inline constexpr int kMmaTile = 16;
+
+// Keys [0, visible_keys) of query row `row` are visible: all of them without a mask, up to the row's
+// diagonal (bottom-right aligned) with the causal mask; 0 when the row sees none.
+constexpr std::int64_t visible_keys(std::int64_t row, std::int64_t seq_q, std::int64_t seq_kv, Mask mask) {
+  if (mask == Mask::none) return seq_kv;
+  const std::int64_t keys = row + seq_kv - seq_q + 1;
+  return keys < 0 ? 0 : (keys > seq_kv ? seq_kv : keys);
+}
+
+// ---- tiled: one CTA per (q tile, head, batch) -------------------------------------------------------------
+
+// The head dimensions and dtypes every kernel is compiled for: rows of 128 or 256 bytes, the unit of the
+// shared-memory swizzles; fp16 or bf16 inputs for the tensor cores. (The model also prices other head
+// dimensions for the naive kernels, and fp32, which no kernel is compiled for.)
+constexpr bool is_compiled_head_dim(std::int64_t head_dim) {
+  return head_dim == 64 || head_dim == 128;
+}
+constexpr bool is_compiled_dtype(DType t) {
+  return t == DType::fp16 || t == DType::bf16;
+}
+
+constexpr int tiled_rows_per_warp(const TiledConfig& c) {
+  return c.br / c.warps;
+}
+constexpr int tiled_threads_per_cta(const TiledConfig& c) {
+  return kWarpThreads * c.warps;
+}
+
+// SharedStorage: the Q tile [Br x d] (later the staging of O) and a `stages`-slot ring of K and V tiles
+// [Bc x d], unpadded (the swizzle avoids bank conflicts): (Br + 2 * stages * Bc) * d elements.
+constexpr std::int64_t tiled_smem_bytes(const TiledConfig& c, std::int64_t head_dim, DType t) {
+  return (std::int64_t{c.br} + std::int64_t{2} * c.stages * c.bc) * head_dim * bytes_of(t);
+}
+
+// __launch_bounds__ minimum of CTAs per SM: two where the register budget of 65536 / (2 x threads) holds
+// the accumulators (32 rows per warp: 4 warps keep 255 registers each; 16 rows per warp at d = 64 with
+// Bc <= 64), one otherwise.
+constexpr int tiled_min_blocks_per_sm(const TiledConfig& c, std::int64_t head_dim) {
+  return (tiled_rows_per_warp(c) == 2 * kMmaTile || (head_dim == 64 && c.bc <= 64)) ? 2 : 1;
+}
+
+constexpr std::int64_t tiled_q_tiles(const TiledConfig& c, std::int64_t seq_q) {
+  return ceil_div(seq_q, c.br);
+}
+constexpr std::int64_t tiled_kv_tiles(const TiledConfig& c, std::int64_t seq_kv) {
+  return ceil_div(seq_kv, c.bc);
+}
+
+// The launched grid for `q_tiles` q tiles (those of the window): x = q tile, y = head, z = batch.
+constexpr Dim3 tiled_grid(std::int64_t q_tiles, std::int64_t heads, std::int64_t batch) {
+  return Dim3{q_tiles, heads, batch};
+}
+
+// kv tiles [0, n) that q tile `q_tile` visits: all of them without a mask; with the causal mask it stops
+// after the tile holding its last row's diagonal, and visits none when no row of it sees a key (Nq > Nkv).
+constexpr std::int64_t tiled_visible_kv_tiles(const TiledConfig& c, std::int64_t seq_q, std::int64_t seq_kv,
+                                              Mask mask, std::int64_t q_tile) {
+  const std::int64_t kv_tiles = tiled_kv_tiles(c, seq_kv);
+  if (mask == Mask::none) return kv_tiles;
+  const std::int64_t tile_end = (q_tile + 1) * c.br;
+  const std::int64_t last_row = (tile_end < seq_q ? tile_end : seq_q) - 1;
+  const std::int64_t keys = visible_keys(last_row, seq_q, seq_kv, Mask::causal);
+  if (keys == 0) return 0;
+  const std::int64_t tiles = ceil_div(keys, c.bc);
+  return tiles < kv_tiles ? tiles : kv_tiles;
+}
+
+// ---- naive: three launches through S / P [B, H, Nq, Nkv] in HBM
+// ---------------------------------------------
+
+// Threads of the GEMM CTAs (naive.qk, naive.pv) and of the softmax CTA (one warp per row).
+constexpr int naive_gemm_threads_per_cta(const NaiveTiling& n) {
+  return kWarpThreads * n.warps;
+}
+constexpr int naive_softmax_threads_per_cta(const NaiveTiling& n) {
+  return kWarpThreads * n.softmax_rows_per_cta;
+}
+
+// naive.qk SharedStorage: the Q row block [bm x d] (loaded once), the K ring of qk_stages slices [bn x bk]
+// and the staging buffer of one S tile [bm x bn].
+constexpr std::int64_t naive_qk_smem_bytes(const NaiveTiling& n, std::int64_t head_dim, DType t) {
+  return (std::int64_t{n.bm} * head_dim + std::int64_t{n.qk_stages} * n.bn * n.bk +
+          std::int64_t{n.bm} * n.bn) *
+         bytes_of(t);
+}
+
+// naive.pv SharedStorage: `stages` slots of a P slice [bm x bk] and a V slice [bk x d] (O is staged in the
+// ring's memory once the reduction is done).
+constexpr std::int64_t naive_pv_smem_bytes(const NaiveTiling& n, std::int64_t head_dim, DType t) {
+  return std::int64_t{n.stages} * (std::int64_t{n.bm} * n.bk + std::int64_t{n.bk} * head_dim) * bytes_of(t);
+}
+
+// naive.softmax: rows of up to this many keys are read once into shared memory (each warp its own row);
+// longer rows are read twice (running max and sum, then normalise and write) without shared memory.
+inline constexpr std::int64_t kSoftmaxSharedRowLimit = 8192;
+
+// Shared-memory pitch of one softmax row, in elements: whole 16-byte chunks (8 elements of 2 bytes).
+constexpr std::int64_t naive_softmax_row_pitch(std::int64_t seq_kv) {
+  return ceil_div(seq_kv, 8) * 8;
+}
+
+// naive.softmax dynamic shared memory: softmax_rows_per_cta padded rows, or 0 for the two-pass kernel.
+constexpr std::int64_t naive_softmax_smem_bytes(const NaiveTiling& n, std::int64_t seq_kv, DType t) {
+  return seq_kv <= kSoftmaxSharedRowLimit
+             ? std::int64_t{n.softmax_rows_per_cta} * naive_softmax_row_pitch(seq_kv) * bytes_of(t)
+             : 0;
+}
+
+// Whether the rows of S / P [.., Nq, Nkv] (2-byte elements) start 16-byte aligned: then naive.qk stores and
+// naive.pv copies them in 16-byte pieces (cp.async); otherwise in 2-byte elements, one warp covering 64
+// contiguous bytes of a row (separate instantiations of the kernels).
+constexpr bool naive_rows_aligned(std::int64_t seq_kv) {
+  return seq_kv % 8 == 0;
+}
+
+// __launch_bounds__ minimum of CTAs per SM (0: no minimum given). naive.qk asks for 2. naive.pv, which
+// streams P from HBM, asks for 4 at d = 64 when P's rows are aligned (cp.async copies) to keep more P tiles
+// in flight, and 2 otherwise (the unaligned copy stages 2-byte loads in registers and spilled under 4).
+// naive.softmax gives none.
+constexpr int naive_qk_min_blocks_per_sm() {
+  return 2;
+}
+constexpr int naive_pv_min_blocks_per_sm(std::int64_t head_dim, bool rows_aligned) {
+  return head_dim == 64 && rows_aligned ? 4 : 2;
+}
+
+constexpr std::int64_t naive_qk_row_blocks(const NaiveTiling& n, std::int64_t seq_q) {
+  return ceil_div(seq_q, n.bm);
+}
+constexpr std::int64_t naive_qk_column_blocks(const NaiveTiling& n, std::int64_t seq_kv) {
+  return ceil_div(seq_kv, n.bn);
+}
+constexpr std::int64_t naive_softmax_row_blocks(const NaiveTiling& n, std::int64_t seq_q) {
+  return ceil_div(seq_q, n.softmax_rows_per_cta);
+}
+constexpr std::int64_t naive_pv_row_blocks(const NaiveTiling& n, std::int64_t seq_q) {
+  return ceil_div(seq_q, n.bm);
+}
+constexpr std::int64_t naive_pv_steps(const NaiveTiling& n, std::int64_t seq_kv) {
+  return ceil_div(seq_kv, n.bk);
+}
+
+// Grids for a window of `row_blocks` x `column_blocks` (naive.qk) or `row_blocks` (the others), over
+// `slices` = batch x heads. naive.qk: x = groups of qk_tiles_per_cta column blocks (the last may be
+// shorter), y = row block, z = slice. naive.softmax and naive.pv: x = row block, y = slice.
+constexpr Dim3 naive_qk_grid(const NaiveTiling& n, std::int64_t column_blocks, std::int64_t row_blocks,
+                             std::int64_t slices) {
+  return Dim3{ceil_div(column_blocks, n.qk_tiles_per_cta), row_blocks, slices};
+}
+constexpr Dim3 naive_softmax_grid(std::int64_t row_blocks, std::int64_t slices) {
+  return Dim3{row_blocks, slices, 1};
+}
+constexpr Dim3 naive_pv_grid(std::int64_t row_blocks, std::int64_t slices) {
+  return Dim3{row_blocks, slices, 1};
+}
+
+// ---- every kernel
+// ---------------------------------------------------------------------------------------------
+
+// Tiles of the whole problem in the kernel's window units: q (rows) and kv (columns; 1 for naive.softmax,
+// whose window has no kv dimension).
+struct WindowTiles {
+  std::int64_t q = 0;
+  std::int64_t kv = 0;
+};
+
+constexpr WindowTiles window_tiles(KernelId k, const TiledConfig& c, const NaiveTiling& n, std::int64_t seq_q,
+                                   std::int64_t seq_kv) {
+  switch (k) {
+    case KernelId::tiled:
+      return {tiled_q_tiles(c, seq_q), tiled_kv_tiles(c, seq_kv)};
+    case KernelId::naive_qk:
+      return {naive_qk_row_blocks(n, seq_q), naive_qk_column_blocks(n, seq_kv)};
+    case KernelId::naive_softmax:
+      return {naive_softmax_row_blocks(n, seq_q), 1};
+    case KernelId::naive_pv:
+      return {naive_pv_row_blocks(n, seq_q), naive_pv_steps(n, seq_kv)};
+  }
+  return {};
+}
+
+// Timeline records of a window of `q_tiles` x `kv_tiles` over `slices` = batch x heads: one per (q tile,
+// kv tile) for the tiled kernel (a kv step past the causal diagonal leaves its record unwritten; a CTA
+// that sees no key writes one, at the window's first kv tile) and for naive.qk (one per S tile); one per
+// CTA (row block) for naive.softmax and naive.pv.
+constexpr std::int64_t records_per_window(KernelId k, std::int64_t q_tiles, std::int64_t kv_tiles,
+                                          std::int64_t slices) {
+  return k == KernelId::tiled || k == KernelId::naive_qk ? slices * q_tiles * kv_tiles : slices * q_tiles;
+}
+
+}  // namespace attnscope::vocab

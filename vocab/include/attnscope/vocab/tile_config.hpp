@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+// How each kernel tiles the work: the plain data both the CUDA kernels (kernels/) and their model (sim/)
+// are written against. The defaults are the compiled kernels: the tiled kernel's default is the fastest
+// configuration measured on the H200 (docs/kernel-notes.md), the naive kernels' tiling is fixed.
+// docs/dataflow.md describes what each tile loads and stores.
+//
+// C++17 and constexpr only: the CUDA translation units of kernels/ include this header.
+#pragma once
+
+namespace attnscope::vocab {
+
+// The tiled (FlashAttention-2) CTA tile: Br query rows (a q tile), Bc key/value rows per kv step (a kv
+// tile), `warps` warps each owning Br / warps query rows (16, or 32 for the configurations compiled that
+// way: every K and V fragment read from shared memory then feeds two MMAs), and a `stages`-deep cp.async
+// ring of K/V tiles.
+struct TiledConfig {
+  int br = 128;
+  int bc = 64;
+  int warps = 4;
+  int stages = 2;
+};
+
+// The naive kernels' tiling. naive.qk: 128 x 128 tiles of S, reduction steps of bk = 32, `warps` warps;
+// one CTA computes qk_tiles_per_cta consecutive S tiles of one row block, its Q row block loaded once and K
+// slices [bn x bk] streaming through a qk_stages-slot ring across the tiles. naive.softmax: one warp per
+// row, softmax_rows_per_cta rows per CTA. naive.pv: 128 rows x d of O per CTA, reduction steps of bk through
+// a `stages`-slot ring of P and V slices, the P copies carrying an L2 prefetch-size hint of
+// pv_l2_prefetch_bytes (0: none).
+struct NaiveTiling {
+  int bm = 128;
+  int bn = 128;
+  int bk = 32;
+  int warps = 8;
+  int stages = 2;  // naive.pv's ring
+  int softmax_rows_per_cta = 8;
+  int qk_tiles_per_cta = 4;
+  int qk_stages = 4;
+  int pv_l2_prefetch_bytes = 256;
+};
+
+}  // namespace attnscope::vocab
