@@ -134,11 +134,8 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
   const int causal_shift = p.seq_kv - p.seq_q;
 
   // kv tiles this CTA runs: the window, cut at the diagonal when causal (tiles with no visible key skipped).
-  // (The configuration is built here, not read from Shape::kConfig: device code may not refer to a host
-  // variable of class type.)
-  const int kv_visible = static_cast<int>(
-      vocab::tiled_visible_kv_tiles(vocab::TiledConfig{Br, Bc, Warps, Stages}, p.seq_q, p.seq_kv,
-                                    p.causal ? vocab::Mask::causal : vocab::Mask::none, q_tile));
+  const int kv_visible = vocab::visible_kv_tiles<int>(
+      Br, Bc, p.seq_q, p.seq_kv, p.causal ? vocab::Mask::causal : vocab::Mask::none, q_tile);
   const int kv_begin = p.kv_tile_begin;
   const int n_steps = max(0, min(p.kv_tile_end, kv_visible) - kv_begin);
   // Instrumented build: the step's start time waits in shared memory (thread 0 writes and reads it) and the

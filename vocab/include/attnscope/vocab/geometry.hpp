@@ -12,6 +12,7 @@
 // C++17 and constexpr only: the CUDA translation units of kernels/ include this header (and call the
 // functions from device code, through --expt-relaxed-constexpr).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 
 #include "attnscope/vocab/dtype.hpp"
@@ -94,18 +95,26 @@ constexpr Dim3 tiled_grid(std::int64_t q_tiles, std::int64_t heads, std::int64_t
   return Dim3{q_tiles, heads, batch};
 }
 
-// kv tiles [0, n) that q tile `q_tile` visits: all of them without a mask; with the causal mask it stops
-// after the tile holding its last row's diagonal, and visits none when no row of it sees a key (Nq > Nkv).
+// kv tiles [0, n) that q tile `q_tile` (of `tile_rows` rows, kv tiles of `tile_keys` keys) visits: all of
+// them without a mask; with the causal mask it stops after the tile holding its last row's diagonal, and
+// visits none when no row of it sees a key (Nq > Nkv). A template on the integer type: the model counts in
+// std::int64_t, the kernel per CTA in int. Keep the form: the 8-warp d = 64 Br 128 Bc 64 stages-3 kernel sits
+// at its register bound, and computing this in 64 bits, or with conditional expressions for the minima
+// instead of std::min, made ptxas spill 24 bytes there.
+template <typename Int>
+constexpr Int visible_kv_tiles(Int tile_rows, Int tile_keys, Int seq_q, Int seq_kv, Mask mask, Int q_tile) {
+  Int tiles = (seq_kv + tile_keys - 1) / tile_keys;
+  if (mask == Mask::causal) {
+    const Int last_row = std::min(q_tile * tile_rows + tile_rows, seq_q) - 1;
+    const Int last_key = last_row + (seq_kv - seq_q);  // the last key the tile's last row sees
+    tiles = last_key < 0 ? 0 : std::min(tiles, last_key / tile_keys + 1);
+  }
+  return tiles;
+}
+
 constexpr std::int64_t tiled_visible_kv_tiles(const TiledConfig& c, std::int64_t seq_q, std::int64_t seq_kv,
                                               Mask mask, std::int64_t q_tile) {
-  const std::int64_t kv_tiles = tiled_kv_tiles(c, seq_kv);
-  if (mask == Mask::none) return kv_tiles;
-  const std::int64_t tile_end = (q_tile + 1) * c.br;
-  const std::int64_t last_row = (tile_end < seq_q ? tile_end : seq_q) - 1;
-  const std::int64_t keys = visible_keys(last_row, seq_q, seq_kv, Mask::causal);
-  if (keys == 0) return 0;
-  const std::int64_t tiles = ceil_div(keys, c.bc);
-  return tiles < kv_tiles ? tiles : kv_tiles;
+  return visible_kv_tiles<std::int64_t>(c.br, c.bc, seq_q, seq_kv, mask, q_tile);
 }
 
 // ---- naive: three launches through S / P [B, H, Nq, Nkv] in HBM
