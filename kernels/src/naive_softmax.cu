@@ -28,7 +28,7 @@ constexpr float kLog2e = 1.4426950408889634f;
 
 // Shared-memory row pitch in elements: whole 16-byte chunks (vocab::naive_softmax_row_pitch).
 __host__ __device__ constexpr int row_pitch(int n) {
-  return static_cast<int>(vocab::naive_softmax_row_pitch(n));
+  return vocab::naive_softmax_row_pitch<int>(n);
 }
 
 __device__ __forceinline__ float warp_max(float x) {

@@ -146,16 +146,18 @@ constexpr std::int64_t naive_pv_smem_bytes(const NaiveTiling& n, std::int64_t he
 // longer rows are read twice (running max and sum, then normalise and write) without shared memory.
 inline constexpr std::int64_t kSoftmaxSharedRowLimit = 8192;
 
-// Shared-memory pitch of one softmax row, in elements: whole 16-byte chunks (8 elements of 2 bytes).
-constexpr std::int64_t naive_softmax_row_pitch(std::int64_t seq_kv) {
-  return ceil_div(seq_kv, 8) * 8;
+// Shared-memory pitch of one softmax row, in elements: whole 16-byte chunks (8 elements of 2 bytes). A
+// template on the integer type: the kernel computes it in int, per row.
+template <typename Int>
+constexpr Int naive_softmax_row_pitch(Int seq_kv) {
+  return (seq_kv + 7) / 8 * 8;
 }
 
 // naive.softmax dynamic shared memory: softmax_rows_per_cta padded rows, or 0 for the two-pass kernel.
 constexpr std::int64_t naive_softmax_smem_bytes(const NaiveTiling& n, std::int64_t seq_kv, DType t) {
-  return seq_kv <= kSoftmaxSharedRowLimit
-             ? std::int64_t{n.softmax_rows_per_cta} * naive_softmax_row_pitch(seq_kv) * bytes_of(t)
-             : 0;
+  return seq_kv <= kSoftmaxSharedRowLimit ? std::int64_t{n.softmax_rows_per_cta} *
+                                                naive_softmax_row_pitch<std::int64_t>(seq_kv) * bytes_of(t)
+                                          : 0;
 }
 
 // Whether the rows of S / P [.., Nq, Nkv] (2-byte elements) start 16-byte aligned: then naive.qk stores and
