@@ -93,6 +93,7 @@ KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig&
   switch (id) {
     case KernelId::tiled: {
       warps_ = tiles.warps;
+      threads_ = vocab::tiled_threads_per_cta(tiles.tiled());
       stages_ = tiles.stages;
       window_range(window.kv_tile_begin, window.kv_tile_end, all.kv, "kv_tile");
       const vocab::Dim3 g = vocab::tiled_grid(q1 - q0, w.heads, w.batch);
@@ -104,6 +105,7 @@ KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig&
     }
     case KernelId::naive_qk: {
       warps_ = tiles.gemm_warps;
+      threads_ = vocab::naive_gemm_threads_per_cta(tiles.naive());
       stages_ = tiles.gemm_qk_stages;
       const auto [n0, n1] = window_range(window.kv_tile_begin, window.kv_tile_end, all.kv, "kv_tile");
       // x = groups of gemm_qk_tiles_per_cta column blocks of the window (the last group may be shorter).
@@ -113,12 +115,14 @@ KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig&
     }
     case KernelId::naive_softmax: {
       warps_ = tiles.softmax_rows_per_cta;
+      threads_ = vocab::naive_softmax_threads_per_cta(tiles.naive());
       stages_ = 1;  // plain loads, no cp.async ring
       place(vocab::naive_softmax_grid(q1 - q0, slices), q0, 0);
       break;
     }
     case KernelId::naive_pv: {
       warps_ = tiles.gemm_warps;
+      threads_ = vocab::naive_gemm_threads_per_cta(tiles.naive());
       stages_ = tiles.gemm_stages;
       window_range(window.kv_tile_begin, window.kv_tile_end, all.kv, "kv_tile");
       place(vocab::naive_pv_grid(q1 - q0, slices), q0, 0);

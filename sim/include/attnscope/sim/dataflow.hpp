@@ -94,7 +94,7 @@ class KernelDataflow {
   const TileConfig& tiles() const { return t_; }
   const AddressMap& addresses() const { return map_; }
   std::int64_t cta_count() const { return cta_count_; }  // CTAs launched (inside the window)
-  int threads_per_cta() const { return 32 * warps_; }
+  int threads_per_cta() const { return threads_; }
   int pipeline_stages() const { return stages_; }      // 1 = no overlap of loads with math
   std::int64_t smem_per_cta() const { return smem_; }  // bytes of the CTA's SharedStorage
   int estimated_registers_per_thread() const;          // for occupancy, when not told the real number
@@ -133,6 +133,7 @@ class KernelDataflow {
   Grid grid_{};
   std::int64_t cta_count_ = 0;
   int warps_ = 0;
+  int threads_ = 0;
   int stages_ = 1;
   std::int64_t smem_ = 0;
   std::int64_t qk_column_end_ = 0;  // naive.qk: end of the window's column blocks
