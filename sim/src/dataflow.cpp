@@ -33,10 +33,6 @@ std::uint64_t BlockAccess::sectors(std::uint32_t sector_bytes) const {
 
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
-
 // A rectangle of `rows` rows starting at `address`; rows that touch end to end become one long row, which
 // the cache model walks faster.
 BlockAccess block(Tensor t, std::uint64_t address, std::int64_t rows, std::int64_t row_bytes,
@@ -247,7 +243,7 @@ void KernelDataflow::qk_program(std::int64_t group, std::int64_t m_block, std::i
   const std::int64_t m0 = m_block * t_.gemm_bm, m1 = std::min(m0 + t_.gemm_bm, w_.seq_q), m = m1 - m0;
   const std::int64_t first_block = window_.kv_tile_begin + group * t_.gemm_qk_tiles_per_cta;
   const std::int64_t tiles = std::min<std::int64_t>(t_.gemm_qk_tiles_per_cta, qk_column_end_ - first_block);
-  const std::int64_t k_steps = ceil_div(d, t_.gemm_bk);
+  const std::int64_t k_steps = vocab::ceil_div(d, t_.gemm_bk);
   out.step_count = static_cast<int>(tiles * k_steps);
   if (range.first == 0)
     for (std::int64_t t = 0; t < tiles; ++t)

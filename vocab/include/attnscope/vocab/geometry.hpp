@@ -51,8 +51,6 @@ constexpr std::int64_t visible_keys(std::int64_t row, std::int64_t seq_q, std::i
   return keys < 0 ? 0 : (keys > seq_kv ? seq_kv : keys);
 }
 
-// ---- tiled: one CTA per (q tile, head, batch) -------------------------------------------------------------
-
 // The head dimensions and dtypes every kernel is compiled for: rows of 128 or 256 bytes, the unit of the
 // shared-memory swizzles; fp16 or bf16 inputs for the tensor cores. (The model also prices other head
 // dimensions for the naive kernels, and fp32, which no kernel is compiled for.)
@@ -62,6 +60,8 @@ constexpr bool is_compiled_head_dim(std::int64_t head_dim) {
 constexpr bool is_compiled_dtype(DType t) {
   return t == DType::fp16 || t == DType::bf16;
 }
+
+// ---- tiled: one CTA per (q tile, head, batch) -------------------------------------------------------------
 
 constexpr int tiled_rows_per_warp(const TiledConfig& c) {
   return c.br / c.warps;
