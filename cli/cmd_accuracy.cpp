@@ -61,20 +61,6 @@ std::vector<fs::path> json_files(const fs::path& dir, const std::string& prefix)
   return out;
 }
 
-// A profile report's measured kernels (and tile windows) as accuracy cases: the report joined with this
-// build's model (the same join `attnscope run` and `attnscope report --remodel` show). Kernels whose case id
-// `keep` rejects are dropped before they are modeled.
-std::vector<profiler::AccuracyCase> report_cases(const fs::path& path, const std::string& shown,
-                                                 profiler::ModelCache& models,
-                                                 const std::function<bool(const std::string&)>& keep) {
-  reports::Report report = reports::read_report(path);
-  if (report.kind != "profile") return {};
-  std::erase_if(report.kernels, [&](const reports::KernelEntry& k) { return !keep(shown + ":" + k.name); });
-  if (report.kernels.empty()) return {};
-  const reports::Report joined = profiler::remodel_report(report, models, {.full_run_tiles = false});
-  return profiler::cases_from_report(joined, shown);
-}
-
 // Puts `table` between the markers of an existing file, or writes it alone.
 void write_markdown(const fs::path& path, const std::string& table) {
   const std::string begin = "<!-- accuracy:begin -->", end = "<!-- accuracy:end -->";
@@ -119,7 +105,7 @@ int run_accuracy(const AccuracyFlags& f) {
     const sim::GpuSpec gpu = sim::load_gpu_spec(f.gpu);
     profiler::ModelCache models(gpu);
     for (const fs::path& p : json_files(data / "bench", "kernels_")) {
-      auto c = profiler::cases_from_benchmarks(p, models);
+      auto c = profiler::cases_from_benchmarks(p, models, f.threads);
       for (auto& x : c) x.id = "bench/" + p.filename().string() + ":" + x.id;
       for (auto& x : c)
         for (auto& [m, point] : x.points) point.case_id = x.id;
@@ -152,7 +138,7 @@ int run_accuracy(const AccuracyFlags& f) {
           const std::string shown = fs::relative(p, data).string();
           FileResult& r = results[i];
           try {
-            r.cases = report_cases(p, shown, models, keep);
+            r.cases = profiler::cases_from_recording(reports::read_report(p), shown, models, keep);
             if (!r.cases.empty() || (f.only.empty() && f.skip.empty()))
               r.source = fmt::format("{} ({} measured kernels)", shown, r.cases.size());
           } catch (const reports::ReportError& e) {

@@ -54,7 +54,7 @@ void print_result(const sim::SimResult& r) {
       "\n%s kernel, tiles %s%s\n", std::string(sim::to_string(r.kind)).c_str(), r.tiles.label().c_str(),
       r.kind == sim::KernelKind::naive ? " (naive GEMM tiles 128x128x32, softmax 8 rows per CTA)" : "");
   std::printf("%-15s %10s %10s %10s %10s %7s %10s %10s %11s %8s %9s %7s %6s\n", "kernel", "HBM read",
-              "HBM write", "L2 read", "L2 write", "L2 hit", "smem r+w", "FLOPs", "time", "TFLOP/s",
+              "HBM write", "L2 read", "L2 write", "L2 hit", "smem r+w", "FLOPs", "Time", "TFLOP/s",
               "HBM GB/s", "CTAs", "waves");
   for (const sim::KernelResult& k : r.kernels)
     print_row(k.name, k.totals, k.flops, k.time_s, std::to_string(k.ctas), std::to_string(k.waves));

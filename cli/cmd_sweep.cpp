@@ -138,7 +138,7 @@ void print_table(const reports::Report& r, std::size_t top) {
     });
     std::printf("\n%s: %zu points, %zu feasible; fastest %zu:\n", g.label.c_str(), g.points.size(), ok.size(),
                 std::min(top, ok.size()));
-    std::printf("  %-6s %-22s %10s %10s %12s %12s %12s\n", "kernel", "tiles", "smem lim", "smem/CTA", "time",
+    std::printf("  %-6s %-22s %10s %10s %12s %12s %12s\n", "kernel", "tiles", "smem lim", "smem/CTA", "Time",
                 "HBM bytes", "L2 read");
     for (std::size_t i = 0; i < std::min(top, ok.size()); ++i) {
       const auto& p = *ok[i];

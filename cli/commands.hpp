@@ -12,7 +12,8 @@ void add_report_command(CLI::App& app, int* exit_code);    // cmd_report.cpp
 void add_compare_command(CLI::App& app, int* exit_code);   // cmd_compare.cpp
 void add_sweep_command(CLI::App& app, int* exit_code);     // cmd_sweep.cpp
 void add_merge_command(CLI::App& app, int* exit_code);     // cmd_sweep.cpp
-void add_run_command(CLI::App& app, int* exit_code);
-void add_accuracy_command(CLI::App& app, int* exit_code);  // cmd_accuracy.cpp: model vs measurements       // cmd_run.cpp: the main job of the quick start
+void add_run_command(CLI::App& app, int* exit_code);       // cmd_run.cpp: the main job of the quick start
+void add_accuracy_command(CLI::App& app, int* exit_code);  // cmd_accuracy.cpp: model vs measurements
+void add_metrics_command(CLI::App& app, int* exit_code);   // cmd_metrics.cpp: the metric table
 
 }  // namespace attnscope::cli

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   cli::add_sweep_command(app, &exit_code);
   cli::add_merge_command(app, &exit_code);
   cli::add_accuracy_command(app, &exit_code);
+  cli::add_metrics_command(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -17,7 +17,7 @@
 #                                  tile windows (--keep-tiles windows), to keep committed test data small
 #   ncu_vs_cupti.txt / .json       DRAM read/write bytes per kernel: in-process CUPTI vs ncu, same kernels
 #   timing.txt                     wall time: attnscope profiling llm-4k vs ncu collecting the same metrics
-#   matrix/*.json                  the accuracy measurement matrix, --matrix issue8 (totals only, measured only)
+#   matrix/*.json                  the accuracy measurement matrix, --matrix accuracy (totals only, measured only)
 # Every report carries date, driver, command line and git revision in its provenance.
 set -uo pipefail
 
@@ -180,7 +180,7 @@ python3 "$compare_py" "$work" all_metrics_ncu_vs_cupti "both:timing-ncu.log:timi
 
 # ---- 4. the accuracy matrix with the time that is left (totals only, measured only) ----------------------
 left=$((budget - $(elapsed) - 30))
-matrix=$([ "$quick" = 1 ] && echo quick || echo issue8)
+matrix=$([ "$quick" = 1 ] && echo quick || echo accuracy)
 say "matrix $matrix, $left s left"
 if [ "$left" -gt 20 ]; then
   run "matrix-$matrix" "$bin" profile --matrix "$matrix" --out-dir "$work/matrix" --no-model --deadline-s "$left"

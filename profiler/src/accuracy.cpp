@@ -6,12 +6,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
+#include <future>
+#include <thread>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
 
+#include "attnscope/profiler/remodel.hpp"
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/error.hpp"
 
@@ -135,7 +139,18 @@ std::vector<AccuracyCase> cases_from_report(const reports::Report& remodeled, co
   return out;
 }
 
-std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& path, ModelCache& models) {
+std::vector<AccuracyCase> cases_from_recording(const reports::Report& recorded, const std::string& shown,
+                                               ModelCache& models,
+                                               const std::function<bool(const std::string&)>& keep) {
+  if (recorded.kind != "profile") return {};
+  reports::Report kept = recorded;
+  if (keep) std::erase_if(kept.kernels, [&](const reports::KernelEntry& k) { return !keep(shown + ":" + k.name); });
+  if (kept.kernels.empty()) return {};
+  return cases_from_report(remodel_report(kept, models, {.full_run_tiles = false}), shown);
+}
+
+std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& path, ModelCache& models,
+                                                int threads) {
   std::ifstream in(path);
   if (!in) throw InvalidInput("cannot read benchmark file " + path.string());
   json doc;
@@ -192,18 +207,32 @@ std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& pat
         first == naive ? vocab::CacheProtocol::sequence : vocab::CacheProtocol::flush;
     c.identity = identity_of("bench", first, w, t, vocab::to_string(protocol));
     c.training = is_training_case(first, w);
-    double modeled = 0;
-    if (first == naive) {
-      for (const sim::KernelId id : sim::kernels_of(kind))
-        modeled += models.kernel(w, kind, t, sim::to_string(id), protocol, false)->time_s;
-    } else {
-      modeled = models.kernel(w, kind, t, first, protocol, false)->time_s;
-    }
     const double measured = b["real_time"].get<double>() * scale;
-    if (measured > 0)
-      c.points[vocab::Metric::time] = AccuracyPoint{c.id, first, vocab::Metric::time, measured, modeled, c.training};
+    if (!(measured > 0)) continue;
+    c.points[vocab::Metric::time] = AccuracyPoint{c.id, first, vocab::Metric::time, measured, 0, c.training};
     out.push_back(std::move(c));
   }
+  // The model of every case, on `threads` threads (runs shared through `models`).
+  std::atomic<std::size_t> next{0};
+  std::vector<std::future<void>> workers;
+  const unsigned pool = threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency());
+  for (unsigned t = 0; t < std::min<std::size_t>(pool, out.size()); ++t)
+    workers.push_back(std::async(std::launch::async, [&] {
+      for (std::size_t i; (i = next.fetch_add(1)) < out.size();) {
+        AccuracyCase& c = out[i];
+        const sim::KernelKind kind = c.kernel == tiled ? sim::KernelKind::tiled : sim::KernelKind::naive;
+        double modeled = 0;
+        if (c.kernel == naive) {
+          // Flushed once, then the three kernels back to back.
+          for (const sim::KernelId id : sim::kernels_of(kind))
+            modeled += models.kernel(c.workload, kind, c.tiles, sim::to_string(id), vocab::CacheProtocol::sequence, false)->time_s;
+        } else {
+          modeled = models.kernel(c.workload, kind, c.tiles, c.kernel, vocab::CacheProtocol::flush, false)->time_s;
+        }
+        c.points.at(vocab::Metric::time).modeled = modeled;
+      }
+    }));
+  for (auto& w : workers) w.get();  // rethrows a case's error
   return out;
 }
 

@@ -88,7 +88,7 @@ reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::Kern
   }
   if (measured.event_time_s) {
     e.metrics[reports::Metric::time].measured = *measured.event_time_s;
-    e.notes["time"] =
+    e.notes[std::string(vocab::key(reports::Metric::time))] =
         "measured time: CUDA events around separate launches of the kernel from the same L2 state "
         "(median of 3); the counters' gpu__time_duration.sum is kept under its own name";
   }

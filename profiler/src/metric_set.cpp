@@ -59,7 +59,8 @@ std::string counter_unit(const std::string& name) {
   if (has("bytes")) return "B";
   if (has("sectors")) return "sectors";
   if (has("wavefronts")) return "wavefronts";
-  if (has("cycles")) return "cycles";
+  if (const std::string_view cycles = vocab::to_string(vocab::Unit::cycles); has(cycles.data()))
+    return std::string(cycles);
   if (has("inst_executed")) return "inst";
   if (has(".pct")) return "%";
   return "";

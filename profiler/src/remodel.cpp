@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -41,11 +42,15 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
     const auto id = sim::parse_kernel_id(entry.name);
     if (!id) continue;  // not one of ours: measured only
     const sim::KernelKind kind = *id == sim::KernelId::tiled ? sim::KernelKind::tiled : sim::KernelKind::naive;
-    const auto model =
-        models.kernel(recorded.workload, kind, recorded.tiles, entry.name, protocol, options.full_run_tiles);
+    // The full run's per-tile records only where the report keeps tiles of the full run (lone windows are
+    // modeled on their own): otherwise the same model run as the accuracy table's, shared through `models`.
+    const bool full_run_tiles =
+        options.full_run_tiles &&
+        std::any_of(entry.tiles.begin(), entry.tiles.end(), [](const reports::TileEntry& t) { return !t.lone_window; });
+    const auto model = models.kernel(recorded.workload, kind, recorded.tiles, entry.name, protocol, full_run_tiles);
     const reports::KernelEntry fresh = reports::modeled_kernel_entry(*model, gpu);
     replace_modeled(entry.metrics, fresh.metrics);
-    if (options.full_run_tiles) entry.tiles_total = fresh.tiles_total;
+    if (full_run_tiles) entry.tiles_total = fresh.tiles_total;
 
     std::map<TileKey, const reports::TileEntry*> fresh_tiles;
     for (const auto& t : fresh.tiles) fresh_tiles[{t.batch, t.head, t.q_tile, t.kv_tile}] = &t;
@@ -55,7 +60,7 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
         t.sm_modeled = it->second->sm_modeled;
         t.start_modeled_s = it->second->start_modeled_s;
         t.end_modeled_s = it->second->end_modeled_s;
-      } else if (!options.full_run_tiles) {
+      } else if (!full_run_tiles) {
         t.sm_modeled.reset();
         t.start_modeled_s.reset();
         t.end_modeled_s.reset();

@@ -120,7 +120,7 @@ ojson tiles_to_json(const std::vector<TileEntry>& tiles) {
   ojson metrics = ojson::object();
   for (const Metric m : vocab::all_metrics()) {
     ojson sides = ojson::object();
-    const auto side = [&](const char* name, std::optional<double> Value::*field) {
+    const auto side = [&](const char* name, MaybeDouble Value::*field) {
       bool any = false;
       for (const TileEntry& t : tiles)
         if (const Value* v = t.metrics.find(m); v && v->*field) any = true;

@@ -92,14 +92,14 @@ std::vector<KernelOverview> overview(const Report& report) {
       o.verdict = fmt::format("meets all {} targets", targets);
     } else {
       const auto list = [](const std::vector<const OverviewCell*>& cells, CellStatus status) {
-        std::string out;
+        std::string text;
         for (const OverviewCell* c : cells) {
           if (c->status != status) continue;
           const auto& t = *vocab::info(c->metric).target;
-          out += fmt::format("{}{} {} (target {:.0f} % / {:.0f} %)", out.empty() ? "" : ", ", vocab::key(c->metric),
+          text += fmt::format("{}{} {} (target {:.0f} % / {:.0f} %)", text.empty() ? "" : ", ", vocab::key(c->metric),
                              pct(*c->error), 100 * t.median, 100 * t.worst);
         }
-        return out;
+        return text;
       };
       const std::string beyond = list(misses, CellStatus::misses), nearly = list(misses, CellStatus::near);
       if (missed > 0)

@@ -30,7 +30,7 @@ constexpr std::array kUnits{
     UnitInfo{"KiB", 1024.0, Dimension::bytes},       UnitInfo{"MiB", 1048576.0, Dimension::bytes},
     UnitInfo{"GiB", 1073741824.0, Dimension::bytes}, UnitInfo{"TiB", 1099511627776.0, Dimension::bytes},
     UnitInfo{"K", 1024.0, Dimension::bytes},         UnitInfo{"M", 1048576.0, Dimension::bytes},
-    UnitInfo{"G", 1073741824.0, Dimension::bytes},   UnitInfo{"cycles", 1.0, Dimension::cycles},
+    UnitInfo{"G", 1073741824.0, Dimension::bytes},   UnitInfo{vocab::to_string(vocab::Unit::cycles), 1.0, Dimension::cycles},
     UnitInfo{"FLOP", 1.0, Dimension::flops},         UnitInfo{"GFLOP", 1e9, Dimension::flops},
     UnitInfo{"TFLOP", 1e12, Dimension::flops},
 };
@@ -78,7 +78,7 @@ std::string_view to_string(Dimension d) {
     case Dimension::bytes:
       return "a size in bytes";
     case Dimension::cycles:
-      return "cycles";
+      return vocab::to_string(vocab::Unit::cycles);
     case Dimension::flops:
       return "FLOP";
   }
@@ -86,10 +86,11 @@ std::string_view to_string(Dimension d) {
 }
 
 Dimension dimension_of_unit(std::string_view unit) {
-  if (unit == "B") return Dimension::bytes;
-  if (unit == "s") return Dimension::seconds;
-  if (unit == "cycles") return Dimension::cycles;
-  if (unit == "FLOP") return Dimension::flops;
+  using vocab::Unit;
+  if (unit == vocab::to_string(Unit::bytes)) return Dimension::bytes;
+  if (unit == vocab::to_string(Unit::seconds)) return Dimension::seconds;
+  if (unit == vocab::to_string(Unit::cycles)) return Dimension::cycles;
+  if (unit == vocab::to_string(Unit::flop)) return Dimension::flops;
   return Dimension::none;
 }
 

@@ -37,7 +37,7 @@ WhatIfRequest smallRequest() {
   return r;
 }
 
-std::optional<double> modeledOf(const KernelLevelModel& model, const QString& kernel, std::string_view key) {
+std::optional<double> modeledOf(const KernelLevelModel& model, const QString& kernel, vocab::Metric key) {
   for (const auto& row : model.levelRows()) {
     if (row.kernel == kernel && row.key == key) return row.modeled;
   }
@@ -105,7 +105,7 @@ class GuiAppTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 60000);
     QVERIFY(w.document()->primaryIsLive());
     QCOMPARE(w.tileModel()->rowCount(), 1024 / 128);
-    const auto l2_before = modeledOf(*w.levelModel(), QStringLiteral("tiled"), "l2_read");
+    const auto l2_before = modeledOf(*w.levelModel(), QStringLiteral("tiled"), vocab::Metric::l2_read);
     QVERIFY(l2_before.has_value());
 
     // Br 128 -> 64 in the panel: auto re-run, twice as many q-tiles, and K/V read from L2 twice as often.
@@ -117,7 +117,7 @@ class GuiAppTest : public QObject {
     const sim::TileConfig defaults;
     QCOMPARE(w.document()->primary()->tiles.warps, std::max(1, 64 / (defaults.br / defaults.warps)));
     QCOMPARE(w.tileModel()->rowCount(), 1024 / 64);
-    const auto l2_after = modeledOf(*w.levelModel(), QStringLiteral("tiled"), "l2_read");
+    const auto l2_after = modeledOf(*w.levelModel(), QStringLiteral("tiled"), vocab::Metric::l2_read);
     QVERIFY(l2_after.has_value());
     QVERIFY2(*l2_after > *l2_before, qPrintable(QStringLiteral("%1 vs %2").arg(*l2_after).arg(*l2_before)));
     QVERIFY(w.whatIfPage()->statusLabel()->text().contains(QStringLiteral("ms")));

@@ -21,7 +21,7 @@ using namespace attnscope::gui;
 namespace {
 
 reports::Value both(double measured, double modeled) {
-  return {measured, modeled, "B"};
+  return {measured, modeled};
 }
 
 // A report with one kernel "tiled" of 2 q-tiles x 3 kv-tiles for batch 0, head 0 and head 1, bytes that
@@ -46,18 +46,18 @@ reports::Report smallReport(double scale = 1.0) {
         t.start_measured_s = kv * 1.1e-6;
         t.end_measured_s = (kv + 1) * 1.1e-6;
         const double bytes = scale * (1000 * (q + 1) + 100 * kv + 10 * head);
-        t.metrics["dram_read"] = both(bytes, bytes * 1.05);
-        t.metrics["l2_read"] = both(2 * bytes, 2 * bytes);
+        t.metrics[vocab::Metric::dram_read] = both(bytes, bytes * 1.05);
+        t.metrics[vocab::Metric::l2_read] = both(2 * bytes, 2 * bytes);
         total_read += bytes;
         tiled.tiles.push_back(t);
       }
     }
   }
-  tiled.metrics["dram_read"] = both(total_read, total_read * 1.05);
-  tiled.metrics["time"] = {2e-5, 1.9e-5, "s"};
+  tiled.metrics[vocab::Metric::dram_read] = both(total_read, total_read * 1.05);
+  tiled.metrics[vocab::Metric::time] = {2e-5, 1.9e-5};
   reports::KernelEntry qk;
   qk.name = "naive.qk";
-  qk.metrics["dram_write"] = both(4096, 4096);
+  qk.metrics[vocab::Metric::dram_write] = both(4096, 4096);
   r.kernels = {qk, tiled};
   return r;
 }
@@ -119,7 +119,8 @@ class GuiModelsTest : public QObject {
     reports::Report r = smallReport();
     for (auto& k : r.kernels) {
       for (auto& t : k.tiles) {
-        for (auto& [key, v] : t.metrics) v.measured.reset();
+        for (const auto m : vocab::all_metrics())
+          if (t.metrics.contains(m)) t.metrics[m].measured.reset();
       }
     }
     TileGridModel model;
@@ -140,7 +141,7 @@ class GuiModelsTest : public QObject {
     QCOMPARE(model.columnCount(), static_cast<int>(KernelLevelModel::comparedMeasuredColumn));
     const auto rows = model.rowsOf(QStringLiteral("tiled"));
     QCOMPARE(rows.size(), kByteLevels.size());
-    QCOMPARE(rows.front().key, std::string("dram_read"));
+    QCOMPARE(rows.front().key, vocab::Metric::dram_read);
     QVERIFY(qAbs(*rows.front().modeled / *rows.front().measured - 1.05) < 1e-12);
     // Row 7 is tiled's dram_read; its error column is +5 %.
     const int tiled_dram = static_cast<int>(kByteLevels.size() + 1);

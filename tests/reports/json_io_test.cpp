@@ -115,7 +115,7 @@ TEST(JsonIo, FutureVersionAsksForAnUpgrade) {
     FAIL() << "expected a ReportError";
   } catch (const ReportError& e) {
     EXPECT_THAT(e.what(),
-                AllOf(HasSubstr("future-version.json"), HasSubstr("was written by format version 2"),
+                AllOf(HasSubstr("future-version.json"), HasSubstr("was written by format version 3"),
                       HasSubstr("reads up to 1"), HasSubstr("upgrade attnscope")));
   }
 }

@@ -26,9 +26,9 @@ void KernelLevelModel::setReports(ReportPtr primary, ReportPtr comparison) {
   if (primary_) {
     for (const auto& kernel : primary_->kernels) {
       const auto* compared = kernelNamed(comparison_, kernel.name);
-      const auto add = [&](std::string_view key) {
+      const auto add = [&](vocab::Metric key) {
         Row row{QString::fromStdString(kernel.name),
-                std::string(key),
+                key,
                 metricValue(kernel.metrics, key, Side::measured),
                 metricValue(kernel.metrics, key, Side::modeled),
                 std::nullopt,
@@ -39,8 +39,8 @@ void KernelLevelModel::setReports(ReportPtr primary, ReportPtr comparison) {
         }
         rows_.push_back(std::move(row));
       };
-      for (const auto& level : kByteLevels) add(level.key);
-      add("time");
+      for (const auto level : kByteLevels) add(level);
+      add(vocab::Metric::time);
     }
   }
   endResetModel();
@@ -57,7 +57,7 @@ QStringList KernelLevelModel::kernelNames() const {
 std::vector<KernelLevelModel::Row> KernelLevelModel::rowsOf(const QString& kernel) const {
   std::vector<Row> out;
   for (const auto& row : rows_) {
-    if (row.kernel == kernel && row.key != "time") out.push_back(row);
+    if (row.kernel == kernel && row.key != vocab::Metric::time) out.push_back(row);
   }
   return out;
 }
@@ -109,7 +109,7 @@ QVariant KernelLevelModel::data(const QModelIndex& index, int role) const {
       return number ? formatPercent(*number) : QStringLiteral("–");
     default:
       if (!number) return QStringLiteral("–");
-      return row.key == "time" ? formatSeconds(*number) : formatBytes(*number);
+      return row.key == vocab::Metric::time ? formatSeconds(*number) : formatBytes(*number);
   }
 }
 

@@ -30,7 +30,7 @@ class KernelLevelModel : public QAbstractTableModel {
 
   struct Row {
     QString kernel;
-    std::string key;  // report metric key: a byte level or "time"
+    vocab::Metric key;  // a byte level or time
     std::optional<double> measured, modeled, compared_measured, compared_modeled;
   };
 

@@ -6,20 +6,20 @@
 
 namespace attnscope::gui {
 
-QString levelLabel(std::string_view key) {
-  for (const auto& level : kByteLevels) {
-    if (level.key == key)
-      return QString::fromUtf8(level.label.data(), static_cast<qsizetype>(level.label.size()));
-  }
-  if (key == "l2_hit") return QStringLiteral("L2 hit");
-  if (key == "time") return QStringLiteral("Time");
+QString levelLabel(vocab::Metric metric) {
+  const std::string_view label = vocab::info(metric).label;
+  return QString::fromUtf8(label.data(), static_cast<qsizetype>(label.size()));
+}
+
+QString metricKey(vocab::Metric metric) {
+  const std::string_view key = vocab::key(metric);
   return QString::fromUtf8(key.data(), static_cast<qsizetype>(key.size()));
 }
 
-std::optional<double> metricValue(const reports::Metrics& metrics, std::string_view key, Side side) {
-  const auto it = metrics.find(std::string(key));
-  if (it == metrics.end()) return std::nullopt;
-  return side == Side::measured ? it->second.measured : it->second.modeled;
+std::optional<double> metricValue(const reports::Metrics& metrics, vocab::Metric metric, Side side) {
+  const reports::Value* v = metrics.find(metric);
+  if (v == nullptr) return std::nullopt;
+  return side == Side::measured ? v->measured : v->modeled;
 }
 
 QString formatBytes(double bytes) {

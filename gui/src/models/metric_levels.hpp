@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The memory levels the GUI shows, by their report metric keys (reports/report.hpp), with display names,
+// The memory levels the GUI shows, as metrics of the metric table (vocab/metric.hpp), with display names,
 // and the number formatting every view shares (bytes in B/KiB/MiB/GiB, times in ns/us/ms).
 #pragma once
 #include <QString>
@@ -12,26 +12,22 @@
 
 namespace attnscope::gui {
 
-struct MetricLevel {
-  std::string_view key;    // report metric key
-  std::string_view label;  // what the user reads
-};
-
-// The byte levels of the hierarchy, in the order charts and tooltips list them.
-inline constexpr std::array<MetricLevel, 6> kByteLevels{{
-    {"dram_read", "HBM read"},
-    {"dram_write", "HBM write"},
-    {"l2_read", "L2 read"},
-    {"l2_write", "L2 write"},
-    {"smem_read", "Shared read"},
-    {"smem_write", "Shared write"},
+// The byte levels of the hierarchy, in the order charts and tooltips list them (labels: the metric table's).
+inline constexpr std::array<vocab::Metric, 6> kByteLevels{{
+    vocab::Metric::dram_read,
+    vocab::Metric::dram_write,
+    vocab::Metric::l2_read,
+    vocab::Metric::l2_write,
+    vocab::Metric::smem_read,
+    vocab::Metric::smem_write,
 }};
 
-QString levelLabel(std::string_view key);  // label for a known key, the key itself otherwise
+QString levelLabel(vocab::Metric metric);  // what the user reads
+QString metricKey(vocab::Metric metric);    // the report key, for combo-box data and exports
 
-// The measured or modeled side of one metric, absent when the map lacks the key or the side is unset.
+// The measured or modeled side of one metric, absent when the metrics lack it or the side is unset.
 enum class Side { measured, modeled };
-std::optional<double> metricValue(const reports::Metrics& metrics, std::string_view key, Side side);
+std::optional<double> metricValue(const reports::Metrics& metrics, vocab::Metric metric, Side side);
 
 QString formatBytes(double bytes);      // "12.3 MiB"; negative values keep their sign
 QString formatSeconds(double seconds);  // "812 ns", "3.41 us", "1.20 ms", "2.00 s"

@@ -14,16 +14,17 @@ std::optional<double> duration(const std::optional<double>& start, const std::op
   return *end - *start;
 }
 
-std::optional<double> tileValue(const reports::TileEntry& tile, const std::string& key, Side side) {
-  if (key == TileGridModel::kDurationKey) {
+// `key` absent: the tile's duration.
+std::optional<double> tileValue(const reports::TileEntry& tile, std::optional<vocab::Metric> key, Side side) {
+  if (!key) {
     return side == Side::measured ? duration(tile.start_measured_s, tile.end_measured_s)
                                   : duration(tile.start_modeled_s, tile.end_modeled_s);
   }
-  return metricValue(tile.metrics, key, side);
+  return metricValue(tile.metrics, *key, side);
 }
 
 // Measured where the tile has it, else modeled: what a comparison of two reports compares.
-std::optional<double> preferredValue(const reports::TileEntry& tile, const std::string& key) {
+std::optional<double> preferredValue(const reports::TileEntry& tile, std::optional<vocab::Metric> key) {
   if (auto v = tileValue(tile, key, Side::measured)) return v;
   return tileValue(tile, key, Side::modeled);
 }
@@ -40,6 +41,47 @@ QString timing(const char* what, const std::optional<int>& sm, const std::option
 }  // namespace
 
 TileGridModel::TileGridModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void TileGridModel::SliceIndex::build(const reports::KernelEntry* k) {
+  if (k == kernel && (k == nullptr || k->tiles.size() == tile_count)) return;  // still valid
+  kernel = k;
+  tile_count = k ? k->tiles.size() : 0;
+  rows = columns = batches = heads = 0;
+  offsets.clear();
+  tiles.clear();
+  if (k == nullptr) return;
+  // One pass over the tile entries (large structs) for their coordinates; the rest works on those.
+  struct Coordinates {
+    int batch, head;
+  };
+  std::vector<Coordinates> at(k->tiles.size());
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    const auto& t = k->tiles[i];
+    at[i] = {t.batch, t.head};
+    rows = std::max(rows, t.q_tile + 1);
+    columns = std::max(columns, t.kv_tile + 1);
+    batches = std::max(batches, t.batch + 1);
+    heads = std::max(heads, t.head + 1);
+  }
+  // Counting sort of the tiles by (batch, head): browsing heads then touches only that slice's tiles.
+  const std::size_t slices = static_cast<std::size_t>(batches) * static_cast<std::size_t>(heads);
+  const auto slot = [&](const Coordinates& c) -> std::size_t {
+    if (c.batch < 0 || c.head < 0) return slices;  // never shown
+    return static_cast<std::size_t>(c.batch) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(c.head);
+  };
+  offsets.assign(slices + 2, 0);
+  for (const Coordinates& c : at) ++offsets[slot(c) + 1];
+  for (std::size_t i = 1; i < offsets.size(); ++i) offsets[i] += offsets[i - 1];
+  tiles.assign(at.size(), nullptr);
+  std::vector<std::size_t> next(offsets.begin(), offsets.end() - 1);
+  for (std::size_t i = 0; i < at.size(); ++i) tiles[next[slot(at[i])]++] = &k->tiles[i];
+}
+
+std::span<const reports::TileEntry* const> TileGridModel::SliceIndex::slice(int batch, int head) const {
+  if (kernel == nullptr || batch < 0 || head < 0 || batch >= batches || head >= heads) return {};
+  const std::size_t i = static_cast<std::size_t>(batch) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(head);
+  return {tiles.data() + offsets[i], offsets[i + 1] - offsets[i]};
+}
 
 void TileGridModel::setReports(ReportPtr primary, ReportPtr comparison) {
   primary_ = std::move(primary);
@@ -69,6 +111,7 @@ void TileGridModel::setHead(int head) {
 void TileGridModel::setMetric(const QString& key) {
   if (key == metric_) return;
   metric_ = key;
+  metric_id_ = vocab::metric_from_key(key.toStdString());
   rebuild();
 }
 
@@ -102,7 +145,7 @@ const reports::KernelEntry* TileGridModel::findKernel(const ReportPtr& report) c
 std::optional<double> TileGridModel::cellValue(const reports::TileEntry* tile,
                                                const reports::TileEntry* compared) const {
   if (!tile) return std::nullopt;
-  const std::string key = metric_.toStdString();
+  const std::optional<vocab::Metric> key = metric_id_;
   switch (mode_) {
     case Mode::measured:
       return tileValue(*tile, key, Side::measured);
@@ -132,33 +175,30 @@ void TileGridModel::rebuild() {
     kernel_ = preferredKernel(*primary_);
   }
   const reports::KernelEntry* kernel = findKernel(primary_);
+  primary_index_.build(kernel);
+  comparison_index_.build(findKernel(comparison_));
   rows_ = columns_ = batch_count_ = head_count_ = 0;
   grid_.clear();
   compared_grid_.clear();
   values_.clear();
   range_.reset();
   if (kernel) {
-    for (const auto& t : kernel->tiles) {
-      rows_ = std::max(rows_, t.q_tile + 1);
-      columns_ = std::max(columns_, t.kv_tile + 1);
-      batch_count_ = std::max(batch_count_, t.batch + 1);
-      head_count_ = std::max(head_count_, t.head + 1);
-    }
+    rows_ = primary_index_.rows;
+    columns_ = primary_index_.columns;
+    batch_count_ = primary_index_.batches;
+    head_count_ = primary_index_.heads;
     const auto cells = static_cast<std::size_t>(rows_) * static_cast<std::size_t>(columns_);
     grid_.assign(cells, nullptr);
     compared_grid_.assign(cells, nullptr);
-    const auto place = [&](const reports::KernelEntry& k, std::vector<const reports::TileEntry*>& grid) {
-      for (const auto& t : k.tiles) {
-        if (t.batch != batch_ || t.head != head_ || t.q_tile < 0 || t.kv_tile < 0 || t.q_tile >= rows_ ||
-            t.kv_tile >= columns_) {
-          continue;
-        }
-        auto& slot = grid[static_cast<std::size_t>(t.q_tile * columns_ + t.kv_tile)];
-        if (!slot) slot = &t;  // a (q, kv) pair appears once per kernel; keep the first if a file repeats it
+    const auto place = [&](const SliceIndex& index, std::vector<const reports::TileEntry*>& grid) {
+      for (const reports::TileEntry* t : index.slice(batch_, head_)) {
+        if (t->q_tile < 0 || t->kv_tile < 0 || t->q_tile >= rows_ || t->kv_tile >= columns_) continue;
+        auto& slot = grid[static_cast<std::size_t>(t->q_tile * columns_ + t->kv_tile)];
+        if (!slot) slot = t;  // a (q, kv) pair appears once per kernel; keep the first if a file repeats it
       }
     };
-    place(*kernel, grid_);
-    if (const auto* compared = findKernel(comparison_)) place(*compared, compared_grid_);
+    place(primary_index_, grid_);
+    place(comparison_index_, compared_grid_);
     values_.resize(cells);
     for (std::size_t i = 0; i < cells; ++i) {
       values_[i] = cellValue(grid_[i], compared_grid_[i]);
@@ -181,7 +221,7 @@ QString TileGridModel::formatValue(double v) const {
 }
 
 QString TileGridModel::describeMode() const {
-  const QString level = isTime() ? tr("Tile time") : levelLabel(metric_.toStdString());
+  const QString level = !metric_id_ ? tr("Tile time") : levelLabel(*metric_id_);
   switch (mode_) {
     case Mode::measured:
       return tr("%1, measured").arg(level);
@@ -231,10 +271,13 @@ QString TileGridModel::tooltip(int q_tile, int kv_tile) const {
                      .arg(batch_)
                      .arg(head_);
   if (!tile) return html + tr("no tile here (skipped, e.g. fully masked)");
+  if (tile->lone_window)
+    html += tr("<i>measured as a lone window: one CTA doing this tile alone from a flushed L2; its modeled "
+               "values are the model of that lone launch, not the tile's share of the full run</i><br/>");
   html += QStringLiteral(
       "<table cellpadding=1 cellspacing=3><tr><th "
       "align=left>level</th><th>measured</th><th>modeled</th><th>error</th></tr>");
-  const auto row = [&](std::string_view key) {
+  const auto row = [&](vocab::Metric key) {
     const auto measured = metricValue(tile->metrics, key, Side::measured);
     const auto modeled = metricValue(tile->metrics, key, Side::modeled);
     QString error = QStringLiteral("–");
@@ -243,8 +286,8 @@ QString TileGridModel::tooltip(int q_tile, int kv_tile) const {
                 "<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td></tr>")
                 .arg(levelLabel(key), formatOptionalBytes(measured), formatOptionalBytes(modeled), error);
   };
-  for (const auto& level : kByteLevels) row(level.key);
-  row("l2_hit");
+  for (const auto level : kByteLevels) row(level);
+  row(vocab::Metric::l2_hit);
   html += QStringLiteral("</table><table cellspacing=3>");
   html += timing("modeled", tile->sm_modeled, tile->start_modeled_s, tile->end_modeled_s);
   html += timing("measured", tile->sm_measured, tile->start_measured_s, tile->end_measured_s);

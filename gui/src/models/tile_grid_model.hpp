@@ -7,9 +7,11 @@
 #include <QAbstractTableModel>
 #include <QStringList>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
+#include "models/metric_levels.hpp"
 #include "models/report_document.hpp"
 
 namespace attnscope::gui {
@@ -65,8 +67,22 @@ class TileGridModel : public QAbstractTableModel {
   std::optional<double> cellValue(const reports::TileEntry* tile, const reports::TileEntry* compared) const;
   QString tooltip(int q_tile, int kv_tile) const;
 
+  // A kernel's tiles grouped by (batch, head), built once per kernel: switching heads or metrics then reads
+  // one slice, not every tile of the report.
+  struct SliceIndex {
+    const reports::KernelEntry* kernel = nullptr;
+    std::size_t tile_count = 0;
+    int rows = 0, columns = 0, batches = 0, heads = 0;
+    std::vector<std::size_t> offsets;             // slice i holds tiles[offsets[i], offsets[i + 1])
+    std::vector<const reports::TileEntry*> tiles;
+    void build(const reports::KernelEntry* kernel);
+    std::span<const reports::TileEntry* const> slice(int batch, int head) const;
+  };
+
   ReportPtr primary_, comparison_;
-  QString kernel_, metric_ = QStringLiteral("dram_read");
+  SliceIndex primary_index_, comparison_index_;
+  QString kernel_, metric_ = metricKey(vocab::Metric::dram_read);
+  std::optional<vocab::Metric> metric_id_ = vocab::Metric::dram_read;  // absent: the tile duration
   int batch_ = 0, head_ = 0;
   Mode mode_ = Mode::modeled;
 

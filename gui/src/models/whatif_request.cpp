@@ -1,12 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "models/whatif_request.hpp"
 
-#include <QThreadPool>
 #include <algorithm>
 #include <exception>
-#include <future>
-#include <iterator>
-#include <thread>
 #include <utility>
 
 #include "attnscope/reports/from_sim.hpp"
@@ -24,39 +20,6 @@ sim::GpuSpec resolveGpu(const WhatIfRequest& request) {
     gpu.smem_per_sm = std::max(gpu.smem_per_sm, request.smem_limit);
   }
   return gpu;
-}
-
-// A live report holds tens of thousands of tile entries, each with its map of metrics, and freeing one takes
-// tens of milliseconds. Its last owner is usually a view model on the UI thread (when the next result
-// replaces it), so the report's deleter hands that work to the thread pool.
-void deleteOffUiThread(const reports::Report* report) {
-  if (QThreadPool* pool = QThreadPool::globalInstance()) {
-    pool->start([report] { delete report; });
-  } else {
-    delete report;
-  }
-}
-
-// The report entries of a kernel's tile records (what modeled_kernel_entry() makes of them), the second half
-// on a second thread when there are many: 65 536 records take about as long to convert as the model takes
-// to produce them.
-std::vector<reports::TileEntry> tileEntries(std::vector<sim::TileRecord> records, const sim::GpuSpec& gpu) {
-  const auto convert = [&gpu](std::vector<sim::TileRecord> part) {
-    sim::KernelResult k;
-    k.tiles = std::move(part);
-    return std::move(reports::modeled_kernel_entry(k, gpu).tiles);
-  };
-  constexpr std::size_t kSplitAbove = 4096;
-  if (records.size() <= kSplitAbove || std::thread::hardware_concurrency() < 2)
-    return convert(std::move(records));
-  const auto half = records.begin() + static_cast<std::ptrdiff_t>(records.size() / 2);
-  std::vector<sim::TileRecord> second(half, records.end());
-  records.erase(half, records.end());
-  auto rest = std::async(std::launch::async, convert, std::move(second));
-  std::vector<reports::TileEntry> entries = convert(std::move(records));
-  std::vector<reports::TileEntry> tail = rest.get();
-  entries.insert(entries.end(), std::make_move_iterator(tail.begin()), std::make_move_iterator(tail.end()));
-  return entries;
 }
 
 }  // namespace
@@ -118,20 +81,15 @@ ReportPtr computeModel(const WhatIfRequest& request, const std::atomic<bool>* ca
   if (request.kernels != KernelChoice::naive) kinds.push_back(sim::KernelKind::tiled);
   std::optional<reports::Report> merged;
   for (const auto kind : kinds) {
-    sim::SimResult result = sim::simulate(gpu, request.workload, kind, request.tiles, options);
-    // The report's own conversion for everything but the tiles, which are converted on two threads.
-    std::vector<std::vector<sim::TileRecord>> records;
-    for (auto& k : result.kernels) records.push_back(std::exchange(k.tiles, {}));
-    reports::Report part = reports::report_from_simulation(result, command);
-    for (std::size_t i = 0; i < part.kernels.size(); ++i)
-      part.kernels[i].tiles = tileEntries(std::move(records[i]), result.gpu);
+    reports::Report part =
+        reports::report_from_simulation(sim::simulate(gpu, request.workload, kind, request.tiles, options), command);
     if (!merged) {
       merged = std::move(part);
     } else {
       for (auto& k : part.kernels) merged->kernels.push_back(std::move(k));
     }
   }
-  return ReportPtr(new reports::Report(std::move(*merged)), deleteOffUiThread);
+  return std::make_shared<const reports::Report>(std::move(*merged));
 }
 
 QVector<SweepPointResult> computeSweep(const WhatIfRequest& request, const std::function<bool()>& should_stop,

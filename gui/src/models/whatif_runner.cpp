@@ -4,36 +4,13 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <exception>
 
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 #include "attnscope/sim/error.hpp"
 
 namespace attnscope::gui {
 
-namespace {
-
-// Each live result allocates and frees tens of megabytes in hundreds of thousands of small blocks (a tile
-// entry and its map of metrics per tile record). By default glibc returns freed heap to the system and
-// serves blocks over 128 KB with fresh mappings, so every update page-faulted all of it back in: on the
-// development VM that was 300+ ms of a ~400 ms conversion. Keeping the freed memory for the next result
-// (the process stays at the size of one or two results) removes it.
-void keepFreedMemoryForTheNextResult() {
-#if defined(__GLIBC__)
-  static const bool once = [] {
-    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);  // glibc's largest; tile vectors stay on the heap
-    mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024);
-    return true;
-  }();
-  (void)once;
-#endif
-}
-
-}  // namespace
 
 WhatIfRunner::WhatIfRunner(QObject* parent) : QObject(parent) {
-  keepFreedMemoryForTheNextResult();
   model_thread_.setMaxThreadCount(1);
   model_thread_.setExpiryTimeout(-1);  // never retire the thread: its warm storage is the point
   connect(&watcher_, &QFutureWatcher<Outcome>::finished, this, &WhatIfRunner::onFinished);

@@ -25,10 +25,8 @@ HeatmapPage::HeatmapPage(TileGridModel* model, QWidget* parent)
   kernel_->setObjectName(QStringLiteral("heatmapKernel"));
   level_->setObjectName(QStringLiteral("heatmapLevel"));
   mode_->setObjectName(QStringLiteral("heatmapMode"));
-  for (const auto& level : kByteLevels)
-    level_->addItem(levelLabel(level.key),
-                    QString::fromUtf8(level.key.data(), static_cast<qsizetype>(level.key.size())));
-  level_->addItem(tr("L2 hit"), QStringLiteral("l2_hit"));
+  for (const auto level : kByteLevels) level_->addItem(levelLabel(level), metricKey(level));
+  level_->addItem(levelLabel(vocab::Metric::l2_hit), metricKey(vocab::Metric::l2_hit));
   level_->addItem(tr("Tile time"), QString::fromLatin1(TileGridModel::kDurationKey));
   mode_->addItem(tr("Measured"), static_cast<int>(TileGridModel::Mode::measured));
   mode_->addItem(tr("Modeled"), static_cast<int>(TileGridModel::Mode::modeled));

@@ -36,7 +36,7 @@ QComboBox* tileBox(QWidget* parent, const QString& name) {
   return c;
 }
 
-double sumOf(const reports::Report& r, std::string_view key, bool modeled) {
+double sumOf(const reports::Report& r, vocab::Metric key, bool modeled) {
   double total = 0;
   for (const auto& k : r.kernels) {
     if (const auto v = metricValue(k.metrics, key, modeled ? Side::modeled : Side::measured)) total += *v;
@@ -274,10 +274,10 @@ void WhatIfPage::showResult(const ReportPtr& report, double model_ms, double vie
          "shared %9")
           .arg(QString::fromStdString(r.workload.name), QString::fromStdString(r.provenance.gpu_spec),
                QString::fromStdString(r.tiles.label()))
-          .arg(formatSeconds(sumOf(r, "time", true)), formatBytes(sumOf(r, "dram_read", true)),
-               formatBytes(sumOf(r, "dram_write", true)), formatBytes(sumOf(r, "l2_read", true)),
-               formatBytes(sumOf(r, "l2_write", true)),
-               formatBytes(sumOf(r, "smem_read", true) + sumOf(r, "smem_write", true))));
+          .arg(formatSeconds(sumOf(r, vocab::Metric::time, true)), formatBytes(sumOf(r, vocab::Metric::dram_read, true)),
+               formatBytes(sumOf(r, vocab::Metric::dram_write, true)), formatBytes(sumOf(r, vocab::Metric::l2_read, true)),
+               formatBytes(sumOf(r, vocab::Metric::l2_write, true)),
+               formatBytes(sumOf(r, vocab::Metric::smem_read, true) + sumOf(r, vocab::Metric::smem_write, true))));
 }
 
 void WhatIfPage::showError(const QString& message) {

@@ -12,6 +12,7 @@
 //   profiler::check_against_baseline(rows, profiler::read_baseline(path));  // empty = no drift
 #pragma once
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -64,11 +65,19 @@ bool is_training_case(const std::string& kernel, const sim::Workload& w);
 // window's tile-level metrics tile points. `shown` names the file in case ids.
 std::vector<AccuracyCase> cases_from_report(const reports::Report& remodeled, const std::string& shown);
 
+// The cases of one recorded profile report, as `attnscope accuracy` computes them: its kernels (those whose
+// case id "<shown>:<kernel>" `keep` accepts, all when `keep` is empty) joined with this build's model by
+// remodel_report (the join every report shows), then cases_from_report. Not a profile: no cases.
+std::vector<AccuracyCase> cases_from_recording(const reports::Report& recorded, const std::string& shown,
+                                               ModelCache& models,
+                                               const std::function<bool(const std::string&)>& keep = {});
+
 // The cases of a Google Benchmark JSON file of bench/kernels_attention.cpp (median aggregates; the label
 // names the configuration), each modeled under the benchmark's protocol: a flush before every iteration
 // (the three naive kernels timed as one: flushed once, then back to back). Throws sim::InvalidInput on a
-// file it cannot read or a label it cannot parse.
-std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& path, ModelCache& models);
+// file it cannot read or a label it cannot parse. The model runs on `threads` threads (0: all cores).
+std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& path, ModelCache& models,
+                                                int threads = 0);
 
 // One measurement per case: measurements with the same identity (a configuration re-measured in a newer
 // run folder) are merged so that each metric, and the tile windows, come from the newest measurement that
