@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -73,9 +74,19 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(f.measurements))
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
-  // Newest run folder first (folders are named h200-YYYYMMDDTHHMMSSZ), files in name order within one.
-  std::sort(files.begin(), files.end(), [](const fs::path& a, const fs::path& b) {
-    if (a.parent_path() != b.parent_path()) return a.parent_path() > b.parent_path();
+  // Newest run folder first, by the UTC stamp its name ends with (h200-20261203T091131Z,
+  // profile-check-20261203T030040Z, ...), files in name order within one.
+  const auto stamp = [](const fs::path& file) {
+    static const std::regex at_end(R"((\d{8}T\d{6}Z)$)");
+    const std::string folder = file.parent_path().filename().string();
+    std::smatch m;
+    return std::regex_search(folder, m, at_end) ? m[1].str() : std::string();
+  };
+  std::sort(files.begin(), files.end(), [&](const fs::path& a, const fs::path& b) {
+    if (a.parent_path() != b.parent_path()) {
+      const std::string sa = stamp(a), sb = stamp(b);
+      return sa != sb ? sa > sb : a.parent_path() > b.parent_path();
+    }
     return a.filename() < b.filename();
   });
   // Each file is read once; the recordings of this problem are kept, in that order.

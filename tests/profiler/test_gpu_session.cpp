@@ -35,21 +35,29 @@ TEST(GpuSession, TiledKernelCountersMatchItsLogicalTraffic) {
   req.windows = plan_windows(req.workload, req.kind, req.tiles, TileMode::sample);
   const Measurement m = session.measure(req);
   ASSERT_EQ(m.kernels.size(), 1u);
-  const auto d = derive_report_metrics(m.kernels[0].counters);
+  const reports::Metrics dm = derive_report_metrics(m.kernels[0].counters);
+  // Every metric the test reads must have been measured.
+  const auto d = [&dm](vocab::Metric metric) {
+    const auto v = reports::measured_of(dm, metric);
+    EXPECT_TRUE(v.has_value()) << vocab::key(metric) << " was not measured";
+    return v.value_or(0.0);
+  };
   const double qkv = 3.0 * 8 * 1024 * 64 * 2, o = 8 * 1024 * 64 * 2, lse = 8 * 1024 * 4;
   std::printf(
       "tiled: dram_read %.0f (Q+K+V %.0f), dram_write %.0f, l2_write %.0f (O+LSE %.0f), time %.3g s\n",
-      d.at("dram_read"), qkv, d.at("dram_write"), d.at("l2_write"), o + lse, d.at("time"));
+      d(vocab::Metric::dram_read), qkv, d(vocab::Metric::dram_write), d(vocab::Metric::l2_write), o + lse, d(vocab::Metric::time));
   // Every output byte is stored at least once (partial-sector stores count each request's sectors).
-  EXPECT_GE(d.at("l2_write"), 0.99 * (o + lse));
-  EXPECT_NEAR(d.at("dram_read"), qkv, 0.05 * qkv);  // 4 MB fits in L2: each input read once
+  EXPECT_GE(d(vocab::Metric::l2_write), 0.99 * (o + lse));
+  EXPECT_NEAR(d(vocab::Metric::dram_read), qkv, 0.05 * qkv);  // 4 MB fits in L2: each input read once
   ASSERT_TRUE(m.kernels[0].writeback_after.has_value());
-  const auto after = derive_report_metrics(*m.kernels[0].writeback_after);
+  const auto after_dram_write =
+      reports::measured_of(derive_report_metrics(*m.kernels[0].writeback_after), vocab::Metric::dram_write);
+  ASSERT_TRUE(after_dram_write.has_value());
   // What the kernel wrote reaches DRAM either during it or in the flush after it.
-  EXPECT_GE(d.at("dram_write") + after.at("dram_write"), 0.99 * (o + lse));
+  EXPECT_GE(d(vocab::Metric::dram_write) + *after_dram_write, 0.99 * (o + lse));
   // Shared memory receives at least Q once and K, V for every q-tile (cp.async fills included).
   const double q_tiles = 1024 / 128, kv_loads = q_tiles * 2.0 * 8 * 1024 * 64 * 2;
-  EXPECT_GE(d.at("smem_write"), 0.99 * (o + kv_loads));
+  EXPECT_GE(d(vocab::Metric::smem_write), 0.99 * (o + kv_loads));
   EXPECT_EQ(m.kernels[0].windows.size(), req.windows.size());
   EXPECT_FALSE(m.kernels[0].timeline.empty());
 }
