@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // `attnscope report RUN.json [--gate EXPR]... [--html F] [--junit F] [--markdown F] [--csv PREFIX] [--trace
-// F]`: prints the kernel x metric table, checks gates (exit 3 naming each failed one) and writes other
-// formats.
+// F] [--remodel GPU]`: prints the report's first screen and tables, checks gates (exit 3 naming each failed
+// one) and writes other formats; --remodel re-runs this build's model on a recorded profile first.
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "attnscope/profiler/remodel.hpp"
 #include "attnscope/reports/gate.hpp"
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/reports/writers.hpp"
+#include "attnscope/sim/error.hpp"
+#include "attnscope/version.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 
@@ -21,6 +24,7 @@ struct ReportOptions {
   std::vector<std::string> gates;
   std::string html, junit, markdown, csv_prefix, trace;
   std::string with_sweep;
+  std::string remodel;  // GPU spec: re-run this build's model on a profile report
   bool quiet = false;
 };
 
@@ -31,6 +35,25 @@ int run_report(const ReportOptions& o) {
   } catch (const reports::ReportError& e) {
     std::fprintf(stderr, "attnscope report: %s\n", e.what());
     return kMalformedReport;
+  }
+  if (!o.remodel.empty()) {
+    if (report.kind != "profile") {
+      std::fprintf(stderr, "attnscope report: --remodel needs a profile report (this one is a %s report)\n",
+                   report.kind.c_str());
+      return kBadInput;
+    }
+    try {
+      report = profiler::remodel_report(report, sim::load_gpu_spec(o.remodel));
+    } catch (const sim::InvalidInput& e) {
+      std::fprintf(stderr, "attnscope report: --remodel: %s\n", e.what());
+      return kBadInput;
+    }
+  } else if (report.kind == "profile" && report.provenance.git_revision != kGitRevision && !o.quiet) {
+    std::printf(
+        "note: modeled values as recorded by attnscope git %s; `--remodel %s` re-runs this build's model under "
+        "the recording's cache protocol (the numbers `attnscope accuracy` compares)\n\n",
+        report.provenance.git_revision.c_str(),
+        report.provenance.gpu_spec.empty() ? "h200" : report.provenance.gpu_spec.c_str());
   }
   if (!o.with_sweep.empty()) {
     // Render a sweep's curves beside this run (e.g. a block-size study of the same workload).
@@ -105,6 +128,8 @@ void add_report_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--with-sweep", o->with_sweep,
                   "add the points of a sweep report (attnscope sweep -o) to the outputs, for its curves");
   cmd->add_flag("--quiet,-q", o->quiet, "do not print the table");
+  cmd->add_option("--remodel", o->remodel,
+                  "re-run this build's model (GPU spec, e.g. h200) on a profile report, under its cache protocol");
   cmd->footer(
       "Exit codes: 0 all gates pass, 2 bad gate, 3 a gate failed, 4 unreadable report, 15 cannot write.");
   cmd->callback([o, exit_code] { *exit_code = run_report(*o); });

@@ -36,6 +36,7 @@ vocab::CacheProtocol protocol_of(const reports::Report& recorded) {
 reports::Report remodel_report(const reports::Report& recorded, ModelCache& models,
                                const RemodelOptions& options) {
   reports::Report out = recorded;
+  out.format_version = reports::kFormatVersion;  // the modeled side is now this build's
   const vocab::CacheProtocol protocol = protocol_of(recorded);
   const sim::GpuSpec& gpu = models.gpu();
   for (auto& entry : out.kernels) {

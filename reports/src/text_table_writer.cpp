@@ -63,7 +63,14 @@ std::string provenance_text(const Report& report) {
                      p.gpu_name.empty() ? "-" : p.gpu_name,
                      p.gpu_spec.empty() ? "" : " [model " + p.gpu_spec + "]", p.tool_version, p.git_revision,
                      p.date);
-  if (const std::string proto = protocol_text(p); !proto.empty()) out += "measured with " + proto + "\n";
+  if (const std::string proto = protocol_text(p); !proto.empty()) {
+    if (report.format_version >= 2)
+      out += "measured with " + proto + "\n";
+    else  // format 1: written before the model ran under the measurement's protocol
+      out += "measured with " + proto.substr(0, proto.find(';')) +
+             "; the modeled values are those of the model that wrote this format-1 file (the naive kernels "
+             "modeled back to back from one cold L2): re-run the model to compare under the same protocol\n";
+  }
   if (!p.recordings.empty()) {
     out += fmt::format("joins {} recording{}:\n", p.recordings.size(), p.recordings.size() == 1 ? "" : "s");
     for (const Recording& r : p.recordings) {
