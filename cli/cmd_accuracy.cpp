@@ -162,6 +162,12 @@ int run_accuracy(const AccuracyFlags& f) {
     }
     if (f.training_only) std::erase_if(cases, [](const profiler::AccuracyCase& c) { return !c.training; });
     const std::size_t measurements = cases.size();
+    if (measurements == 0) {
+      // A typo in --data (or filters that keep nothing) must not pass a check on nothing.
+      fmt::print(stderr, "error: no measurement found under {} (bench/kernels_*.json, h200/**/*.json){}\n",
+                 data.string(), f.only.empty() && f.skip.empty() ? "" : " that --only/--skip keep");
+      return kBadInput;
+    }
     std::size_t replaced = 0;
     cases = profiler::newest_per_case(std::move(cases), &replaced);
     const auto points = profiler::points_of(cases);

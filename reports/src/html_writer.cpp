@@ -287,11 +287,15 @@ struct Grid {
 
 Grid hbm_grid(const KernelEntry& k) {
   Grid g;
+  // The reader keeps tile indices inside the workload's grid; a tile built in code with a negative index is
+  // left out rather than written outside the grid.
   for (const auto& t : k.tiles)
-    g.rows = std::max(g.rows, t.q_tile + 1), g.cols = std::max(g.cols, t.kv_tile + 1);
+    if (t.q_tile >= 0 && t.kv_tile >= 0)
+      g.rows = std::max(g.rows, t.q_tile + 1), g.cols = std::max(g.cols, t.kv_tile + 1);
   const std::size_t n = static_cast<std::size_t>(g.rows) * static_cast<std::size_t>(g.cols);
   g.modeled.assign(n, 0), g.measured.assign(n, 0), g.has_modeled.assign(n, 0), g.has_measured.assign(n, 0);
   for (const auto& t : k.tiles) {
+    if (t.q_tile < 0 || t.kv_tile < 0) continue;
     const std::size_t i = static_cast<std::size_t>(t.q_tile) * static_cast<std::size_t>(g.cols) +
                           static_cast<std::size_t>(t.kv_tile);
     for (const Metric key : {Metric::dram_read, Metric::dram_write}) {

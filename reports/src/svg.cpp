@@ -47,7 +47,16 @@ std::vector<double> Scale::ticks() const {
       step = m * mag;
       break;
     }
-  for (double v = std::ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push_back(v);
+  // Counted, not accumulated: where the range is a few ULPs wide, v + step == v and a `v += step` loop never
+  // ends. A step that does not move the value, or too many ticks, gives the two ends instead.
+  const double first = std::ceil(lo / step) * step;
+  if (!std::isfinite(step) || step <= 0 || first + step == first) return {lo, hi};
+  for (int i = 0; i <= 20; ++i) {
+    const double v = first + i * step;
+    if (v > hi + step * 1e-9) break;
+    out.push_back(v);
+  }
+  if (out.size() < 2) out = {lo, hi};
   return out;
 }
 
