@@ -59,14 +59,14 @@ int OverviewModel::rowCount(const QModelIndex& parent) const {
 }
 
 int OverviewModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() || rows_.empty() ? 0 : kFirstMetricColumn + static_cast<int>(metrics_.size());
+  return parent.isValid() || rows_.empty() ? 0 : verdictColumn() + 1;
 }
 
 QVariant OverviewModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
   const auto& kernel = rows_[static_cast<std::size_t>(index.row())];
   if (index.column() == 0) return role == Qt::DisplayRole ? QVariant(QString::fromStdString(kernel.kernel)) : QVariant();
-  if (index.column() == 1) {
+  if (index.column() == verdictColumn()) {
     if (role == Qt::DisplayRole || role == Qt::ToolTipRole) return QString::fromStdString(kernel.verdict);
     return {};
   }
@@ -105,7 +105,7 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
 QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (role != Qt::DisplayRole || orientation != Qt::Horizontal) return {};
   if (section == 0) return tr("Kernel");
-  if (section == 1) return tr("Verdict");
+  if (section == verdictColumn()) return tr("Verdict");
   if (const auto m = metricAt(section)) return levelLabel(*m);
   return {};
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The error overview: kernel x metric relative error of the model against the measurement, from
 // reports::overview() (the same function the terminal table and the HTML report's first screen read, so the
-// numbers agree), worst kernel first. Column 0 is the kernel, column 1 its verdict, then one column per
-// headline metric. The background is a diverging, zero-centred colour scaled by the metric's accuracy target:
+// numbers agree), worst kernel first. Column 0 is the kernel, then one column per headline metric, then the
+// kernel's verdict. The background is a diverging, zero-centred colour scaled by the metric's accuracy target:
 // white at 0, full colour at twice the worst-case target (red: the model says more, blue: less).
 #pragma once
 #include <QAbstractTableModel>
@@ -19,7 +19,8 @@ class OverviewModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   enum Role { ErrorRole = Qt::UserRole + 1 };  // the signed relative error as double; invalid when absent
-  static constexpr int kFirstMetricColumn = 2;
+  static constexpr int kFirstMetricColumn = 1;
+  int verdictColumn() const { return kFirstMetricColumn + static_cast<int>(metrics_.size()); }
 
   explicit OverviewModel(QObject* parent = nullptr);
   void setReport(ReportPtr report);

@@ -207,7 +207,7 @@ void HeatmapView::paintLegend(QPainter& p, const ColorScale& scale) const {
     p.setPen(QPen(Qt::black, 2, Qt::DashLine));
     p.drawRect(lone);
     p.setPen(palette().text().color());
-    p.drawText(QRectF(lone.right() + 6, lone.top() - 1, kLegendWidth - 20, 32), Qt::TextWordWrap,
+    p.drawText(QRectF(lone.right() + 6, lone.top() - 1, kLegendWidth - 20, 64), Qt::TextWordWrap,
                tr("%n lone-launch window(s): measured alone, not scaled (hover)", "", model_->loneWindowCount()));
   }
 }

@@ -178,11 +178,15 @@ void LevelBarChart::paintEvent(QPaintEvent*) {
       if (bar.width() == 0) continue;
       p.fillRect(bar, colorOf(s));
       const auto v = valueOf(row, s);
-      if (v && bar.width() >= 28) {
+      if (v && bar.width() >= 18) {
+        // The value along the bar: inside it when it is tall enough, else above it.
         p.save();
-        p.translate(bar.center().x(), bar.top() - 4);
+        const bool inside = bar.height() > 90;
+        p.translate(bar.center().x(), inside ? bar.top() + 4 : bar.top() - 4);
         p.rotate(-90);
-        p.drawText(QRectF(0, -8, 120, 16), Qt::AlignLeft | Qt::AlignVCenter, formatMetric(*v, row.key));
+        p.setPen(inside ? QColor(Qt::white) : text);
+        p.drawText(inside ? QRectF(-124, -8, 120, 16) : QRectF(0, -8, 120, 16),
+                   (inside ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter, formatMetric(*v, row.key));
         p.restore();
       }
     }

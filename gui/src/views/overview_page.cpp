@@ -28,7 +28,7 @@ OverviewPage::OverviewPage(OverviewModel* model, QWidget* parent)
   table_->setModel(model_);
   table_->verticalHeader()->hide();
   table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(false);
+  table_->horizontalHeader()->setStretchLastSection(true);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setSelectionBehavior(QAbstractItemView::SelectItems);
   table_->setWordWrap(false);
