@@ -194,7 +194,7 @@ void HeatmapView::paintLegend(QPainter& p, const ColorScale& scale) const {
   if (const auto range = model_->valueRange(); range && range->first == range->second) {
     // A constant field: say so instead of three equal labels.
     p.drawText(QRectF(bar.left(), y, kLegendWidth, 16), Qt::AlignLeft | Qt::AlignVCenter,
-               tr("every tile: %1").arg(model_->formatValue(range->first)));
+               tr("every value: %1").arg(model_->formatValue(range->first)));
     y += 20;
   }
   const QRectF swatch(bar.left(), y, 14, 14);
