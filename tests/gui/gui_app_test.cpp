@@ -593,6 +593,36 @@ class GuiAppTest : public QObject {
     QTest::mouseRelease(view, Qt::LeftButton, {}, QPoint(300, 200));
     QVERIFY(view->visibleStart() > start);  // dragging left shows later times
   }
+
+  // 132 SMs at a few pixels a row are unreadable: Ctrl+wheel zooms the rows, Shift+wheel scrolls them.
+  void timelineZoomsVertically() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openReport(h200_path_));
+    w.showView(MainWindow::View::timeline);
+    auto* view = w.findChild<TimelineView*>();
+    QVERIFY(view);
+    QVERIFY(w.timelineModel()->smCount() >= 100);
+    QVERIFY(w.timelineModel()->coverage().contains(QStringLiteral(" of ")));
+    const double before = view->rowHeight();
+    QVERIFY(before < 8);
+    for (int i = 0; i < 8; ++i) {
+      QWheelEvent wheel(QPointF(400, 300), view->mapToGlobal(QPointF(400, 300)), QPoint(), QPoint(0, 120),
+                        Qt::NoButton, Qt::ControlModifier, Qt::NoScrollPhase, false);
+      QApplication::sendEvent(view, &wheel);
+    }
+    QVERIFY2(view->rowHeight() > 4 * before, qPrintable(QString::number(view->rowHeight())));
+    QVERIFY(view->visibleSmCount() < w.timelineModel()->smCount());
+    const int first = view->firstVisibleSm();
+    QWheelEvent down(QPointF(400, 300), view->mapToGlobal(QPointF(400, 300)), QPoint(), QPoint(0, -120),
+                     Qt::NoButton, Qt::ShiftModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(view, &down);
+    QVERIFY(view->firstVisibleSm() > first);
+    view->resetZoom();
+    QCOMPARE(view->visibleSmCount(), w.timelineModel()->smCount());
+  }
 };
 
 QTEST_MAIN(GuiAppTest)
