@@ -7,7 +7,10 @@
 #include <QTest>
 #include <iterator>
 
+#include "attnscope/reports/units.hpp"
 #include "models/color_scale.hpp"
+#include "models/comparability.hpp"
+#include <QSet>
 #include "models/kernel_level_model.hpp"
 #include "models/metric_levels.hpp"
 #include "models/sweep_model.hpp"
@@ -138,7 +141,7 @@ class GuiModelsTest : public QObject {
     model.setReports(shared(smallReport()), nullptr);
     QCOMPARE(model.kernelNames(), (QStringList{QStringLiteral("naive.qk"), QStringLiteral("tiled")}));
     QCOMPARE(model.rowCount(), 2 * static_cast<int>(kByteLevels.size() + 1));
-    QCOMPARE(model.columnCount(), static_cast<int>(KernelLevelModel::comparedMeasuredColumn));
+    QCOMPARE(model.columnCount(), 5);  // kernel, level, measured, modeled, error
     const auto rows = model.rowsOf(QStringLiteral("tiled"));
     QCOMPARE(rows.size(), kByteLevels.size());
     QCOMPARE(rows.front().key, vocab::Metric::dram_read);
@@ -152,7 +155,7 @@ class GuiModelsTest : public QObject {
     QCOMPARE(model.index(tiled_dram, KernelLevelModel::errorColumn).data().toString(),
              QStringLiteral("+5.00 %"));
     model.setReports(shared(smallReport()), shared(smallReport(0.5)));
-    QCOMPARE(model.columnCount(), static_cast<int>(KernelLevelModel::columnsWithComparison));
+    QCOMPARE(model.columnCount(), 7);  // and the compared report's measured and modeled
     QVERIFY(model.rowsOf(QStringLiteral("tiled")).front().compared_measured.has_value());
   }
 
@@ -196,11 +199,93 @@ class GuiModelsTest : public QObject {
     QCOMPARE(sequential.position(150), 1.0);
   }
 
+  // Colour scales read right: a constant field sits at one colour and the legend does not stretch it over
+  // the map; a 2 % spread takes 2 % of the map; differences are symmetric about zero.
+  void constantFieldDoesNotFillTheColormap() {
+    reports::Report r = smallReport();
+    for (auto& k : r.kernels)
+      for (auto& t : k.tiles) t.metrics[vocab::Metric::dram_read] = both(32768, 32768);
+    TileGridModel model;
+    model.setReports(shared(r), nullptr);
+    model.setKernel(QStringLiteral("tiled"));
+    model.setMode(TileGridModel::Mode::modeled);
+    const ColorScale scale = model.colorScale();
+    QCOMPARE(scale.low(), 0.0);
+    QVERIFY(scale.high() >= 32768);
+    QVERIFY(scale.high() > scale.low());
+    QSet<QRgb> colours;
+    for (int q = 0; q < model.rowCount(); ++q)
+      for (int kv = 0; kv < model.columnCount(); ++kv) colours.insert(scale.color(*model.value(q, kv)).rgb());
+    QCOMPARE(colours.size(), 1);
+    // A 2 % spread (33.5 .. 34.3 KB) spans a few per cent of the map, not all of it.
+    double v = 33500;
+    for (auto& k : r.kernels)
+      for (auto& t : k.tiles) {
+        t.metrics[vocab::Metric::dram_read] = both(v, v);
+        v = v >= 34300 ? 33500 : v + 160;
+      }
+    model.setReports(shared(r), nullptr);
+    const ColorScale spread = model.colorScale();
+    const auto range = model.valueRange();
+    QVERIFY(range.has_value());
+    QVERIFY(spread.position(range->second) - spread.position(range->first) < 0.05);
+    // Relative error: symmetric about zero, white at zero.
+    model.setReports(shared(smallReport()), nullptr);
+    model.setMode(TileGridModel::Mode::relativeError);
+    QVERIFY(qAbs(*model.value(0, 0) - 0.05) < 1e-12);
+    QCOMPARE(model.colorScale().low(), -model.colorScale().high());
+    QCOMPARE(model.colorScale().position(0), 0.5);
+    QCOMPARE(model.formatValue(0.05), QStringLiteral("+5.00 %"));
+  }
+
+  void lonewindowsDoNotStretchTheRange() {
+    reports::Report r = smallReport();
+    for (auto& k : r.kernels)
+      for (auto& t : k.tiles) {
+        if (t.q_tile == 0 && t.kv_tile == 0) {
+          t.lone_window = true;
+          t.metrics[vocab::Metric::dram_read] = both(1e6, 1e6);
+        }
+      }
+    TileGridModel model;
+    model.setReports(shared(r), nullptr);
+    model.setKernel(QStringLiteral("tiled"));
+    model.setMode(TileGridModel::Mode::modeled);
+    QCOMPARE(model.loneWindowCount(), 1);
+    QVERIFY(model.isLoneWindow(0, 0));
+    QVERIFY(model.valueRange()->second < 1e4);  // the lone window's 1 MB is left out
+    QCOMPARE(model.coverage(), QStringLiteral("all 12 tiles"));
+  }
+
+  void comparabilityNamesTheDifference() {
+    reports::Report a = smallReport(), b = smallReport();
+    QVERIFY(compareReports(a, b).tileByTile());
+    b.tiles.bc = a.tiles.bc * 2;
+    const Comparability c = compareReports(a, b);
+    QVERIFY(!c.tileByTile());
+    QVERIFY(c.sameWorkload());
+    QVERIFY(c.tileRefusal().contains(QStringLiteral("Bc")));
+    b = a;
+    b.workload.seq_q = 8192;
+    QVERIFY(compareReports(a, b).totalsWarning().contains(QStringLiteral("query length")));
+    // The tile grid refuses such a comparison and shows no values.
+    b = a;
+    b.tiles.bc = 128;
+    TileGridModel model;
+    model.setReports(shared(a), shared(b));
+    model.setKernel(QStringLiteral("tiled"));
+    model.setMode(TileGridModel::Mode::versusComparison);
+    QVERIFY(!model.refusal().isEmpty());
+    QVERIFY(!model.valueRange().has_value());
+  }
+
   void formatsBytesAndSeconds() {
     QCOMPARE(formatBytes(512), QStringLiteral("512 B"));
-    QCOMPARE(formatBytes(3.0 * 1024 * 1024), QStringLiteral("3.00 MiB"));
-    QCOMPARE(formatBytes(-2048), QStringLiteral("-2.00 KiB"));
-    QCOMPARE(formatSeconds(2.5e-6), QStringLiteral("2.50 us"));
+    // The CLI's and the HTML report's convention (reports/units.hpp): decimal prefixes.
+    QCOMPARE(formatBytes(48e6), QStringLiteral("48 MB"));
+    QCOMPARE(formatBytes(48e6), QString::fromStdString(reports::format_bytes(48e6)));
+    QCOMPARE(formatBytes(-2000), QStringLiteral("-2 KB"));
+    QCOMPARE(formatSeconds(2.5e-6), QStringLiteral("2.5 us"));
     QCOMPARE(formatPercent(-0.0123), QStringLiteral("-1.23 %"));
   }
 

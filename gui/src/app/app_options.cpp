@@ -31,7 +31,7 @@ AppOptions parseAppOptions(const QCoreApplication& app) {
       QStringLiteral("KEY"));
   const QCommandLineOption mode(
       QStringLiteral("heatmap-mode"),
-      QStringLiteral("Heatmap values: measured, modeled, diff (modeled - measured), compare."),
+      QStringLiteral("Heatmap values: measured, modeled, diff (modeled - measured), relative (relative error), whatif, compare."),
       QStringLiteral("MODE"));
   const QCommandLineOption kernel(
       QStringLiteral("kernel"),
@@ -79,9 +79,9 @@ AppOptions parseAppOptions(const QCoreApplication& app) {
                   .arg(o.view, MainWindow::viewNames().join(QStringLiteral(", ")));
   }
   if (!o.heatmap_mode.isEmpty() && !QStringList{QStringLiteral("measured"), QStringLiteral("modeled"),
-                                                QStringLiteral("diff"), QStringLiteral("compare")}
+                                                QStringLiteral("diff"), QStringLiteral("compare"), QStringLiteral("relative"), QStringLiteral("whatif")}
                                         .contains(o.heatmap_mode)) {
-    o.error = QStringLiteral("--heatmap-mode %1: use measured, modeled, diff or compare").arg(o.heatmap_mode);
+    o.error = QStringLiteral("--heatmap-mode %1: use measured, modeled, diff, relative, whatif or compare").arg(o.heatmap_mode);
   }
   if (parser.isSet(size)) {
     const auto match = QRegularExpression(QStringLiteral("^(\\d+)x(\\d+)$")).match(parser.value(size));

@@ -65,6 +65,8 @@ int main(int argc, char** argv) {
     const Mode mode = options.heatmap_mode == QLatin1String("measured")  ? Mode::measured
                       : options.heatmap_mode == QLatin1String("modeled") ? Mode::modeled
                       : options.heatmap_mode == QLatin1String("diff")    ? Mode::modeledMinusMeasured
+                      : options.heatmap_mode == QLatin1String("relative") ? Mode::relativeError
+                      : options.heatmap_mode == QLatin1String("whatif")  ? Mode::whatIf
                                                                          : Mode::versusComparison;
     selectData(window.heatmapPage()->modeBox(), static_cast<int>(mode));
   }

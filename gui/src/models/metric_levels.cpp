@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string>
 
+#include "attnscope/reports/units.hpp"
+
 namespace attnscope::gui {
 
 QString levelLabel(vocab::Metric metric) {
@@ -23,26 +25,15 @@ std::optional<double> metricValue(const reports::Metrics& metrics, vocab::Metric
 }
 
 QString formatBytes(double bytes) {
-  const double magnitude = std::abs(bytes);
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int unit = 0;
-  double scaled = magnitude;
-  while (scaled >= 1024.0 && unit < 4) {
-    scaled /= 1024.0;
-    ++unit;
-  }
-  const QString sign = bytes < 0 ? QStringLiteral("-") : QString();
-  if (unit == 0) return sign + QString::number(scaled, 'f', 0) + QStringLiteral(" B");
-  return sign + QString::number(scaled, 'f', scaled < 10 ? 2 : 1) + QLatin1Char(' ') +
-         QLatin1String(units[unit]);
+  return QString::fromStdString(reports::format_bytes(bytes));
 }
 
 QString formatSeconds(double seconds) {
-  const double magnitude = std::abs(seconds);
-  if (magnitude < 1e-6) return QString::number(seconds * 1e9, 'f', 0) + QStringLiteral(" ns");
-  if (magnitude < 1e-3) return QString::number(seconds * 1e6, 'f', 2) + QStringLiteral(" us");
-  if (magnitude < 1.0) return QString::number(seconds * 1e3, 'f', 2) + QStringLiteral(" ms");
-  return QString::number(seconds, 'f', 2) + QStringLiteral(" s");
+  return QString::fromStdString(reports::format_seconds(seconds));
+}
+
+QString formatMetric(double value, vocab::Metric metric) {
+  return QString::fromStdString(reports::format_metric(value, metric));
 }
 
 QString formatOptionalBytes(const std::optional<double>& bytes) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The memory levels the GUI shows, as metrics of the metric table (vocab/metric.hpp), with display names,
-// and the number formatting every view shares (bytes in B/KiB/MiB/GiB, times in ns/us/ms).
+// and the number formatting every view shares (the CLI's: decimal bytes, B/KB/MB/GB; times in ns/us/ms).
 #pragma once
 #include <QString>
 #include <QStringList>
@@ -29,8 +29,10 @@ QString metricKey(vocab::Metric metric);    // the report key, for combo-box dat
 enum class Side { measured, modeled };
 std::optional<double> metricValue(const reports::Metrics& metrics, vocab::Metric metric, Side side);
 
-QString formatBytes(double bytes);      // "12.3 MiB"; negative values keep their sign
-QString formatSeconds(double seconds);  // "812 ns", "3.41 us", "1.20 ms", "2.00 s"
+// One unit convention with the CLI and the HTML report (reports/units.hpp): decimal prefixes, "12.3 MB".
+QString formatBytes(double bytes);      // "12.3 MB"; negative values keep their sign
+QString formatSeconds(double seconds);  // "812 ns", "3.41 us", "1.2 ms", "2 s"
+QString formatMetric(double value, vocab::Metric metric);  // in the metric's unit (the metric table's)
 QString formatOptionalBytes(const std::optional<double>& bytes);  // "–" when absent
 QString formatPercent(double fraction);                           // 0.0123 -> "+1.23 %"
 

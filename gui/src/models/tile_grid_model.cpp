@@ -2,8 +2,11 @@
 #include "models/tile_grid_model.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
+#include "attnscope/reports/overview.hpp"
+#include "models/comparability.hpp"
 #include "models/metric_levels.hpp"
 
 namespace attnscope::gui {
@@ -83,10 +86,12 @@ std::span<const reports::TileEntry* const> TileGridModel::SliceIndex::slice(int 
   return {tiles.data() + offsets[i], offsets[i + 1] - offsets[i]};
 }
 
-void TileGridModel::setReports(ReportPtr primary, ReportPtr comparison) {
+void TileGridModel::setReports(ReportPtr primary, ReportPtr comparison, ReportPtr live) {
   primary_ = std::move(primary);
   comparison_ = std::move(comparison);
+  live_ = std::move(live);
   if (!comparison_ && mode_ == Mode::versusComparison) mode_ = Mode::modeled;
+  if (!live_ && mode_ == Mode::whatIf) mode_ = Mode::modeled;
   rebuild();
 }
 
@@ -143,7 +148,8 @@ const reports::KernelEntry* TileGridModel::findKernel(const ReportPtr& report) c
 }
 
 std::optional<double> TileGridModel::cellValue(const reports::TileEntry* tile,
-                                               const reports::TileEntry* compared) const {
+                                               const reports::TileEntry* compared,
+                                               const reports::TileEntry* live) const {
   if (!tile) return std::nullopt;
   const std::optional<vocab::Metric> key = metric_id_;
   switch (mode_) {
@@ -157,6 +163,14 @@ std::optional<double> TileGridModel::cellValue(const reports::TileEntry* tile,
       if (!measured || !modeled) return std::nullopt;
       return *modeled - *measured;
     }
+    case Mode::relativeError: {
+      const auto measured = tileValue(*tile, key, Side::measured);
+      const auto modeled = tileValue(*tile, key, Side::modeled);
+      if (!measured || !modeled || *measured == 0) return std::nullopt;
+      return (*modeled - *measured) / *measured;
+    }
+    case Mode::whatIf:
+      return live ? tileValue(*live, key, Side::modeled) : std::nullopt;
     case Mode::versusComparison: {
       if (!compared) return std::nullopt;
       const auto mine = preferredValue(*tile, key);
@@ -176,13 +190,31 @@ void TileGridModel::rebuild() {
   }
   const reports::KernelEntry* kernel = findKernel(primary_);
   primary_index_.build(kernel);
-  comparison_index_.build(findKernel(comparison_));
+  refusal_.clear();
+  coverage_.clear();
+  lone_windows_ = 0;
+  // Another report's tiles are shown only where they cover the same data as this report's.
+  const auto tileable = [&](const ReportPtr& other) {
+    if (!other || !primary_) return false;
+    const Comparability c = compareReports(*primary_, *other);
+    if (!c.tileByTile()) {
+      if ((mode_ == Mode::versusComparison && other == comparison_) || (mode_ == Mode::whatIf && other == live_))
+        refusal_ = c.tileRefusal();
+      return false;
+    }
+    return true;
+  };
+  comparison_index_.build(tileable(comparison_) ? findKernel(comparison_) : nullptr);
+  live_index_.build(tileable(live_) ? findKernel(live_) : nullptr);
   rows_ = columns_ = batch_count_ = head_count_ = 0;
   grid_.clear();
   compared_grid_.clear();
+  live_grid_.clear();
   values_.clear();
   range_.reset();
   if (kernel) {
+    const std::string text = reports::tile_coverage(*kernel);
+    coverage_ = text.empty() ? tr("all %1 tiles").arg(kernel->tiles.size()) : QString::fromStdString(text);
     rows_ = primary_index_.rows;
     columns_ = primary_index_.columns;
     batch_count_ = primary_index_.batches;
@@ -190,6 +222,7 @@ void TileGridModel::rebuild() {
     const auto cells = static_cast<std::size_t>(rows_) * static_cast<std::size_t>(columns_);
     grid_.assign(cells, nullptr);
     compared_grid_.assign(cells, nullptr);
+    live_grid_.assign(cells, nullptr);
     const auto place = [&](const SliceIndex& index, std::vector<const reports::TileEntry*>& grid) {
       for (const reports::TileEntry* t : index.slice(batch_, head_)) {
         if (t->q_tile < 0 || t->kv_tile < 0 || t->q_tile >= rows_ || t->kv_tile >= columns_) continue;
@@ -199,13 +232,20 @@ void TileGridModel::rebuild() {
     };
     place(primary_index_, grid_);
     place(comparison_index_, compared_grid_);
+    place(live_index_, live_grid_);
     values_.resize(cells);
+    // Lone windows set the range only when no full-run tile has a value (else they would stretch it).
+    std::optional<std::pair<double, double>> lone_range;
     for (std::size_t i = 0; i < cells; ++i) {
-      values_[i] = cellValue(grid_[i], compared_grid_[i]);
+      values_[i] = cellValue(grid_[i], compared_grid_[i], live_grid_[i]);
+      const bool lone = grid_[i] && grid_[i]->lone_window;
+      if (lone) ++lone_windows_;
       if (!values_[i]) continue;
       const double v = *values_[i];
-      range_ = range_ ? std::pair{std::min(range_->first, v), std::max(range_->second, v)} : std::pair{v, v};
+      auto& r = lone && mode_ != Mode::whatIf ? lone_range : range_;
+      r = r ? std::pair{std::min(r->first, v), std::max(r->second, v)} : std::pair{v, v};
     }
+    if (!range_) range_ = lone_range;
   }
   endResetModel();
 }
@@ -215,7 +255,40 @@ std::optional<double> TileGridModel::value(int q_tile, int kv_tile) const {
   return values_[static_cast<std::size_t>(q_tile * columns_ + kv_tile)];
 }
 
+bool TileGridModel::isLoneWindow(int q_tile, int kv_tile) const {
+  if (q_tile < 0 || kv_tile < 0 || q_tile >= rows_ || kv_tile >= columns_) return false;
+  const auto* t = grid_[static_cast<std::size_t>(q_tile * columns_ + kv_tile)];
+  return t && t->lone_window;
+}
+
+ColorScale TileGridModel::colorScale() const {
+  if (!range_) return ColorScale(0, 1, isDifference());
+  if (isDifference()) {
+    // Symmetric about zero; a field of zeros keeps a small span so it reads as "no difference".
+    const double bound = std::max({std::abs(range_->first), std::abs(range_->second), isRelative() ? 0.05 : 1e-9});
+    return ColorScale(-bound, bound, true);
+  }
+  // Anchored at zero: a 2 % spread reads as 2 %, and a constant field sits at one colour.
+  const double low = std::min(0.0, range_->first), high = std::max(0.0, range_->second);
+  return high > low ? ColorScale(low, high, false) : ColorScale(0, 1, false);
+}
+
+QString TileGridModel::rowAxisTitle() const {
+  if (!primary_) return tr("q-tile");
+  const bool tiled = kernel_ == QLatin1String("tiled");
+  return tiled ? tr("q-tile (Br = %1 query rows)").arg(primary_->tiles.br)
+               : tr("row tile (BM = %1 rows)").arg(primary_->tiles.gemm_bm);
+}
+
+QString TileGridModel::columnAxisTitle() const {
+  if (!primary_) return tr("kv-tile");
+  const bool tiled = kernel_ == QLatin1String("tiled");
+  return tiled ? tr("kv-tile (Bc = %1 key/value rows)").arg(primary_->tiles.bc)
+               : tr("column tile (BN = %1 columns)").arg(primary_->tiles.gemm_bn);
+}
+
 QString TileGridModel::formatValue(double v) const {
+  if (isRelative()) return formatPercent(v);
   const QString text = isTime() ? formatSeconds(v) : formatBytes(v);
   return isDifference() && v > 0 ? QStringLiteral("+") + text : text;
 }
@@ -231,6 +304,10 @@ QString TileGridModel::describeMode() const {
       return tr("%1, modeled − measured").arg(level);
     case Mode::versusComparison:
       return tr("%1, this report − compared report").arg(level);
+    case Mode::relativeError:
+      return tr("%1, relative error (modeled − measured) / measured").arg(level);
+    case Mode::whatIf:
+      return tr("%1, what-if model").arg(level);
   }
   return level;
 }
@@ -272,8 +349,11 @@ QString TileGridModel::tooltip(int q_tile, int kv_tile) const {
                      .arg(head_);
   if (!tile) return html + tr("no tile here (skipped, e.g. fully masked)");
   if (tile->lone_window)
-    html += tr("<i>measured as a lone window: one CTA doing this tile alone from a flushed L2; its modeled "
-               "values are the model of that lone launch, not the tile's share of the full run</i><br/>");
+    html += tr("<b>Lone-launch window</b> (drawn with a dashed frame): this tile was launched alone, one CTA "
+               "from a flushed L2, and measured under its own range. Its measured and modeled values are of "
+               "that lone launch (it loads its own Q rows and starts from a cold L2), not the tile's share "
+               "of the full run, so they are larger than its neighbours' and are left out of the colour "
+               "range.<br/>");
   html += QStringLiteral(
       "<table cellpadding=1 cellspacing=3><tr><th "
       "align=left>level</th><th>measured</th><th>modeled</th><th>error</th></tr>");

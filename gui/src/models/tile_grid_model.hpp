@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // The heatmap's data: one cell per (q-tile, kv-tile) of one kernel at a chosen batch and head, holding the
-// measured or modeled value of one metric, their difference, or the difference from a compared report.
+// measured or modeled value of one metric, their difference or relative error, the live what-if model's
+// value, or the difference from a compared report. Tile-by-tile views of another report (compared or
+// what-if) are refused, with the reason in refusal(), when its tiles cover other data (comparability.hpp).
+// Tiles measured as lone windows (launched alone from a cold L2) are flagged: their values are not the
+// tile's share of the full run, so they do not set the colour range of full-run tiles.
 // Rows are q-tiles, columns kv-tiles. The tooltip role carries a tile's bytes at every level (measured and
 // modeled) and its timing, so any view can show it on hover.
 #pragma once
@@ -11,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/color_scale.hpp"
 #include "models/metric_levels.hpp"
 #include "models/report_document.hpp"
 
@@ -24,6 +29,8 @@ class TileGridModel : public QAbstractTableModel {
     modeled,
     modeledMinusMeasured,
     versusComparison,  // this report minus the compared one (measured where both have it, else modeled)
+    relativeError,     // (modeled - measured) / measured
+    whatIf,            // the live what-if model's modeled value
   };
   enum Role { ValueRole = Qt::UserRole + 1 };  // the cell's number as double; invalid when absent
   // Pseudo-metric: tile duration (end - start) in seconds, from the tile's timing fields.
@@ -31,7 +38,7 @@ class TileGridModel : public QAbstractTableModel {
 
   explicit TileGridModel(QObject* parent = nullptr);
 
-  void setReports(ReportPtr primary, ReportPtr comparison);
+  void setReports(ReportPtr primary, ReportPtr comparison, ReportPtr live = nullptr);
   void setKernel(const QString& name);
   void setBatch(int batch);
   void setHead(int head);
@@ -46,8 +53,28 @@ class TileGridModel : public QAbstractTableModel {
   Mode mode() const { return mode_; }
   int batchCount() const { return batch_count_; }
   int headCount() const { return head_count_; }
-  bool isDifference() const { return mode_ == Mode::modeledMinusMeasured || mode_ == Mode::versusComparison; }
+  bool isDifference() const {
+    return mode_ == Mode::modeledMinusMeasured || mode_ == Mode::versusComparison || mode_ == Mode::relativeError;
+  }
+  bool isRelative() const { return mode_ == Mode::relativeError; }
   bool isTime() const;
+  bool hasWhatIf() const { return live_ != nullptr; }
+  bool hasComparison() const { return comparison_ != nullptr; }
+  // Why the current mode shows nothing tile by tile ("" when it shows): the other report's tiles cover
+  // other data (Bc 128 against Bc 64, another query length).
+  QString refusal() const { return refusal_; }
+  // "2,048 of 65,536 tiles (batch 0 / head 0)" or "all 32 tiles"; "" without a kernel.
+  QString coverage() const { return coverage_; }
+  // Whether the tile at a cell was measured as a lone window; lone-window cells in the grid.
+  bool isLoneWindow(int q_tile, int kv_tile) const;
+  int loneWindowCount() const { return lone_windows_; }
+  // The colour scale of the current values: anchored at zero (sequential), symmetric about zero
+  // (differences); a constant field sits at one colour and never stretches over the whole map. Lone
+  // windows do not widen it when full-run tiles have values.
+  ColorScale colorScale() const;
+  // The tile size as the axis titles say it ("q-tile (Br = 128 rows)").
+  QString rowAxisTitle() const;
+  QString columnAxisTitle() const;
 
   std::optional<double> value(int q_tile, int kv_tile) const;
   // Smallest and largest value present; nullopt when no cell has one (e.g. a modeled-only report shown as
@@ -64,7 +91,8 @@ class TileGridModel : public QAbstractTableModel {
  private:
   void rebuild();
   const reports::KernelEntry* findKernel(const ReportPtr& report) const;
-  std::optional<double> cellValue(const reports::TileEntry* tile, const reports::TileEntry* compared) const;
+  std::optional<double> cellValue(const reports::TileEntry* tile, const reports::TileEntry* compared,
+                                  const reports::TileEntry* live) const;
   QString tooltip(int q_tile, int kv_tile) const;
 
   // A kernel's tiles grouped by (batch, head), built once per kernel: switching heads or metrics then reads
@@ -79,17 +107,19 @@ class TileGridModel : public QAbstractTableModel {
     std::span<const reports::TileEntry* const> slice(int batch, int head) const;
   };
 
-  ReportPtr primary_, comparison_;
-  SliceIndex primary_index_, comparison_index_;
+  ReportPtr primary_, comparison_, live_;
+  SliceIndex primary_index_, comparison_index_, live_index_;
   QString kernel_, metric_ = metricKey(vocab::Metric::dram_read);
   std::optional<vocab::Metric> metric_id_ = vocab::Metric::dram_read;  // absent: the tile duration
   int batch_ = 0, head_ = 0;
   Mode mode_ = Mode::modeled;
 
   int rows_ = 0, columns_ = 0, batch_count_ = 0, head_count_ = 0;
-  std::vector<const reports::TileEntry*> grid_, compared_grid_;  // row-major, null where no tile
+  std::vector<const reports::TileEntry*> grid_, compared_grid_, live_grid_;  // row-major, null: no tile
   std::vector<std::optional<double>> values_;
   std::optional<std::pair<double, double>> range_;
+  QString refusal_, coverage_;
+  int lone_windows_ = 0;
 };
 
 }  // namespace attnscope::gui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "models/timeline_model.hpp"
 
+#include "attnscope/reports/overview.hpp"
+
 #include <algorithm>
 
 #include "models/metric_levels.hpp"
@@ -113,6 +115,10 @@ QVariant TimelineModel::headerData(int section, Qt::Orientation orientation, int
       "Start (model)", "End (model)", "SM (measured)", "Start (measured)", "End (measured)"};
   if (section < 0 || section >= columnCount_) return {};
   return tr(names[section]);
+}
+
+QString TimelineModel::coverage() const {
+  return entry_ ? QString::fromStdString(reports::tile_coverage(*entry_)) : QString();
 }
 
 }  // namespace attnscope::gui

@@ -45,6 +45,8 @@ class TimelineModel : public QAbstractTableModel {
   const std::vector<TileSpan>& measuredSpans() const { return measured_; }
   int smCount() const { return sm_count_; }     // highest SM index seen + 1
   double endTime() const { return end_time_; }  // latest end over both sides, seconds
+  // "2,048 of 65,536 tiles (batch 0 / head 0)" when the report keeps part of the kernel's tiles, else "".
+  QString coverage() const;
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -8,7 +8,9 @@ class QWidget;
 
 namespace attnscope::gui {
 
-// Returns an empty string on success, else why the file could not be written.
-QString exportWidget(QWidget* widget, const QString& path);
+// Returns an empty string on success, else why the file could not be written. A non-empty caption is drawn
+// in a strip under the picture (the report it shows; "SYNTHETIC DATA ..." first for a synthetic fixture), so
+// an exported picture never passes synthetic numbers off as measured.
+QString exportWidget(QWidget* widget, const QString& path, const QString& caption = {});
 
 }  // namespace attnscope::gui

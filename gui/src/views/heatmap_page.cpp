@@ -31,6 +31,8 @@ HeatmapPage::HeatmapPage(TileGridModel* model, QWidget* parent)
   mode_->addItem(tr("Measured"), static_cast<int>(TileGridModel::Mode::measured));
   mode_->addItem(tr("Modeled"), static_cast<int>(TileGridModel::Mode::modeled));
   mode_->addItem(tr("Modeled − measured"), static_cast<int>(TileGridModel::Mode::modeledMinusMeasured));
+  mode_->addItem(tr("Relative error (modeled vs measured)"), static_cast<int>(TileGridModel::Mode::relativeError));
+  mode_->addItem(tr("What-if model"), static_cast<int>(TileGridModel::Mode::whatIf));
   mode_->addItem(tr("This − compared report"), static_cast<int>(TileGridModel::Mode::versusComparison));
 
   auto* bar = new QHBoxLayout();
@@ -63,7 +65,7 @@ HeatmapPage::HeatmapPage(TileGridModel* model, QWidget* parent)
 }
 
 void HeatmapPage::syncSelectors() {
-  const QSignalBlocker b1(kernel_), b2(batch_), b3(head_), b4(mode_);
+  const QSignalBlocker b1(kernel_), b2(batch_), b3(head_), b4(mode_), b5(level_);
   if (const QStringList names = model_->kernelNames(); names != [&] {
         QStringList items;
         for (int i = 0; i < kernel_->count(); ++i) items << kernel_->itemText(i);
@@ -78,6 +80,14 @@ void HeatmapPage::syncSelectors() {
   head_->setRange(0, std::max(0, model_->headCount() - 1));
   head_->setValue(model_->head());
   mode_->setCurrentIndex(mode_->findData(static_cast<int>(model_->mode())));
+  if (const int i = level_->findData(model_->metric()); i >= 0) level_->setCurrentIndex(i);
+}
+
+void HeatmapPage::showKernelMetric(const QString& kernel, vocab::Metric metric, TileGridModel::Mode mode) {
+  model_->setKernel(kernel);
+  model_->setMetric(metricKey(metric));
+  model_->setMode(mode);
+  syncSelectors();
 }
 
 }  // namespace attnscope::gui

@@ -19,6 +19,8 @@ class HeatmapPage : public QWidget {
   HeatmapView* view() const { return view_; }
   QComboBox* modeBox() const { return mode_; }
   QComboBox* levelBox() const { return level_; }
+  // Click-through from the error overview: one kernel and metric in a chosen mode.
+  void showKernelMetric(const QString& kernel, vocab::Metric metric, TileGridModel::Mode mode);
 
  private:
   void syncSelectors();

@@ -9,7 +9,7 @@
 
 namespace attnscope::gui {
 namespace {
-constexpr double kLeft = 56, kTop = 48, kBottom = 16, kLegendWidth = 150;
+constexpr double kLeft = 64, kTop = 66, kBottom = 40, kLegendWidth = 190;
 
 // Label every n-th tile so labels never overlap.
 int labelStep(int count, double pixels_per_cell) {
@@ -39,13 +39,15 @@ QRectF HeatmapView::gridRect() const {
   // Square-ish cells when the area allows, never wider than tall by more than 4x.
   const double cw = area.width() / model_->columnCount();
   const double ch = area.height() / model_->rowCount();
-  const double cell_w = std::min(cw, ch * 4), cell_h = std::min(ch, cw * 4);
+  // A one-column kernel (naive.softmax's rows) still gets a readable strip, not a few pixels.
+  const double cell_w = std::min(cw, std::max(ch * 4, 160.0 / model_->columnCount()));
+  const double cell_h = std::min(ch, cell_w * 4);
   return {area.left(), area.top(), cell_w * model_->columnCount(), cell_h * model_->rowCount()};
 }
 
 QRectF HeatmapView::legendRect() const {
   const QRectF grid = gridRect();
-  return {grid.right() + 28, kTop + 24, 22, std::max(60.0, std::min(grid.height(), 420.0) - 24)};
+  return {grid.right() + 28, kTop + 8, 22, std::max(60.0, std::min(grid.height(), 420.0) - 24)};
 }
 
 std::optional<std::pair<int, int>> HeatmapView::cellAt(QPointF pos) const {
@@ -82,13 +84,21 @@ void HeatmapView::paintEvent(QPaintEvent*) {
                  .arg(model_->batch())
                  .arg(model_->head()));
   p.setFont(font());
+  // Coverage under the title: a report that keeps part of the tiles says so.
+  p.drawText(QRectF(kLeft, 22, width() - kLeft, 18), Qt::AlignLeft | Qt::AlignVCenter,
+             model_->coverage().isEmpty() ? QString() : tr("Tiles in this report: %1").arg(model_->coverage()));
+  if (!model_->refusal().isEmpty()) {
+    p.setPen(QColor(176, 48, 42));
+    p.drawText(QRectF(kLeft, kTop, std::max(200.0, width() - 2 * kLeft), 120), Qt::TextWordWrap,
+               model_->refusal());
+    return;
+  }
   if (rows == 0 || columns == 0) {
     p.drawText(rect(), Qt::AlignCenter, tr("This kernel has no per-tile records in the report."));
     return;
   }
   const auto range = model_->valueRange();
-  const ColorScale scale =
-      range ? ColorScale(range->first, range->second, model_->isDifference()) : ColorScale();
+  const ColorScale scale = model_->colorScale();
   const QRectF grid = gridRect();
   const double cw = grid.width() / columns, ch = grid.height() / rows;
   const QBrush missing(QColor(200, 200, 200), Qt::BDiagPattern);
@@ -110,6 +120,20 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     for (int r = 1; r < rows; ++r)
       p.drawLine(QPointF(grid.left(), grid.top() + r * ch), QPointF(grid.right(), grid.top() + r * ch));
   }
+  // Lone-launch windows: a dashed black-and-white frame, so they never pass for hot spots of the full run.
+  if (model_->loneWindowCount() > 0) {
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < columns; ++c) {
+        if (!model_->isLoneWindow(r, c)) continue;
+        const QRectF cell(grid.left() + c * cw, grid.top() + r * ch, cw, ch);
+        const QRectF frame = cell.adjusted(1, 1, -1, -1);
+        p.setPen(QPen(Qt::white, 3));
+        p.drawRect(frame);
+        p.setPen(QPen(Qt::black, 2, Qt::DashLine));
+        p.drawRect(frame);
+      }
+    }
+  }
   p.setPen(palette().text().color());
   p.drawRect(grid);
   // Axis labels.
@@ -122,11 +146,13 @@ void HeatmapView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(0, grid.top() + r * ch, kLeft - 6, std::max(ch, 14.0)), Qt::AlignRight | Qt::AlignTop,
                QString::number(r));
   }
-  p.drawText(QRectF(grid.left(), 4, grid.width(), 20), Qt::AlignRight | Qt::AlignVCenter, tr("kv-tile →"));
+  // Axis titles with the tile sizes, below and left of the grid (never on the title line).
+  p.drawText(QRectF(grid.left() - 40, grid.bottom() + 6, std::max(grid.width() + 80, 260.0), 18),
+             Qt::AlignLeft | Qt::AlignVCenter, model_->columnAxisTitle() + QStringLiteral(" →"));
   p.save();
   p.translate(12, grid.top() + grid.height() / 2);
   p.rotate(-90);
-  p.drawText(QRectF(-60, -8, 120, 16), Qt::AlignCenter, tr("q-tile →"));
+  p.drawText(QRectF(-150, -8, 300, 16), Qt::AlignCenter, model_->rowAxisTitle() + QStringLiteral(" →"));
   p.restore();
   if (hovered_) {
     p.setPen(QPen(palette().highlight().color(), 2));
@@ -151,9 +177,10 @@ void HeatmapView::paintLegend(QPainter& p, const ColorScale& scale) const {
   p.setPen(palette().text().color());
   p.drawRect(bar);
   p.drawText(QRectF(bar.left() - 10, bar.top() - 22, kLegendWidth, 16), Qt::AlignLeft,
-             model_->isDifference() ? tr("difference")
-             : model_->isTime()     ? tr("seconds")
-                                    : tr("bytes"));
+             model_->isRelative()     ? tr("relative error")
+             : model_->isDifference() ? tr("difference")
+             : model_->isTime()       ? tr("seconds")
+                                      : tr("bytes"));
   const auto label = [&](double t, double value) {
     const double y = bar.bottom() - t * bar.height();
     p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 4, y));
@@ -163,11 +190,26 @@ void HeatmapView::paintLegend(QPainter& p, const ColorScale& scale) const {
   label(0.0, scale.low());
   label(0.5, (scale.low() + scale.high()) / 2);
   label(1.0, scale.high());
-  const QRectF swatch(bar.left(), bar.bottom() + 16, 14, 14);
+  double y = bar.bottom() + 16;
+  if (const auto range = model_->valueRange(); range && range->first == range->second) {
+    // A constant field: say so instead of three equal labels.
+    p.drawText(QRectF(bar.left(), y, kLegendWidth, 16), Qt::AlignLeft | Qt::AlignVCenter,
+               tr("every value: %1").arg(model_->formatValue(range->first)));
+    y += 20;
+  }
+  const QRectF swatch(bar.left(), y, 14, 14);
   p.fillRect(swatch, QBrush(QColor(200, 200, 200), Qt::BDiagPattern));
   p.drawRect(swatch);
   p.drawText(QRectF(swatch.right() + 6, swatch.top() - 1, kLegendWidth - 20, 16),
              Qt::AlignLeft | Qt::AlignVCenter, tr("no value"));
+  if (model_->loneWindowCount() > 0) {
+    const QRectF lone(bar.left(), swatch.bottom() + 8, 14, 14);
+    p.setPen(QPen(Qt::black, 2, Qt::DashLine));
+    p.drawRect(lone);
+    p.setPen(palette().text().color());
+    p.drawText(QRectF(lone.right() + 6, lone.top() - 1, kLegendWidth - 20, 64), Qt::TextWordWrap,
+               tr("%n lone-launch window(s): measured alone, not scaled (hover)", "", model_->loneWindowCount()));
+  }
 }
 
 void HeatmapView::mouseMoveEvent(QMouseEvent* event) {

@@ -61,7 +61,12 @@ void LevelsPage::syncKernels() {
 
 void LevelsPage::redraw() {
   const QString kernel = kernel_->currentText();
-  chart_->setRows(kernel, model_->rowsOf(kernel), model_->hasComparison());
+  chart_->setRows(kernel, model_->rowsOf(kernel), model_->hasComparison(), model_->hasWhatIf(), note_);
+}
+
+void LevelsPage::setNote(const QString& note) {
+  note_ = note;
+  redraw();
 }
 
 }  // namespace attnscope::gui

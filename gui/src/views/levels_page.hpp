@@ -19,6 +19,7 @@ class LevelsPage : public QWidget {
   LevelsPage(KernelLevelModel* model, QWidget* parent = nullptr);
   LevelBarChart* chart() const { return chart_; }
   QComboBox* kernelBox() const { return kernel_; }
+  void setNote(const QString& note);  // under the chart's title: what the comparison is (or is not)
 
  private:
   void syncKernels();
@@ -28,6 +29,7 @@ class LevelsPage : public QWidget {
   QComboBox* kernel_;
   LevelBarChart* chart_;
   QTableView* table_;
+  QString note_;
 };
 
 }  // namespace attnscope::gui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/main_window.hpp"
 
+#include "models/comparability.hpp"
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -25,6 +27,7 @@
 #include "views/heatmap_view.hpp"
 #include "views/level_bar_chart.hpp"
 #include "views/levels_page.hpp"
+#include "views/overview_page.hpp"
 #include "views/profile_support.hpp"
 #include "views/timeline_page.hpp"
 #include "views/timeline_view.hpp"
@@ -33,19 +36,21 @@
 namespace attnscope::gui {
 
 QStringList MainWindow::viewNames() {
-  return {QStringLiteral("heatmap"), QStringLiteral("levels"), QStringLiteral("timeline"),
+  return {QStringLiteral("overview"), QStringLiteral("heatmap"), QStringLiteral("levels"), QStringLiteral("timeline"),
           QStringLiteral("whatif"), QStringLiteral("data")};
 }
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       document_(new ReportDocument(this)),
+      overview_model_(new OverviewModel(this)),
       tile_model_(new TileGridModel(this)),
       level_model_(new KernelLevelModel(this)),
       timeline_model_(new TimelineModel(this)),
       sweep_model_(new SweepModel(this)),
       runner_(new WhatIfRunner(this)),
       tabs_(new QTabWidget(this)),
+      overview_page_(new OverviewPage(overview_model_, this)),
       heatmap_page_(new HeatmapPage(tile_model_, this)),
       levels_page_(new LevelsPage(level_model_, this)),
       timeline_page_(new TimelinePage(timeline_model_, this)),
@@ -55,6 +60,7 @@ MainWindow::MainWindow(QWidget* parent)
       latency_label_(new QLabel(this)) {
   setObjectName(QStringLiteral("attnscopeMainWindow"));
   setWindowTitle(tr("attnscope"));
+  tabs_->addTab(overview_page_, tr("&Error overview"));
   tabs_->addTab(heatmap_page_, tr("&Tile heatmap"));
   tabs_->addTab(levels_page_, tr("&Bytes per level"));
   tabs_->addTab(timeline_page_, tr("SM &timeline"));
@@ -69,6 +75,10 @@ MainWindow::MainWindow(QWidget* parent)
   createActions();
 
   connect(document_, &ReportDocument::changed, this, &MainWindow::onDocumentChanged);
+  connect(overview_page_, &OverviewPage::metricActivated, this, [this](const QString& kernel, vocab::Metric m) {
+    heatmap_page_->showKernelMetric(kernel, m, TileGridModel::Mode::relativeError);
+    showView(View::heatmap);
+  });
   connect(runner_, &WhatIfRunner::busyChanged, whatif_page_, &WhatIfPage::setBusy);
   connect(runner_, &WhatIfRunner::busyChanged, this, [this](bool busy) {
     if (busy) latency_label_->setText(tr("model: computing…"));
@@ -114,7 +124,7 @@ void MainWindow::createActions() {
   quit->setShortcut(QKeySequence::Quit);
 
   auto* view = menuBar()->addMenu(tr("&View"));
-  const QStringList titles{tr("Tile heatmap"), tr("Bytes per level"), tr("SM timeline"), tr("What-if"),
+  const QStringList titles{tr("Error overview"), tr("Tile heatmap"), tr("Bytes per level"), tr("SM timeline"), tr("What-if"),
                            tr("Data")};
   for (int i = 0; i < titles.size(); ++i) {
     auto* a = view->addAction(titles[i], this, [this, i] { tabs_->setCurrentIndex(i); });
@@ -160,7 +170,7 @@ bool MainWindow::openReport(const QString& path) {
   RecentFiles::add(path);
   rebuildRecentMenu();
   // The what-if controls start from the report's workload and tiling, so Ctrl+R asks "what would the model
-  // say about this run" (the file then becomes the compared report).
+  // say about this run"; its answer is the what-if series beside the file, which stays the primary.
   WhatIfRequest request = whatif_page_->request();
   request.workload = loaded.report->workload;
   request.tiles = loaded.report->tiles;
@@ -199,8 +209,23 @@ void MainWindow::openDialog(bool comparison) {
 }
 
 void MainWindow::onDocumentChanged() {
-  tile_model_->setReports(document_->primary(), document_->comparison());
-  level_model_->setReports(document_->primary(), document_->comparison());
+  const ReportPtr& primary = document_->primary();
+  overview_page_->setReport(primary, document_->primaryTitle());
+  // What the level chart compares, and whether the workloads match.
+  QStringList note;
+  if (primary && isSynthetic(*primary)) note << tr("SYNTHETIC measured side (a fixture, not a measurement)");
+  if (document_->live()) {
+    const QString w = compareReports(*primary, *document_->live()).totalsWarning();
+    note << (w.isEmpty() ? tr("what-if: %1").arg(document_->liveTitle()) : tr("what-if: %1").arg(w));
+  }
+  if (document_->comparison()) {
+    const QString w = compareReports(*primary, *document_->comparison()).totalsWarning();
+    note << (w.isEmpty() ? tr("compared with %1").arg(document_->comparisonTitle())
+                         : tr("compared report: %1").arg(w));
+  }
+  levels_page_->setNote(note.join(QStringLiteral(" · ")));
+  tile_model_->setReports(primary, document_->comparison(), document_->live());
+  level_model_->setReports(primary, document_->comparison(), document_->live());
   timeline_model_->setReport(document_->primary());
   source_label_->setText(document_->describe());
   setWindowTitle(document_->primary() ? tr("attnscope — %1").arg(document_->primaryTitle())
@@ -214,15 +239,12 @@ void MainWindow::runModel() {
 void MainWindow::onModelReady(const ReportPtr& report, double model_ms) {
   QElapsedTimer views;
   views.start();
-  // The first live result after opening a file keeps that file as the compared report.
-  if (document_->primary() && !document_->primaryIsLive() && !document_->comparison()) {
-    document_->setComparison(document_->primary(), document_->primaryTitle());
-  }
-  document_->setPrimary(
+  // The opened file stays the primary report (the measurement is the anchor); the live result is the
+  // what-if series beside it, or the primary only when no file is open.
+  document_->setLiveResult(
       report,
       tr("live model: %1, %2")
-          .arg(QString::fromStdString(report->workload.name), QString::fromStdString(report->tiles.label())),
-      true);
+          .arg(QString::fromStdString(report->workload.name), QString::fromStdString(report->tiles.label())));
   last_model_ms_ = model_ms;
   last_views_ms_ = static_cast<double>(views.nsecsElapsed()) / 1e6;
   whatif_page_->showResult(report, last_model_ms_, last_views_ms_);
@@ -240,6 +262,8 @@ MainWindow::View MainWindow::currentView() const {
 
 QWidget* MainWindow::currentViewWidget() const {
   switch (currentView()) {
+    case View::overview:
+      return overview_page_;
     case View::heatmap:
       return heatmap_page_->view();
     case View::levels:
@@ -255,7 +279,7 @@ QWidget* MainWindow::currentViewWidget() const {
 }
 
 QString MainWindow::exportCurrentView(const QString& path) {
-  return exportWidget(currentViewWidget(), path);
+  return exportWidget(currentViewWidget(), path, document_->exportCaption());
 }
 
 void MainWindow::exportDialog() {

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The main window: owns the report document, the models and the model runner, and wires them to the five
-// pages (heatmap, bytes per level, timeline, what-if, data), the menus and the shortcuts. Errors go to an
+// The main window: owns the report document, the models and the model runner, and wires them to the six
+// pages (error overview first, then heatmap, bytes per level, timeline, what-if, data), the menus and the shortcuts. Errors go to an
 // injectable sink (a QMessageBox by default) and the errorReported signal, so tests never block on a dialog.
 #pragma once
 #include <QMainWindow>
 #include <functional>
 
 #include "models/kernel_level_model.hpp"
+#include "models/overview_model.hpp"
 #include "models/report_document.hpp"
 #include "models/sweep_model.hpp"
 #include "models/tile_grid_model.hpp"
@@ -21,6 +22,7 @@ class QTabWidget;
 namespace attnscope::gui {
 
 class HeatmapPage;
+class OverviewPage;
 class LevelsPage;
 class TimelinePage;
 class WhatIfPage;
@@ -29,8 +31,9 @@ class DataPage;
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  enum class View { heatmap, levels, timeline, whatIf, data };
-  static QStringList viewNames();  // "heatmap", "levels", "timeline", "whatif", "data" (command-line names)
+  enum class View { overview, heatmap, levels, timeline, whatIf, data };
+  // "overview", "heatmap", "levels", "timeline", "whatif", "data" (command-line names)
+  static QStringList viewNames();
   using ErrorSink = std::function<void(const QString& title, const QString& message)>;
 
   explicit MainWindow(QWidget* parent = nullptr);
@@ -49,6 +52,8 @@ class MainWindow : public QMainWindow {
   WhatIfRunner* runner() const { return runner_; }
   WhatIfPage* whatIfPage() const { return whatif_page_; }
   HeatmapPage* heatmapPage() const { return heatmap_page_; }
+  OverviewPage* overviewPage() const { return overview_page_; }
+  OverviewModel* overviewModel() const { return overview_model_; }
   LevelsPage* levelsPage() const { return levels_page_; }
   TileGridModel* tileModel() const { return tile_model_; }
   KernelLevelModel* levelModel() const { return level_model_; }
@@ -77,12 +82,14 @@ class MainWindow : public QMainWindow {
   void explainProfile();
 
   ReportDocument* document_;
+  OverviewModel* overview_model_;
   TileGridModel* tile_model_;
   KernelLevelModel* level_model_;
   TimelineModel* timeline_model_;
   SweepModel* sweep_model_;
   WhatIfRunner* runner_;
   QTabWidget* tabs_;
+  OverviewPage* overview_page_;
   HeatmapPage* heatmap_page_;
   LevelsPage* levels_page_;
   TimelinePage* timeline_page_;

@@ -12,7 +12,7 @@
 
 namespace attnscope::gui {
 namespace {
-constexpr double kLeft = 70, kTop = 40, kRight = 16, kBottom = 28;
+constexpr double kLeft = 92, kTop = 40, kRight = 16, kBottom = 28;
 
 QColor spanColor(const TileSpan& s, bool measured) {
   const int hue = (s.q_tile * 47 + s.head * 13 + s.batch * 7) % 360;
@@ -57,6 +57,8 @@ void TimelineView::setShowMeasured(bool show) {
 void TimelineView::resetZoom() {
   start_s_ = 0;
   end_s_ = model_ && model_->endTime() > 0 ? model_->endTime() * 1.02 : 1e-6;
+  first_sm_ = 0;
+  sm_rows_ = 0;
   update();
 }
 
@@ -103,7 +105,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
   }
   const QRectF plot = plotRect();
   const int sms = model_->smCount();
-  const double row_h = plot.height() / sms;
+  const int rows = visibleSmCount();
+  const double row_h = rowHeight();
   // Split rows only when both sides have tiles: a model-only report gets full-height rows.
   const bool both =
       show_modeled_ && show_measured_ && !model_->modeledSpans().empty() && !model_->measuredSpans().empty();
@@ -112,17 +115,26 @@ void TimelineView::paintEvent(QPaintEvent*) {
   p.setFont(bold);
   p.drawText(
       QRectF(kLeft, 2, plot.width(), 18), Qt::AlignLeft | Qt::AlignVCenter,
-      tr("%1 — tiles per SM over time (%2 modeled, %3 measured); wheel: zoom, drag: pan, double click: all")
+      tr("%1 — tiles per SM over time (%2 modeled, %3 measured)%4; wheel: zoom, Ctrl+wheel: SM rows, "
+         "Shift+wheel: scroll, drag: pan, double click: all")
           .arg(model_->kernel())
           .arg(model_->modeledSpans().size())
-          .arg(model_->measuredSpans().size()));
+          .arg(model_->measuredSpans().size())
+          .arg(model_->coverage().isEmpty() ? QString() : tr(" of %1").arg(model_->coverage())));
   p.setFont(font());
+  if (!model_->coverage().isEmpty()) {
+    // Partial data: SMs without boxes ran tiles the report does not keep; they were not idle.
+    p.setPen(QColor(176, 48, 42));
+    p.drawText(QRectF(kLeft, kTop - 18, plot.width(), 14), Qt::AlignRight | Qt::AlignVCenter,
+               tr("partial: empty rows ran tiles this report does not keep"));
+    p.setPen(palette().text().color());
+  }
   p.save();
   p.setClipRect(plot);
   const auto paint = [&](const std::vector<TileSpan>& spans, bool measured) {
     for (const auto& s : spans) {
-      if (s.end_s < start_s_ || s.start_s > end_s_ || s.sm < 0) continue;
-      double top = plot.top() + s.sm * row_h;
+      if (s.end_s < start_s_ || s.start_s > end_s_ || s.sm < first_sm_ || s.sm >= first_sm_ + rows) continue;
+      double top = plot.top() + (s.sm - first_sm_) * row_h;
       double h = row_h;
       if (both) {
         h = row_h / 2;
@@ -138,9 +150,21 @@ void TimelineView::paintEvent(QPaintEvent*) {
   // SM axis.
   p.setPen(palette().text().color());
   const int sm_step = std::max(1, static_cast<int>(std::ceil(14.0 / row_h)));
-  for (int sm = 0; sm < sms; sm += sm_step) {
-    p.drawText(QRectF(0, plot.top() + sm * row_h - 7 + row_h / 2, kLeft - 6, 14),
-               Qt::AlignRight | Qt::AlignVCenter, tr("SM %1").arg(sm));
+  const bool lanes = both && row_h >= 30;  // room for a label per lane
+  for (int sm = first_sm_; sm < std::min(sms, first_sm_ + rows); sm += sm_step) {
+    const double top = plot.top() + (sm - first_sm_) * row_h;
+    if (lanes) {
+      p.drawText(QRectF(0, top, kLeft - 6, row_h / 2), Qt::AlignRight | Qt::AlignVCenter,
+                 tr("SM %1 mod").arg(sm));
+      p.drawText(QRectF(0, top + row_h / 2, kLeft - 6, row_h / 2), Qt::AlignRight | Qt::AlignVCenter,
+                 tr("meas"));
+      p.setPen(QPen(palette().mid().color(), 1, Qt::DotLine));
+      p.drawLine(QPointF(plot.left(), top + row_h / 2), QPointF(plot.right(), top + row_h / 2));
+      p.setPen(palette().text().color());
+    } else {
+      p.drawText(QRectF(0, top - 7 + row_h / 2, kLeft - 6, 14), Qt::AlignRight | Qt::AlignVCenter,
+                 tr("SM %1").arg(sm));
+    }
   }
   if (both) {
     p.drawText(QRectF(kLeft, kTop - 18, plot.width(), 14), Qt::AlignLeft | Qt::AlignVCenter,
@@ -160,8 +184,8 @@ const TileSpan* TimelineView::spanAt(QPointF pos, bool* measured) const {
   if (!model_ || model_->smCount() == 0) return nullptr;
   const QRectF plot = plotRect();
   if (!plot.contains(pos)) return nullptr;
-  const double row_h = plot.height() / model_->smCount();
-  const int sm = static_cast<int>((pos.y() - plot.top()) / row_h);
+  const double row_h = rowHeight();
+  const int sm = first_sm_ + static_cast<int>((pos.y() - plot.top()) / row_h);
   const bool lower = std::fmod(pos.y() - plot.top(), row_h) > row_h / 2;
   const bool has_modeled = show_modeled_ && !model_->modeledSpans().empty();
   const bool has_measured = show_measured_ && !model_->measuredSpans().empty();
@@ -176,8 +200,40 @@ const TileSpan* TimelineView::spanAt(QPointF pos, bool* measured) const {
 
 void TimelineView::wheelEvent(QWheelEvent* event) {
   const double steps = event->angleDelta().y() / 120.0;
-  zoomAt(event->position().x(), std::pow(1.25, steps));
+  if (event->modifiers() & Qt::ControlModifier) {
+    zoomRowsAt(event->position().y(), std::pow(1.25, steps));
+  } else if (event->modifiers() & Qt::ShiftModifier) {
+    scrollRows(-static_cast<int>(std::lround(steps * std::max(1, visibleSmCount() / 8))));
+  } else {
+    zoomAt(event->position().x(), std::pow(1.25, steps));
+  }
   event->accept();
+}
+
+int TimelineView::visibleSmCount() const {
+  const int sms = model_ ? model_->smCount() : 0;
+  return sm_rows_ <= 0 || sm_rows_ > sms ? sms : sm_rows_;
+}
+
+double TimelineView::rowHeight() const {
+  return plotRect().height() / std::max(1, visibleSmCount());
+}
+
+void TimelineView::zoomRowsAt(double y, double factor) {
+  if (!model_ || model_->smCount() == 0 || factor <= 0) return;
+  const int sms = model_->smCount();
+  const double row_under = first_sm_ + (y - plotRect().top()) / rowHeight();
+  const int rows = std::clamp(static_cast<int>(std::lround(visibleSmCount() / factor)), 1, sms);
+  const double fraction = (y - plotRect().top()) / plotRect().height();
+  sm_rows_ = rows;
+  first_sm_ = std::clamp(static_cast<int>(std::lround(row_under - fraction * rows)), 0, sms - rows);
+  update();
+}
+
+void TimelineView::scrollRows(int rows) {
+  if (!model_) return;
+  first_sm_ = std::clamp(first_sm_ + rows, 0, std::max(0, model_->smCount() - visibleSmCount()));
+  update();
 }
 
 void TimelineView::mousePressEvent(QMouseEvent* event) {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Paints a TimelineModel: one row per SM, time to the right, each tile a box; the modeled tiles in the upper
-// half of a row and the measured ones in the lower half. Wheel zooms around the cursor, dragging pans,
-// a double click shows everything again. Boxes of one CTA share a hue; alternate kv-tiles alternate shade.
+// half of a row and the measured ones in the lower half (two labelled lanes once rows are tall enough). Wheel
+// zooms time around the cursor, Ctrl+wheel zooms the SM rows (vertical zoom, 132 SMs at 5 px each are
+// unreadable), Shift+wheel scrolls them, dragging pans, a double click shows everything again. Boxes of one CTA share a hue; alternate kv-tiles alternate shade.
 #pragma once
 #include <QWidget>
 #include <optional>
@@ -21,6 +22,12 @@ class TimelineView : public QWidget {
   // Zoom by `factor` (>1 zooms in) keeping the time under widget x fixed; pan by pixels.
   void zoomAt(double x, double factor);
   void panBy(double pixels);
+  // Vertical zoom: `factor` > 1 shows fewer SM rows, keeping the row under widget y fixed; scroll by rows.
+  void zoomRowsAt(double y, double factor);
+  void scrollRows(int rows);
+  int firstVisibleSm() const { return first_sm_; }
+  int visibleSmCount() const;
+  double rowHeight() const;
   double visibleStart() const { return start_s_; }
   double visibleEnd() const { return end_s_; }
   QSize sizeHint() const override { return {1000, 700}; }
@@ -42,6 +49,7 @@ class TimelineView : public QWidget {
   TimelineModel* model_ = nullptr;
   bool show_modeled_ = true, show_measured_ = true;
   double start_s_ = 0, end_s_ = 1e-6;
+  int first_sm_ = 0, sm_rows_ = 0;  // sm_rows_ 0: every SM
   std::optional<QPointF> drag_from_;
 };
 
