@@ -279,10 +279,14 @@ std::string levels_section(const Report& r) {
 
 // ---- per-tile heatmaps ---------------------------------------------------------------------------------
 
+// One kernel's tiles on the q x kv grid. `modeled` is the full run's per-tile attribution; a lone tile window
+// (measured alone, from a flushed L2) carries the model of that lone launch instead, which is compared with
+// its measurement (`lone`) and kept out of the full-run map, where it would stand out as a hot spot.
 struct Grid {
   int rows = 0, cols = 0;
-  std::vector<double> modeled, measured;
-  std::vector<char> has_modeled, has_measured;
+  std::vector<double> modeled, measured, lone;
+  std::vector<char> has_modeled, has_measured, has_lone;
+  std::size_t lone_windows = 0;
 };
 
 Grid hbm_grid(const KernelEntry& k) {
@@ -294,14 +298,17 @@ Grid hbm_grid(const KernelEntry& k) {
       g.rows = std::max(g.rows, t.q_tile + 1), g.cols = std::max(g.cols, t.kv_tile + 1);
   const std::size_t n = static_cast<std::size_t>(g.rows) * static_cast<std::size_t>(g.cols);
   g.modeled.assign(n, 0), g.measured.assign(n, 0), g.has_modeled.assign(n, 0), g.has_measured.assign(n, 0);
+  g.lone.assign(n, 0), g.has_lone.assign(n, 0);
   for (const auto& t : k.tiles) {
     if (t.q_tile < 0 || t.kv_tile < 0) continue;
     const std::size_t i = static_cast<std::size_t>(t.q_tile) * static_cast<std::size_t>(g.cols) +
                           static_cast<std::size_t>(t.kv_tile);
+    g.lone_windows += t.lone_window ? 1 : 0;
     for (const Metric key : {Metric::dram_read, Metric::dram_write}) {
       const Value* v = t.metrics.find(key);
       if (v == nullptr) continue;
-      if (v->modeled) g.modeled[i] += *v->modeled, g.has_modeled[i] = 1;
+      if (v->modeled && t.lone_window) g.lone[i] += *v->modeled, g.has_lone[i] = 1;
+      if (v->modeled && !t.lone_window) g.modeled[i] += *v->modeled, g.has_modeled[i] = 1;
       if (v->measured) g.measured[i] += *v->measured, g.has_measured[i] = 1;
     }
   }
@@ -392,10 +399,16 @@ std::string heatmaps_section(const Report& r) {
     bool any_measured = false, any_modeled = false;
     for (char c : g.has_measured) any_measured |= c != 0;
     for (char c : g.has_modeled) any_modeled |= c != 0;
+    const std::string coverage = tile_coverage(k);
     out += fmt::format(
-        "<div class=\"panel\"><h3>{} <small>({} q-tiles x {} kv-tiles, {} records)</small></h3>"
-        "<div class=\"row\">",
-        xml_escape(k.name), g.rows, g.cols, k.tiles.size());
+        "<div class=\"panel\"><h3>{} <small>({} q-tiles x {} kv-tiles, {}{})</small></h3>",
+        xml_escape(k.name), g.rows, g.cols, coverage.empty() ? fmt::format("{} records", k.tiles.size()) : coverage,
+        g.lone_windows > 0 ? fmt::format(", {} measured as lone windows", g.lone_windows) : "");
+    if (g.lone_windows > 0)
+      out += "<p class=\"hint\" style=\"max-width:760px\">The measured tiles were each launched alone (one CTA, "
+             "from a flushed L2) and are compared with the model of that lone launch in the difference map; the "
+             "modeled map shows the full run's attribution of the other tiles.</p>";
+    out += "<div class=\"row\">";
     auto missing = [](const std::string& what) {
       return "<div class=\"panel\"><p class=\"hint\" style=\"width:220px\">" + what + "</p></div>";
     };
@@ -407,12 +420,16 @@ std::string heatmaps_section(const Report& r) {
     out += any_modeled ? "<div class=\"panel\">" +
                              heatmap_svg(g, g.modeled, g.has_modeled, false, "modeled", k.name) + "</div>"
                        : missing("<b>modeled</b>: no modeled per-tile bytes.");
-    if (any_measured && any_modeled) {
+    bool any_lone = false;
+    for (char c : g.has_lone) any_lone |= c != 0;
+    if (any_measured && (any_modeled || any_lone)) {
       std::vector<double> diff(g.modeled.size());
       std::vector<char> both(g.modeled.size());
       for (std::size_t i = 0; i < diff.size(); ++i) {
-        both[i] = static_cast<char>(g.has_measured[i] && g.has_modeled[i]);
-        diff[i] = g.modeled[i] - g.measured[i];
+        // A lone window against the model of its lone launch; any other measured tile against the full run.
+        const bool lone = g.has_lone[i] != 0;
+        both[i] = static_cast<char>(g.has_measured[i] && (lone || g.has_modeled[i]));
+        diff[i] = (lone ? g.lone[i] : g.modeled[i]) - g.measured[i];
       }
       out +=
           "<div class=\"panel\">" + heatmap_svg(g, diff, both, true, "modeled − measured", k.name) + "</div>";
