@@ -174,7 +174,9 @@ ojson provenance_to_json(const Provenance& p) {
 
 ojson report_to_json(const Report& r) {
   ojson j;
-  j["format_version"] = r.format_version;
+  // Always the current format: a report read from a format-1 file holds converted, format-2 content (its
+  // format_version says what the file it came from was written in).
+  j["format_version"] = kFormatVersion;
   j["kind"] = r.kind;
   j["provenance"] = provenance_to_json(r.provenance);
   j["workload"] = workload_to_json(r.workload);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -103,7 +104,7 @@ TEST_F(Cli, MalformedTruncatedAndFutureReportsExitFourWithAClearMessage) {
   r = run("report " + data("future-version.json"));
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_THAT(r.err,
-              HasSubstr("was written by format version 2; this attnscope reads up to 1: upgrade attnscope"));
+              HasSubstr("was written by format version 3; this attnscope reads up to 2: upgrade attnscope"));
   r = run("report " + (dir_ / "missing.json").string());
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_THAT(r.err, HasSubstr("cannot open report"));
@@ -113,7 +114,10 @@ TEST_F(Cli, CompareFailsOnRegressionOnlyWhenAsked) {
   using namespace attnscope::reports;
   Report worse = read_report(data("synthetic-profile-small.json"));
   for (auto& k : worse.kernels)
-    if (k.name == "tiled") *k.metrics.at("dram_read").measured *= 1.5;
+    if (k.name == "tiled") {
+      Value& v = k.metrics[Metric::dram_read];
+      v.measured = *v.measured * 1.5;
+    }
   const fs::path worse_path = dir_ / "worse.json";
   write_report_json(worse, worse_path);
   CommandResult r = run("compare " + data("synthetic-profile-small.json") + " " + worse_path.string());
@@ -190,16 +194,29 @@ TEST_F(Cli, ProfileOnlyMetricsNeedsAMetric) {
 TEST_F(Cli, RunWithoutGpuReModelsTheNewestRecording) {
   const CommandResult r = run("run --device never --out " + (dir_ / "out").string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("recorded NVIDIA H200 measurements"));
+  // "1 recorded NVIDIA H200 measurement" or "N recorded ... measurements": the newest run folder may hold one
+  // recording of every kernel (attnscope run's) or one per kernel kind.
+  EXPECT_THAT(r.out, HasSubstr("recorded NVIDIA H200 measurement"));
   const auto report = attnscope::reports::read_report(dir_ / "out" / "report.json");
   for (const char* name : {"naive.qk", "naive.softmax", "naive.pv", "tiled"}) {
     const auto* k = attnscope::reports::find_kernel(report, name);
     ASSERT_NE(k, nullptr) << name;
-    const auto m = k->metrics.find("dram_read");
-    ASSERT_NE(m, k->metrics.end()) << name;
-    EXPECT_TRUE(m->second.measured.has_value()) << name;
-    EXPECT_TRUE(m->second.modeled.has_value()) << name;
+    const attnscope::reports::Value* m = k->metrics.find(attnscope::reports::Metric::dram_read);
+    ASSERT_NE(m, nullptr) << name;
+    EXPECT_TRUE(m->measured.has_value()) << name;
+    EXPECT_TRUE(m->modeled.has_value()) << name;
   }
+  // The report names the recordings it joins, and which kernels each gave.
+  ASSERT_FALSE(report.provenance.recordings.empty());
+  std::vector<std::string> joined;
+  for (const auto& rec : report.provenance.recordings) {
+    EXPECT_THAT(rec.file, HasSubstr("llm-4k")) << rec.file;
+    EXPECT_FALSE(rec.date.empty()) << rec.file;
+    joined.insert(joined.end(), rec.kernels.begin(), rec.kernels.end());
+  }
+  std::sort(joined.begin(), joined.end());
+  EXPECT_EQ(joined, (std::vector<std::string>{"naive.pv", "naive.qk", "naive.softmax", "tiled"}));
+  EXPECT_TRUE(report.provenance.cache.has_value());
   EXPECT_TRUE(fs::exists(dir_ / "out" / "report.html"));
 
   fs::create_directories(dir_ / "empty");
@@ -210,7 +227,9 @@ TEST_F(Cli, RunWithoutGpuReModelsTheNewestRecording) {
   ASSERT_FALSE(modeled.kernels.empty());
   for (const auto& k : modeled.kernels) {
     EXPECT_THAT(k.notes.at("source"), HasSubstr("model only")) << k.name;
-    EXPECT_FALSE(k.metrics.at("dram_read").measured.has_value()) << k.name;
+    ASSERT_TRUE(k.metrics.contains(attnscope::reports::Metric::dram_read)) << k.name;
+    EXPECT_FALSE(attnscope::reports::measured_of(k.metrics, attnscope::reports::Metric::dram_read).has_value())
+        << k.name;
   }
 }
 

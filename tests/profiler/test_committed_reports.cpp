@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Real H200 reports committed under tests/data/h200/ (written by `attnscope profile` on the GPU, never by
-// hand): each reads back, and re-joining its measured side with a fresh run of the model gives the same
-// measured values and relative errors = (modeled - measured) / measured, per kernel and per tile.
+// hand, in format 1): each reads back, and re-joining its raw counters with a fresh run of the model under the
+// recording's cache protocol gives the same measured values and relative errors = (modeled - measured) /
+// measured, per kernel and per tile.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,7 +10,9 @@
 #include <string>
 
 #include "attnscope/profiler/join.hpp"
+#include "attnscope/profiler/model_cache.hpp"
 #include "attnscope/profiler/profile.hpp"
+#include "attnscope/profiler/remodel.hpp"
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/sim/simulate.hpp"
 
@@ -38,11 +41,11 @@ std::vector<fs::path> committed_reports() {
   return out;
 }
 
-// The measured side of a report entry back into raw counters (the report keeps them under CUPTI names).
-CounterValues counters_of(const reports::Metrics& m) {
+// A report entry's raw counters back into what the GPU session hands the join (the report keeps them under
+// their CUPTI names, apart from the metrics).
+CounterValues counters_of(const reports::Counters& counters) {
   CounterValues c;
-  for (const auto& [key, v] : m)
-    if (key.find("__") != std::string::npos && v.measured) c[key] = *v.measured;
+  for (const auto& [name, value] : counters) c[name] = value;
   return c;
 }
 
@@ -62,38 +65,41 @@ TEST(CommittedReports, ReadBackAndRejoinWithAFreshModel) {
     EXPECT_FALSE(r.provenance.driver.empty());
     EXPECT_FALSE(r.provenance.command.empty());
     EXPECT_FALSE(r.provenance.git_revision.empty());
-    for (const auto& k : r.kernels) {
-      auto it = k.metrics.find("dram_read");
-      EXPECT_TRUE(it != k.metrics.end() && it->second.measured) << k.name << " has no measured DRAM bytes";
-    }
+    for (const auto& k : r.kernels)
+      EXPECT_TRUE(reports::measured_of(k.metrics, reports::Metric::dram_read).has_value())
+          << k.name << " has no measured DRAM bytes";
     // Re-running the model costs seconds per report: the top-level reports (llm-4k, vit-b16) all, the
     // measurement matrix (matrix/) only read back, to keep CI fast.
     if (file.parent_path().filename() == "matrix" || ++remodeled > kMaxRemodeled) continue;
-    const auto cache = parse_cache_mode(r.provenance.cache_mode).value_or(CacheMode::flush);
+    const CacheMode cache = protocol_of(r);
     for (auto kind : {sim::KernelKind::naive, sim::KernelKind::tiled}) {
       bool present = false;
       for (const auto& name : kernel_names(kind)) present |= reports::find_kernel(r, name) != nullptr;
       if (!present) continue;
-      const auto model = sim::simulate(gpu, r.workload, kind, r.tiles, sim_options_for(cache, false));
-      for (const auto& k : model.kernels) {
+      const auto model = model_kernels(gpu, r.workload, kind, r.tiles, cache, false);
+      for (const auto& k : model) {
         const reports::KernelEntry* stored = reports::find_kernel(r, k.name);
         ASSERT_NE(stored, nullptr) << k.name;
         MeasuredKernel m;
         m.name = k.name;
-        m.counters = counters_of(stored->metrics);
+        m.counters = counters_of(stored->counters);
         // The report's time comes from CUDA events, not a counter (notes["time"] says so).
-        if (auto t = stored->metrics.find("time");
-            stored->notes.count("time") && t != stored->metrics.end() && t->second.measured)
-          m.event_time_s = *t->second.measured;
+        if (const auto t = reports::measured_of(stored->metrics, reports::Metric::time);
+            stored->notes.count("time") && t)
+          m.event_time_s = *t;
         const auto joined = join_kernel(m, &k, gpu, {}, cache);
-        for (const char* key : {"dram_read", "dram_write", "l2_read", "l2_write", "time"}) {
-          auto it = stored->metrics.find(key);
-          if (it == stored->metrics.end() || !it->second.measured) continue;
-          const auto& v = joined.metrics.at(key);
-          ASSERT_TRUE(v.measured && v.modeled) << k.name << " " << key;
-          EXPECT_NEAR(*v.measured, *it->second.measured, 1e-9 * std::abs(*it->second.measured)) << key;
-          if (*v.measured != 0) {
-            EXPECT_NEAR(*v.relative_error(), (*v.modeled - *v.measured) / *v.measured, 1e-12) << key;
+        // l2_read_lts is what format 1 called l2_read (the slices' count); l2_read is now the crossbar's count,
+        // derived on reading from the same raw counter the join reads.
+        for (const reports::Metric key : {reports::Metric::dram_read, reports::Metric::dram_write,
+                                          reports::Metric::l2_read, reports::Metric::l2_read_lts,
+                                          reports::Metric::l2_write, reports::Metric::time}) {
+          const auto recorded = reports::measured_of(stored->metrics, key);
+          if (!recorded) continue;
+          const reports::Value* v = joined.metrics.find(key);
+          ASSERT_TRUE(v && v->measured && v->modeled) << k.name << " " << vocab::key(key);
+          EXPECT_NEAR(*v->measured, *recorded, 1e-9 * std::abs(*recorded)) << vocab::key(key);
+          if (*v->measured != 0) {
+            EXPECT_NEAR(*v->relative_error(), (*v->modeled - *v->measured) / *v->measured, 1e-12) << vocab::key(key);
           }
           ++checked_kernels;
         }

@@ -5,13 +5,22 @@
 
 #include "attnscope/profiler/join.hpp"
 #include "attnscope/profiler/profile.hpp"
+#include "attnscope/reports/overview.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/gpu_spec.hpp"
 
 using namespace attnscope;
 using namespace attnscope::profiler;
+using reports::Metric;
 
 namespace {
+
+// The value of `m` in `metrics`; throws (failing the test with the metric's key) when it is absent.
+const reports::Value& at(const reports::Metrics& metrics, Metric m) {
+  const reports::Value* v = metrics.find(m);
+  if (v == nullptr) throw std::runtime_error("no metric " + std::string(vocab::key(m)));
+  return *v;
+}
 
 sim::KernelResult synthetic_model() {
   sim::KernelResult k;
@@ -41,6 +50,7 @@ MeasuredKernel synthetic_measurement() {
   m.name = "tiled";
   m.counters["dram__bytes_read.sum"] = 1'100'000.0;
   m.counters["dram__bytes_write.sum"] = 250'000.0;
+  m.counters["l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum"] = 3'300'000.0;
   m.counters["lts__t_sectors_srcunit_tex_op_read.sum"] = 3'000'000.0 / 32;
   m.counters["lts__t_sectors_srcunit_tex_op_write.sum"] = 400'000.0 / 32;
   m.counters["gpu__time_duration.sum"] = 1.25e6;                           // ns
@@ -65,28 +75,35 @@ TEST(Join, KernelMetricsCarryBothSidesAndTheirError) {
   const auto model = synthetic_model();
   const auto e = join_kernel(synthetic_measurement(), &model, gpu, {}, CacheMode::flush);
   EXPECT_EQ(e.name, "tiled");
-  const auto& dram = e.metrics.at("dram_read");
+  const auto& dram = at(e.metrics, Metric::dram_read);
   ASSERT_TRUE(dram.measured && dram.modeled);
   EXPECT_DOUBLE_EQ(*dram.measured, 1'100'000.0);
   EXPECT_DOUBLE_EQ(*dram.modeled, 1'000'000.0);
   EXPECT_NEAR(*dram.relative_error(), (1.0e6 - 1.1e6) / 1.1e6, 1e-12);
-  EXPECT_DOUBLE_EQ(*e.metrics.at("l2_read").relative_error(), 0.0);
-  EXPECT_DOUBLE_EQ(*e.metrics.at("time").measured, 1.25e-3);
-  EXPECT_NEAR(*e.metrics.at("time").relative_error(), -0.2, 1e-12);
-  // Raw counters stay under their CUPTI names, measured only; unavailable ones are absent.
-  EXPECT_TRUE(e.metrics.at("dram__bytes_read.sum").measured);
-  EXPECT_FALSE(e.metrics.at("dram__bytes_read.sum").modeled);
-  EXPECT_EQ(e.metrics.count("sm__pipe_tensor_op_hmma_cycles_active.sum"), 0u);
+  // The model's L2 read requests against the slices' count (l2_read_lts: format 1's l2_read) and against the
+  // bytes the SMs received (l2_read: the crossbar counter).
+  EXPECT_DOUBLE_EQ(*at(e.metrics, Metric::l2_read_lts).relative_error(), 0.0);
+  EXPECT_DOUBLE_EQ(*at(e.metrics, Metric::l2_read).measured, 3'300'000.0);
+  EXPECT_NEAR(*at(e.metrics, Metric::l2_read).relative_error(), (3.0e6 - 3.3e6) / 3.3e6, 1e-12);
+  EXPECT_DOUBLE_EQ(*at(e.metrics, Metric::time).measured, 1.25e-3);
+  EXPECT_NEAR(*at(e.metrics, Metric::time).relative_error(), -0.2, 1e-12);
+  // Raw counters stay under their CUPTI names, apart from the metrics; unavailable ones are absent.
+  EXPECT_DOUBLE_EQ(e.counters.at("dram__bytes_read.sum"), 1'100'000.0);
+  EXPECT_DOUBLE_EQ(e.counters.at("lts__t_sectors_srcunit_tex_op_read.sum"), 3'000'000.0 / 32);
+  EXPECT_EQ(e.counters.count("sm__pipe_tensor_op_hmma_cycles_active.sum"), 0u);
   // Modeled-only metrics keep their modeled value with no measurement.
-  EXPECT_TRUE(e.metrics.at("flops").modeled);
-  EXPECT_FALSE(e.metrics.at("flops").measured);
+  EXPECT_TRUE(at(e.metrics, Metric::flops).modeled);
+  EXPECT_FALSE(at(e.metrics, Metric::flops).measured);
+  // The model's request hits are not measured; the slices' hits (not collected here) not modeled.
+  EXPECT_FALSE(at(e.metrics, Metric::l2_hit).measured);
+  EXPECT_FALSE(e.metrics.contains(Metric::l2_hit_lts));
 }
 
 TEST(Join, WriteBackIsMeasuredAndExplained) {
   const auto gpu = sim::load_gpu_spec("h200");
   const auto model = synthetic_model();
   const auto e = join_kernel(synthetic_measurement(), &model, gpu, {}, CacheMode::flush);
-  const auto& dirty = e.metrics.at("l2_dirty_end");
+  const auto& dirty = at(e.metrics, Metric::l2_dirty_end);
   EXPECT_DOUBLE_EQ(*dirty.measured, 150'000.0);
   EXPECT_DOUBLE_EQ(*dirty.modeled, 150'000.0);
   const std::string note = e.notes.at("l2_writeback");
@@ -122,10 +139,18 @@ TEST(Join, TilesMatchByCoordinates) {
   EXPECT_DOUBLE_EQ(*timed.end_measured_s, 3e-6);
   const auto& window = find(1, 0);
   // The window's modeled values are the lone launch's model, not the tile's share of the full run.
-  EXPECT_DOUBLE_EQ(*window.metrics.at("dram_read").measured, 40'000.0);
-  EXPECT_DOUBLE_EQ(*window.metrics.at("dram_read").modeled, 36'000.0);
-  EXPECT_DOUBLE_EQ(*window.metrics.at("l2_read").modeled, 0.0);
-  EXPECT_FALSE(find(1, 1).metrics.at("l2_read").measured);
+  EXPECT_DOUBLE_EQ(*at(window.metrics, Metric::dram_read).measured, 40'000.0);
+  EXPECT_DOUBLE_EQ(*at(window.metrics, Metric::dram_read).modeled, 36'000.0);
+  EXPECT_DOUBLE_EQ(*at(window.metrics, Metric::l2_read).modeled, 0.0);
+  EXPECT_FALSE(at(find(1, 1).metrics, Metric::l2_read).measured);
+  // The window is marked as one, and keeps its raw counters; the other tiles have neither.
+  EXPECT_TRUE(window.lone_window);
+  EXPECT_DOUBLE_EQ(window.counters.at("dram__bytes_read.sum"), 40'000.0);
+  EXPECT_FALSE(find(1, 1).lone_window);
+  EXPECT_TRUE(find(1, 1).counters.empty());
+  EXPECT_FALSE(timed.lone_window);
+  // How many tiles the kernel runs: the model's.
+  EXPECT_EQ(e.tiles_total, 4);
   EXPECT_TRUE(find(5, 5).start_measured_s.has_value());
   EXPECT_NE(e.notes.at("tile_windows").find("1 of 1 modeled"), std::string::npos);
 }
@@ -134,9 +159,10 @@ TEST(Join, MeasuredOnlyWithoutModel) {
   const auto gpu = sim::load_gpu_spec("h200");
   const auto e = join_kernel(synthetic_measurement(), nullptr, gpu, {}, CacheMode::flush);
   EXPECT_EQ(e.name, "tiled");
-  EXPECT_TRUE(e.metrics.at("dram_read").measured);
-  EXPECT_FALSE(e.metrics.at("dram_read").modeled);
-  EXPECT_FALSE(e.metrics.at("l2_dirty_end").modeled);
+  EXPECT_TRUE(at(e.metrics, Metric::dram_read).measured);
+  EXPECT_FALSE(at(e.metrics, Metric::dram_read).modeled);
+  EXPECT_FALSE(at(e.metrics, Metric::l2_dirty_end).modeled);
+  EXPECT_EQ(e.tiles_total, 0);  // unknown without the model
 }
 
 TEST(Join, ReportCarriesProvenance) {
@@ -158,7 +184,9 @@ TEST(Join, ReportCarriesProvenance) {
   EXPECT_EQ(r.provenance.gpu_name, "NVIDIA H200");
   EXPECT_EQ(r.provenance.driver, "580.159.04");
   EXPECT_EQ(r.provenance.cuda_runtime, "13.0");
-  EXPECT_EQ(r.provenance.cache_mode, "flush");
+  EXPECT_EQ(r.provenance.cache, CacheMode::flush);
+  EXPECT_EQ(r.provenance.replay, ReplayMode::user);
+  EXPECT_EQ(r.provenance.gpu_spec, "");  // no model ran
   EXPECT_EQ(r.provenance.command, "attnscope profile --synthetic");
   EXPECT_FALSE(r.provenance.date.empty());
   EXPECT_FALSE(r.provenance.git_revision.empty());
@@ -180,13 +208,24 @@ TEST(Join, KeepTilesDropsUnmeasuredEntries) {
   auto measured = r;
   keep_tiles(measured, "measured");
   EXPECT_EQ(measured.kernels[0].tiles.size(), 3u);  // two timeline records + one window
+  EXPECT_EQ(measured.kernels[0].tiles_kept, reports::TileSubset::measured);
   auto windows = r;
   keep_tiles(windows, "windows");
   ASSERT_EQ(windows.kernels[0].tiles.size(), 1u);
   EXPECT_EQ(windows.kernels[0].tiles[0].q_tile, 1);
-  EXPECT_NE(windows.kernels[0].notes.at("tiles_kept").find("1 of 5"), std::string::npos);
+  // Which tiles were kept, of how many, is typed (format 1 wrote it as a note): the kernel's total is the
+  // model's 4 tiles (the synthetic timeline's extra tile is not one the kernel runs), and the first screen
+  // says so.
+  EXPECT_EQ(windows.kernels[0].tiles_kept, reports::TileSubset::windows);
+  EXPECT_EQ(windows.kernels[0].tiles_total, 4);
+  EXPECT_EQ(reports::tile_coverage(windows.kernels[0]), "1 of 4 tiles (measured windows only)");
+  auto head0 = r;
+  keep_tiles(head0, "head0");
+  EXPECT_EQ(head0.kernels[0].tiles.size(), 5u);  // every tile here is of batch 0 / head 0
+  EXPECT_EQ(head0.kernels[0].tiles_kept, reports::TileSubset::head0);
   auto all = r;
   keep_tiles(all, "all");
   EXPECT_EQ(all.kernels[0].tiles.size(), 5u);
+  EXPECT_EQ(all.kernels[0].tiles_kept, reports::TileSubset::all);
   EXPECT_THROW(keep_tiles(all, "some"), sim::InvalidInput);
 }

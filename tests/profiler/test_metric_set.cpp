@@ -1,15 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
-// Raw counters -> report metric keys (synthetic counter values, built here).
+// Raw counters -> the metric table's measured values (synthetic counter values, built here).
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
 
 #include "attnscope/profiler/metric_set.hpp"
 
 using namespace attnscope::profiler;
+using attnscope::vocab::Metric;
+
+namespace {
+// The measured side of `m`, NaN (failing every comparison) when absent.
+double measured(const attnscope::reports::Metrics& metrics, Metric m) {
+  return attnscope::reports::measured_of(metrics, m).value_or(std::numeric_limits<double>::quiet_NaN());
+}
+}  // namespace
 
 TEST(MetricSet, DerivesReportKeysFromRawCounters) {
   CounterValues c;
   c["dram__bytes_read.sum"] = 1000.0;
   c["dram__bytes_write.sum"] = 500.0;
+  c["l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum"] = 4000.0;
   c["lts__t_sectors_srcunit_tex_op_read.sum"] = 100.0;
   c["lts__t_sectors_srcunit_tex_op_write.sum"] = 10.0;
   c["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] = 60.0;
@@ -19,33 +31,42 @@ TEST(MetricSet, DerivesReportKeysFromRawCounters) {
   c["gpu__time_duration.sum"] = 2500.0;
   c["sm__cycles_elapsed.max"] = 4000.0;
   const auto m = derive_report_metrics(c);
-  EXPECT_DOUBLE_EQ(m.at("dram_read"), 1000.0);
-  EXPECT_DOUBLE_EQ(m.at("dram_write"), 500.0);
-  EXPECT_DOUBLE_EQ(m.at("l2_read"), 3200.0);  // 100 sectors x 32 B
-  EXPECT_DOUBLE_EQ(m.at("l2_write"), 320.0);
-  EXPECT_DOUBLE_EQ(m.at("l2_hit"), 64.0 * 32.0);
-  EXPECT_DOUBLE_EQ(m.at("smem_read"), 7.0 * 128.0);
-  EXPECT_DOUBLE_EQ(m.at("smem_write"), 3.0 * 128.0);
+  EXPECT_DOUBLE_EQ(measured(m, Metric::dram_read), 1000.0);
+  EXPECT_DOUBLE_EQ(measured(m, Metric::dram_write), 500.0);
+  // l2_read is the bytes the SMs receive from L2 (the crossbar's count); the slices' count of the same reads,
+  // 100 sectors x 32 B, is l2_read_lts (format 1 called the slices' count l2_read).
+  EXPECT_DOUBLE_EQ(measured(m, Metric::l2_read), 4000.0);
+  EXPECT_DOUBLE_EQ(measured(m, Metric::l2_read_lts), 3200.0);
+  EXPECT_DOUBLE_EQ(measured(m, Metric::l2_write), 320.0);
+  // Measured hits are the slices' lookups (l2_hit_lts); l2_hit is the model's request hits, never measured.
+  EXPECT_DOUBLE_EQ(measured(m, Metric::l2_hit_lts), 64.0 * 32.0);
+  EXPECT_FALSE(m.contains(Metric::l2_hit));
+  EXPECT_DOUBLE_EQ(measured(m, Metric::smem_read), 7.0 * 128.0);
+  EXPECT_DOUBLE_EQ(measured(m, Metric::smem_write), 3.0 * 128.0);
   // cp.async fills: 512 B per ldgsts warp instruction, at most the L2 -> L1 global-load bytes.
   c["smsp__inst_executed_op_ldgsts.sum"] = 10.0;
   c["l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum"] = 100'000.0;
-  EXPECT_DOUBLE_EQ(derive_report_metrics(c).at("smem_write"), 3.0 * 128.0 + 5'120.0);
+  EXPECT_DOUBLE_EQ(measured(derive_report_metrics(c), Metric::smem_write), 3.0 * 128.0 + 5'120.0);
   c["l1tex__m_xbar2l1tex_read_bytes_mem_lg_op_ld.sum"] = 1'000.0;  // predicated-off lanes copy nothing
-  EXPECT_DOUBLE_EQ(derive_report_metrics(c).at("smem_write"), 3.0 * 128.0 + 1'000.0);
-  EXPECT_DOUBLE_EQ(m.at("time"), 2.5e-6);  // ns -> s
-  EXPECT_DOUBLE_EQ(m.at("cycles"), 4000.0);
+  EXPECT_DOUBLE_EQ(measured(derive_report_metrics(c), Metric::smem_write), 3.0 * 128.0 + 1'000.0);
+  EXPECT_DOUBLE_EQ(measured(m, Metric::time), 2.5e-6);  // ns -> s
+  EXPECT_DOUBLE_EQ(measured(m, Metric::cycles), 4000.0);
+  // Only measured values: the modeled side is the join's.
+  for (const auto& [metric, v] : m) EXPECT_FALSE(v.modeled.has_value()) << attnscope::vocab::key(metric);
 }
 
 TEST(MetricSet, UnavailableCountersLeaveTheirKeysOut) {
   CounterValues c;
   c["dram__bytes_read.sum"] = 1.0;
   c["dram__bytes_write.sum"] = std::nullopt;                     // recorded as unavailable on the chip
-  c["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] = 5.0;  // hit needs both read and write hits
+  c["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] = 5.0;  // hits need both read and write hits
   const auto m = derive_report_metrics(c);
-  EXPECT_EQ(m.count("dram_read"), 1u);
-  EXPECT_EQ(m.count("dram_write"), 0u);
-  EXPECT_EQ(m.count("l2_hit"), 0u);
-  EXPECT_EQ(m.count("time"), 0u);
+  EXPECT_TRUE(m.contains(Metric::dram_read));
+  EXPECT_FALSE(m.contains(Metric::dram_write));
+  EXPECT_FALSE(m.contains(Metric::l2_hit_lts));
+  EXPECT_FALSE(m.contains(Metric::l2_hit));
+  EXPECT_FALSE(m.contains(Metric::time));
+  EXPECT_EQ(m.size(), 1u);
 }
 
 TEST(MetricSet, StandardSetHasEveryInputOfTheReportKeysAndNoDuplicates) {
@@ -56,9 +77,16 @@ TEST(MetricSet, StandardSetHasEveryInputOfTheReportKeysAndNoDuplicates) {
     c[n] = 1.0;
   }
   const auto m = derive_report_metrics(c);
-  for (const char* key : {"dram_read", "dram_write", "l2_read", "l2_write", "l2_hit", "smem_read",
-                          "smem_write", "time", "cycles"})
-    EXPECT_EQ(m.count(key), 1u) << key;
+  for (const Metric key : {Metric::dram_read, Metric::dram_write, Metric::l2_read, Metric::l2_read_lts,
+                           Metric::l2_write, Metric::l2_hit_lts, Metric::smem_read, Metric::smem_write,
+                           Metric::time, Metric::cycles})
+    EXPECT_TRUE(m.contains(key)) << attnscope::vocab::key(key);
+  // Every metric the table measures by counters is measured from the standard set.
+  for (const auto& info : attnscope::vocab::kMetrics) {
+    if (!info.terms[0].counter.empty()) {
+      EXPECT_TRUE(m.contains(info.id)) << info.key;
+    }
+  }
 }
 
 TEST(MetricSet, UnitsFollowTheCounterName) {

@@ -46,11 +46,11 @@ void check_recording(const reports::Report& recorded, const std::string& shown, 
       ++n.points;
     }
     if (c == cases.end()) continue;
-    EXPECT_EQ(c->points.size(), static_cast<std::size_t>(std::count_if(
-                                    k.metrics.begin(), k.metrics.end(), [](const auto& mv) {
-                                      const auto& [m, v] = mv;
-                                      return vocab::info(m).target && v.measured && v.modeled && *v.measured > 0;
-                                    })))
+    // (A loop, not std::count_if: Metrics::const_iterator has no iterator_traits.)
+    std::size_t rows_with_target = 0;
+    for (const auto& [m, v] : k.metrics)
+      if (vocab::info(m).target && v.measured && v.modeled && *v.measured > 0) ++rows_with_target;
+    EXPECT_EQ(c->points.size(), rows_with_target)
         << shown << ": " << k.name << ": the accuracy table has points the report does not show";
     // Lone windows: the same tile-level values, in the same order.
     std::vector<std::pair<double, double>> rows;

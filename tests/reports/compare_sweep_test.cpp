@@ -20,9 +20,9 @@ using testing::small_report;
 TEST(Compare, RegressionsComeFirstAndRespectTheThreshold) {
   const Report old_report = small_report();
   Report new_report = small_report();
-  new_report.kernels[1].metrics["dram_read"].measured = 1.10e6;  // +10 % bytes: regression
-  new_report.kernels[1].metrics["time"].measured = 0.5e-4;       // -50 % time: improvement
-  new_report.kernels[0].metrics["time"].measured = 1.01e-4;      // +1 %: below the threshold
+  new_report.kernels[1].metrics[Metric::dram_read].measured = 1.10e6;  // +10 % bytes: regression
+  new_report.kernels[1].metrics[Metric::time].measured = 0.5e-4;       // -50 % time: improvement
+  new_report.kernels[0].metrics[Metric::time].measured = 1.01e-4;      // +1 %: below the threshold
   const auto cmp = compare_reports(old_report, new_report, 0.02);
   ASSERT_FALSE(cmp.changes.empty());
   EXPECT_EQ(cmp.changes.front().kind, ChangeKind::regression);
@@ -134,9 +134,9 @@ TEST(SweepAnalysis, ParetoFrontAndBestPoint) {
     SweepPoint p;
     p.index = index;
     p.feasible = feasible;
-    p.metrics["smem_per_cta"] = Value{std::nullopt, smem, "B"};
-    p.metrics["dram_read"] = Value{std::nullopt, bytes, "B"};
-    p.metrics["time"] = Value{std::nullopt, time, "s"};
+    p.metrics[Metric::smem_per_cta] = Value{std::nullopt, smem};
+    p.metrics[Metric::dram_read] = Value{std::nullopt, bytes};
+    p.metrics[Metric::time] = Value{std::nullopt, time};
     r.sweep.push_back(p);
   };
   point(0, 10, 100, 3);

@@ -16,6 +16,12 @@ namespace {
 
 using namespace attnscope;
 
+// Whether a real profile measures `m` (the metric table says why not where it does not: FLOPs, the shared
+// memory per CTA and the model's request hits have no counter). Synthetic measured values go only there.
+bool measurable(vocab::Metric m) {
+  return vocab::info(m).not_measured.empty();
+}
+
 // Deterministic, metric-dependent factors in [0.9, 1.1], different per tile, so errors and differences vary.
 double synthetic_factor(const std::string& metric, int a, int b) {
   std::size_t h = 1469598103934665603ull;
@@ -27,15 +33,20 @@ double synthetic_factor(const std::string& metric, int a, int b) {
 void add_synthetic_measured(reports::Report& r) {
   r.kind = "profile";
   r.provenance.gpu_name = "SYNTHETIC (model x fixed factors; not a measurement)";
-  r.provenance.cache_mode = "flush";
+  r.provenance.cache = vocab::CacheProtocol::flush;
+  r.provenance.replay = vocab::ReplayMode::user;
   int kernel_index = 0;
   for (auto& k : r.kernels) {
     ++kernel_index;
     k.notes["synthetic"] = "measured values are modeled values times fixed factors, for writer tests only";
-    for (auto& [key, v] : k.metrics)
+    for (const vocab::Metric m : vocab::all_metrics()) {
+      if (!k.metrics.contains(m) || !measurable(m)) continue;
+      reports::Value& v = k.metrics[m];
       if (v.modeled)
-        v.measured =
-            std::round(*v.modeled * synthetic_factor(key, kernel_index, -kernel_index) * 1e12) / 1e12;
+        v.measured = std::round(*v.modeled * synthetic_factor(std::string(vocab::key(m)), kernel_index, -kernel_index) *
+                                1e12) /
+                     1e12;
+    }
     for (auto& t : k.tiles) {
       t.sm_measured = t.sm_modeled;
       if (t.start_modeled_s)
@@ -43,8 +54,11 @@ void add_synthetic_measured(reports::Report& r) {
       if (t.end_modeled_s && t.start_measured_s)
         t.end_measured_s = *t.start_measured_s + (*t.end_modeled_s - *t.start_modeled_s) *
                                                      synthetic_factor("dur", t.q_tile, t.kv_tile);
-      for (auto& [key, v] : t.metrics)
-        if (v.modeled) v.measured = std::round(*v.modeled * synthetic_factor(key, t.q_tile, t.kv_tile));
+      for (const vocab::Metric m : vocab::all_metrics()) {
+        if (!t.metrics.contains(m) || !measurable(m)) continue;
+        reports::Value& v = t.metrics[m];
+        if (v.modeled) v.measured = std::round(*v.modeled * synthetic_factor(std::string(vocab::key(m)), t.q_tile, t.kv_tile));
+      }
     }
   }
 }

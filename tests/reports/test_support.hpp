@@ -21,7 +21,9 @@ inline std::string read_text(const std::filesystem::path& p) {
   return s.str();
 }
 
-// A profile-like report with two kernels, measured and modeled values, and tiles: every JSON field in use.
+// A profile-like report with two kernels, measured and modeled values, and tiles: every JSON field in use
+// (format 2: raw counters of a kernel and of a lone window, a lone window among the tiles, the tile total and
+// the subset kept, the cache protocol, replay mode and the recordings joined).
 inline Report small_report() {
   Report r;
   r.kind = "profile";
@@ -34,8 +36,12 @@ inline Report small_report() {
   r.provenance.driver = "580.1";
   r.provenance.cuda_runtime = "12.8";
   r.provenance.sm_clock_mhz = 1980.0;
-  r.provenance.cache_mode = "flush";
+  r.provenance.cache = vocab::CacheProtocol::flush;
+  r.provenance.replay = vocab::ReplayMode::user;
   r.provenance.gpu_spec = "h200";
+  r.provenance.recordings.push_back(
+      Recording{"h200/run/unit-naive.json", "2026-01-01T00:00:00Z", "def456", {"naive.qk"}});
+  r.provenance.recordings.push_back(Recording{"h200/run/unit-tiled.json", "2026-01-02T00:00:00Z", "abc123", {"tiled"}});
   r.workload.name = "unit";
   r.workload.heads = 2;
   r.workload.seq_q = r.workload.seq_kv = 256;
@@ -47,10 +53,14 @@ inline Report small_report() {
   for (const char* name : {"naive.qk", "tiled"}) {
     KernelEntry k;
     k.name = name;
-    k.metrics["dram_read"] = Value{1.0e6, 1.05e6, "B"};
-    k.metrics["time"] = Value{1.0e-4, 0.9e-4, "s"};
-    k.metrics["flops"] = Value{std::nullopt, 2.0e9, "FLOP"};
+    k.metrics[Metric::dram_read] = Value{1.0e6, 1.05e6};
+    k.metrics[Metric::time] = Value{1.0e-4, 0.9e-4};
+    k.metrics[Metric::flops] = Value{std::nullopt, 2.0e9};
+    k.counters["dram__bytes_read.sum"] = 1.0e6;
+    k.counters["l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum"] = 3.5e6;
     k.notes["l2_writeback"] = "dirty lines written after the kernel";
+    k.tiles_total = 12;
+    k.tiles_kept = TileSubset::head0;
     for (int q = 0; q < 2; ++q)
       for (int kv = 0; kv < 3; ++kv) {
         TileEntry t;
@@ -63,7 +73,16 @@ inline Report small_report() {
         t.end_modeled_s = (kv + 1) * 1e-6;
         t.start_measured_s = kv * 1.1e-6;
         t.end_measured_s = (kv + 1) * 1.1e-6;
-        t.metrics["dram_read"] = Value{1000.0 + q, 1024.0 + kv, "B"};
+        if (q == 0 && kv == 0) {  // a tile without a timeline record: nulls in its columns
+          t.sm_measured.reset();
+          t.start_measured_s.reset();
+          t.end_measured_s.reset();
+        }
+        t.metrics[Metric::dram_read] = Value{1000.0 + q, 1024.0 + kv};
+        if (q == 1 && kv == 2) {  // one lone window, with its raw counters
+          t.lone_window = true;
+          t.counters["dram__bytes_read.sum"] = 1001.0;
+        }
         k.tiles.push_back(t);
       }
     r.kernels.push_back(k);

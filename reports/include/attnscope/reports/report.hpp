@@ -10,7 +10,9 @@
 #pragma once
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <string>
@@ -87,6 +89,11 @@ class Metrics {
   // Present metrics in table order, as (metric, value) pairs.
   class const_iterator {
    public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = std::pair<Metric, const Value&>;
+    using difference_type = std::ptrdiff_t;
+    using reference = value_type;
+    using pointer = void;
     const_iterator(const Metrics* m, std::size_t i) : m_(m), i_(i) { skip(); }
     std::pair<Metric, const Value&> operator*() const {
       return {static_cast<Metric>(i_), m_->values_[i_]};
