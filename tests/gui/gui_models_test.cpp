@@ -2,6 +2,7 @@
 // Tests of gui/src/models: TileGridModel, KernelLevelModel, TimelineModel, SweepModel (each wrapped in
 // QAbstractItemModelTester), ColorScale, the number formatting, computeModel() and WhatIfRunner's
 // keep-only-the-newest rule. No widgets: QTEST_GUILESS_MAIN.
+#include <algorithm>
 #include <QAbstractItemModelTester>
 #include <QSignalSpy>
 #include <QTest>
@@ -99,6 +100,32 @@ class GuiModelsTest : public QObject {
     model.setMetric(QString::fromLatin1(TileGridModel::kDurationKey));
     model.setMode(TileGridModel::Mode::measured);
     QVERIFY(qAbs(model.value(0, 0).value() - 1.1e-6) < 1e-15);
+  }
+
+  // Tiles in any order (here: heads interleaved, last tile first) give the same grid as grouped ones.
+  void tileGridDoesNotDependOnTileOrder() {
+    reports::Report grouped = smallReport();
+    reports::Report shuffled = grouped;
+    for (auto& k : shuffled.kernels) {
+      std::reverse(k.tiles.begin(), k.tiles.end());
+      if (k.tiles.size() > 2) std::swap(k.tiles[1], k.tiles[k.tiles.size() - 2]);
+    }
+    TileGridModel a, b;
+    a.setReports(shared(grouped), nullptr);
+    b.setReports(shared(shuffled), nullptr);
+    for (TileGridModel* m : {&a, &b}) {
+      m->setKernel(QStringLiteral("tiled"));
+      m->setMode(TileGridModel::Mode::measured);
+    }
+    for (const int head : {0, 1}) {
+      a.setHead(head);
+      b.setHead(head);
+      QCOMPARE(b.rowCount(), a.rowCount());
+      QCOMPARE(b.columnCount(), a.columnCount());
+      for (int q = 0; q < a.rowCount(); ++q)
+        for (int kv = 0; kv < a.columnCount(); ++kv) QCOMPARE(b.value(q, kv), a.value(q, kv));
+    }
+    QCOMPARE(a.value(1, 2).value(), 2000.0 + 200 + 10);  // head 1, the last asked for
   }
 
   void tileGridComparesTwoReports() {

@@ -53,31 +53,51 @@ void TileGridModel::SliceIndex::build(const reports::KernelEntry* k) {
   offsets.clear();
   tiles.clear();
   if (k == nullptr) return;
-  // One pass over the tile entries (large structs) for their coordinates; the rest works on those.
-  struct Coordinates {
+  // One pass over the tile entries (large structs): the grid's extents, and where each (batch, head) run
+  // starts. Reports hold a kernel's tiles grouped by batch and head in ascending order (the model records
+  // them in launch order, readers keep the file's order); then the slices are those runs as they lie.
+  struct Run {
     int batch, head;
+    std::size_t begin;
   };
-  std::vector<Coordinates> at(k->tiles.size());
-  for (std::size_t i = 0; i < at.size(); ++i) {
+  std::vector<Run> runs;
+  bool grouped = true;
+  for (std::size_t i = 0; i < k->tiles.size(); ++i) {
     const auto& t = k->tiles[i];
-    at[i] = {t.batch, t.head};
     rows = std::max(rows, t.q_tile + 1);
     columns = std::max(columns, t.kv_tile + 1);
     batches = std::max(batches, t.batch + 1);
     heads = std::max(heads, t.head + 1);
+    if (runs.empty() || runs.back().batch != t.batch || runs.back().head != t.head) {
+      if (t.batch < 0 || t.head < 0 ||
+          (!runs.empty() && std::pair(t.batch, t.head) < std::pair(runs.back().batch, runs.back().head)))
+        grouped = false;
+      runs.push_back({t.batch, t.head, i});
+    }
   }
-  // Counting sort of the tiles by (batch, head): browsing heads then touches only that slice's tiles.
   const std::size_t slices = static_cast<std::size_t>(batches) * static_cast<std::size_t>(heads);
-  const auto slot = [&](const Coordinates& c) -> std::size_t {
-    if (c.batch < 0 || c.head < 0) return slices;  // never shown
-    return static_cast<std::size_t>(c.batch) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(c.head);
+  const auto slot_of = [this, slices](int batch, int head) -> std::size_t {
+    if (batch < 0 || head < 0) return slices;  // never shown
+    return static_cast<std::size_t>(batch) * static_cast<std::size_t>(heads) + static_cast<std::size_t>(head);
   };
+  tiles.resize(k->tiles.size());
   offsets.assign(slices + 2, 0);
-  for (const Coordinates& c : at) ++offsets[slot(c) + 1];
+  if (grouped) {
+    for (std::size_t i = 0; i < tiles.size(); ++i) tiles[i] = &k->tiles[i];
+    // offsets[s] = first tile whose slot is >= s.
+    std::size_t s = 0;
+    for (const Run& r : runs)
+      for (const std::size_t slot = slot_of(r.batch, r.head); s <= slot; ++s) offsets[s] = r.begin;
+    for (; s < offsets.size(); ++s) offsets[s] = tiles.size();
+    return;
+  }
+  // Any other order: a counting sort by (batch, head), reading the coordinates once more.
+  std::vector<std::size_t> slot(k->tiles.size());
+  for (std::size_t i = 0; i < slot.size(); ++i) slot[i] = slot_of(k->tiles[i].batch, k->tiles[i].head);
+  for (const std::size_t x : slot) ++offsets[x + 1];
   for (std::size_t i = 1; i < offsets.size(); ++i) offsets[i] += offsets[i - 1];
-  tiles.assign(at.size(), nullptr);
   std::vector<std::size_t> next(offsets.begin(), offsets.end() - 1);
-  for (std::size_t i = 0; i < at.size(); ++i) tiles[next[slot(at[i])]++] = &k->tiles[i];
+  for (std::size_t i = 0; i < slot.size(); ++i) tiles[next[slot[i]]++] = &k->tiles[i];
 }
 
 std::span<const reports::TileEntry* const> TileGridModel::SliceIndex::slice(int batch, int head) const {
