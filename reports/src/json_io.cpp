@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -15,6 +16,9 @@
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
+
+#include "attnscope/sim/error.hpp"
+#include "attnscope/vocab/geometry.hpp"
 
 namespace attnscope::reports {
 
@@ -724,6 +728,36 @@ void upgrade_v1_facts(Report& r) {
   if (r.provenance.cache) r.provenance.replay = kernel_replay ? vocab::ReplayMode::kernel : vocab::ReplayMode::user;
 }
 
+// The workload passes the same validation as the command line's, and every tile of one of our kernels lies
+// inside that kernel's grid (vocab geometry), so no writer or view indexes outside what it allocates.
+void check_shapes(const Report& r, const Node& root) {
+  try {
+    sim::validate(r.workload);
+  } catch (const sim::InvalidInput& e) {
+    root.object_field("workload").fail(e.what());
+  }
+  const Node kernels = root.object_field("kernels");
+  for (std::size_t i = 0; i < r.kernels.size(); ++i) {
+    const KernelEntry& k = r.kernels[i];
+    const auto id = vocab::parse_kernel_id(k.name);
+    if (!id) continue;  // measured only: no geometry to hold it to
+    const vocab::WindowTiles grid =
+        vocab::window_tiles(*id, r.tiles.tiled(), r.tiles.naive(), r.workload.seq_q, r.workload.seq_kv);
+    const std::int64_t kv_tiles = std::max<std::int64_t>(grid.kv, 1);
+    for (std::size_t j = 0; j < k.tiles.size(); ++j) {
+      const TileEntry& t = k.tiles[j];
+      const auto bad = [&](const char* what, std::int64_t value, std::int64_t limit) {
+        kernels.at(i).fail(fmt::format("tile {}: {} {} is outside the kernel's grid ({} .. {} for {} with tiles {})",
+                                       j, what, value, 0, limit - 1, r.workload.name, r.tiles.label()));
+      };
+      if (t.batch < 0 || t.batch >= r.workload.batch) bad("batch", t.batch, r.workload.batch);
+      if (t.head < 0 || t.head >= r.workload.heads) bad("head", t.head, r.workload.heads);
+      if (t.q_tile < 0 || t.q_tile >= grid.q) bad("q tile", t.q_tile, grid.q);
+      if (t.kv_tile < 0 || t.kv_tile >= kv_tiles) bad("kv tile", t.kv_tile, kv_tiles);
+    }
+  }
+}
+
 Report read_document(const json& doc, const std::string& origin) {
   const Node root(doc, "", origin);
   root.require_object();
@@ -748,6 +782,7 @@ Report read_document(const json& doc, const std::string& origin) {
   for (std::size_t i = 0, n = kernels.size(); i < n; ++i)
     r.kernels.push_back(read_kernel(kernels.at(i), r.format_version));
   if (r.format_version < 2) upgrade_v1_facts(r);
+  if (r.kind != "sweep") check_shapes(r, root);
   if (auto def = root.optional_field("sweep_definition")) {
     r.sweep_definition.text = def->string_field("text");
     r.sweep_definition.total_points = def->int64_field("total_points");

@@ -35,7 +35,8 @@ void validate(const Workload& w) {
   constexpr std::int64_t kMaxSeq = std::int64_t{1} << 24;
   if (w.seq_q > kMaxSeq || w.seq_kv > kMaxSeq)
     throw InvalidInput("workload: sequence length above 16M tokens is not supported");
-  if (w.batch * w.heads > (std::int64_t{1} << 31) - 1)
+  // Divided, not multiplied: batch * heads itself can overflow (batch 2^62, heads 4).
+  if (w.batch > ((std::int64_t{1} << 31) - 1) / w.heads)
     throw InvalidInput("workload: batch * heads must fit in 31 bits");
   if (w.head_dim > 512) throw InvalidInput("workload: head_dim above 512 is not supported");
   if (!std::isfinite(w.scale) || w.scale < 0.0)

@@ -110,6 +110,17 @@ TEST_F(Cli, MalformedTruncatedAndFutureReportsExitFourWithAClearMessage) {
   EXPECT_THAT(r.err, HasSubstr("cannot open report"));
 }
 
+// A check with nothing to check fails (a typo in --data once passed CI on zero cases), and a shape whose
+// batch x heads overflows is bad input, not a run that prints zeros.
+TEST_F(Cli, AccuracyWithoutMeasurementsAndOverflowingShapesAreErrors) {
+  auto r = run("accuracy --data " + (dir_ / "no-such-folder").string() + " --check");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("no measurement found"));
+  r = run("simulate -b 4611686018427387904 --heads 4");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_THAT(r.err, ::testing::HasSubstr("batch * heads"));
+}
+
 TEST_F(Cli, CompareFailsOnRegressionOnlyWhenAsked) {
   using namespace attnscope::reports;
   Report worse = read_report(data("synthetic-profile-small.json"));
