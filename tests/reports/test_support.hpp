@@ -30,7 +30,7 @@ inline Report small_report() {
   r.provenance.tool_version = "0.1.0";
   r.provenance.git_revision = "abc123";
   r.provenance.date = "2026-01-02T03:04:05Z";
-  r.provenance.command = "attnscope profile --seq 256";
+  r.provenance.command = "attnscope profile --seq 384";
   r.provenance.host = "testhost";
   r.provenance.gpu_name = "NVIDIA H200";
   r.provenance.driver = "580.1";
@@ -44,7 +44,8 @@ inline Report small_report() {
   r.provenance.recordings.push_back(Recording{"h200/run/unit-tiled.json", "2026-01-02T00:00:00Z", "abc123", {"tiled"}});
   r.workload.name = "unit";
   r.workload.heads = 2;
-  r.workload.seq_q = r.workload.seq_kv = 256;
+  // 384 tokens: every tile below lies inside both kernels' grids (naive.qk: 3 x 3 blocks of 128).
+  r.workload.seq_q = r.workload.seq_kv = 384;
   r.workload.causal = true;
   r.workload.scale = 0.125;
   r.tiles.br = 64;
