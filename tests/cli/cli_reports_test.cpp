@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs the attnscope binary (cli/cmd_report.cpp, cmd_compare.cpp, cmd_sweep.cpp) as a CI job would.
 #include <gmock/gmock.h>
+#include <unistd.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -34,8 +35,10 @@ std::string read_text(const fs::path& p) {
 class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
+    // The process id keeps two test runs on one machine (two checkouts) out of each other's folders.
     dir_ = fs::temp_directory_path() /
-           ("attnscope_cli_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+           ("attnscope_cli_" + std::to_string(::getpid()) + "_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
