@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <regex>
 #include <string>
 #include <vector>
@@ -76,15 +77,18 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
     if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
   // Newest run folder first, by the UTC stamp its name ends with (h200-20261203T091131Z,
   // profile-check-20261203T030040Z, ...), files in name order within one.
-  const auto stamp = [](const fs::path& file) {
-    static const std::regex at_end(R"((\d{8}T\d{6}Z)$)");
-    const std::string folder = file.parent_path().filename().string();
+  static const std::regex at_end(R"((\d{8}T\d{6}Z)$)");
+  std::map<fs::path, std::string> stamps;  // run folder -> its stamp ("" when it has none)
+  for (const auto& file : files) {
+    auto [it, fresh] = stamps.try_emplace(file.parent_path());
     std::smatch m;
-    return std::regex_search(folder, m, at_end) ? m[1].str() : std::string();
-  };
+    const std::string folder = file.parent_path().filename().string();
+    if (fresh && std::regex_search(folder, m, at_end)) it->second = m[1].str();
+  }
   std::sort(files.begin(), files.end(), [&](const fs::path& a, const fs::path& b) {
     if (a.parent_path() != b.parent_path()) {
-      const std::string sa = stamp(a), sb = stamp(b);
+      const std::string& sa = stamps.at(a.parent_path());
+      const std::string& sb = stamps.at(b.parent_path());
       return sa != sb ? sa > sb : a.parent_path() > b.parent_path();
     }
     return a.filename() < b.filename();

@@ -123,9 +123,8 @@ std::string error_table(const Report& r) {
     for (const auto& k : kernels)
       out += fmt::format("<li><b>{}</b>: {}</li>", xml_escape(k.kernel), xml_escape(k.verdict));
     out += "</ul>\n<p class=\"hint\">Relative error (modeled &minus; measured) / measured, worst kernel first. "
-           "Green within the median target, amber within the worst-case one, red beyond (targets: HBM 3&nbsp;% "
-           "/ 8&nbsp;%, L2 5&nbsp;% / 10&nbsp;%, time 10&nbsp;% / 20&nbsp;%); grey: no target.</p>\n"
-           "<table><tr><th class=\"l\">Kernel</th>";
+           "Green within the median target, amber within the worst-case one, red beyond (targets: " +
+           xml_escape(targets_text()) + "); grey: no target.</p>\n<table><tr><th class=\"l\">Kernel</th>";
     for (const Metric m : columns)
       out += fmt::format("<th title=\"{}\">{}</th>", xml_escape(vocab::info(m).formula), vocab::key(m));
     out += "</tr>";

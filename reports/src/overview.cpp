@@ -50,6 +50,20 @@ std::string pct(double fraction) {
 
 }  // namespace
 
+std::string targets_text() {
+  std::string out, last;
+  for (const vocab::MetricInfo& m : vocab::kMetrics) {
+    if (!m.target) continue;
+    std::string_view level = vocab::to_string(m.level);
+    const std::string entry =
+        fmt::format("{} {:.0f} % / {:.0f} %", level, 100 * m.target->median, 100 * m.target->worst);
+    if (entry == last) continue;  // metrics of one level share their target
+    out += (out.empty() ? "" : ", ") + entry;
+    last = entry;
+  }
+  return out;
+}
+
 std::string cell_text(const OverviewCell& c) {
   switch (c.status) {
     case CellStatus::not_modeled:

@@ -51,7 +51,7 @@ std::string protocol_text(const Provenance& p) {
       break;
   }
   if (p.replay) s += fmt::format(", {} replay", vocab::to_string(*p.replay));
-  return s + "; the model runs under the same protocol";
+  return s;
 }
 
 }  // namespace
@@ -63,14 +63,13 @@ std::string provenance_text(const Report& report) {
                      p.gpu_name.empty() ? "-" : p.gpu_name,
                      p.gpu_spec.empty() ? "" : " [model " + p.gpu_spec + "]", p.tool_version, p.git_revision,
                      p.date);
-  if (const std::string proto = protocol_text(p); !proto.empty()) {
-    if (report.format_version >= 2)
-      out += "measured with " + proto + "\n";
-    else  // format 1: written before the model ran under the measurement's protocol
-      out += "measured with " + proto.substr(0, proto.find(';')) +
-             "; the modeled values are those of the model that wrote this format-1 file (the naive kernels "
-             "modeled back to back from one cold L2): re-run the model to compare under the same protocol\n";
-  }
+  if (const std::string proto = protocol_text(p); !proto.empty())
+    out += "measured with " + proto +
+           (report.format_version >= 2
+                ? "; the model runs under the same protocol\n"
+                // format 1: written before the model ran under the measurement's protocol
+                : "; the modeled values are those of the model that wrote this format-1 file (the naive kernels "
+                  "modeled back to back from one cold L2): re-run the model to compare under the same protocol\n");
   if (!p.recordings.empty()) {
     out += fmt::format("joins {} recording{}:\n", p.recordings.size(), p.recordings.size() == 1 ? "" : "s");
     for (const Recording& r : p.recordings) {
@@ -100,7 +99,7 @@ std::string overview_text(const Report& report) {
     return out;
   }
   out += "Model vs measurement: relative error (modeled - measured) / measured, worst kernel first.\n";
-  out += "Targets (median / worst over the committed measurements): HBM 3 % / 8 %, L2 5 % / 10 %, time 10 % / 20 %;\n";
+  out += "Targets (median / worst over the committed measurements): " + targets_text() + ";\n";
   out += "! beyond the worst-case target, ~ beyond the median one.\n\n";
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header{"kernel"};

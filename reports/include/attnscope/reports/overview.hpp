@@ -41,6 +41,10 @@ bool is_headline(Metric m);
 // Every kernel of `report`, worst first (a kernel without any measured metric last, in launch order).
 std::vector<KernelOverview> overview(const Report& report);
 
+// The targets as a person reads them, from the metric table: "HBM 3 % / 8 %, L2 5 % / 10 %, time 10 % / 20 %"
+// (one entry per level and target).
+std::string targets_text();
+
 // What a cell reads as: "+1.2 %", "not modeled", "–".
 std::string cell_text(const OverviewCell& cell);
 
