@@ -22,62 +22,12 @@
 #include "attnscope/kernels/attention.hpp"
 #include "attnscope/kernels/reference.hpp"
 #include "attnscope/version.hpp"
+#include "gpu_bench_support.hpp"
 
 namespace ak = attnscope::kernels;
+using namespace attnscope::bench;
 
 namespace {
-
-struct DevicePtr {
-  void* p = nullptr;
-  explicit DevicePtr(std::size_t bytes) {
-    if (cudaMalloc(&p, bytes) != cudaSuccess) p = nullptr;
-  }
-  ~DevicePtr() { cudaFree(p); }
-  DevicePtr(const DevicePtr&) = delete;
-  DevicePtr& operator=(const DevicePtr&) = delete;
-};
-
-// Copy bandwidth (bytes read + written per second) measured by BM_CopyBandwidth in this process.
-std::vector<double> g_copy_bandwidth;
-
-double copy_bandwidth_median() {
-  if (g_copy_bandwidth.empty()) return 0.0;
-  std::vector<double> v = g_copy_bandwidth;
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
-  return v[v.size() / 2];
-}
-
-// 256 MiB, several times the 60 MB L2: a memset over it evicts the previous iteration's lines.
-void* flush_buffer() {
-  static DevicePtr buffer(std::size_t{256} << 20);
-  return buffer.p;
-}
-
-class EventTimer {
- public:
-  EventTimer() {
-    cudaEventCreate(&start_);
-    cudaEventCreate(&stop_);
-  }
-  ~EventTimer() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-  }
-  EventTimer(const EventTimer&) = delete;
-  EventTimer& operator=(const EventTimer&) = delete;
-  void start() { cudaEventRecord(start_); }
-  // Seconds since start(), after the work has finished.
-  double stop() {
-    cudaEventRecord(stop_);
-    cudaEventSynchronize(stop_);
-    float ms = 0.0f;
-    cudaEventElapsedTime(&ms, start_, stop_);
-    return static_cast<double>(ms) * 1e-3;
-  }
-
- private:
-  cudaEvent_t start_{}, stop_{};
-};
 
 void BM_CopyBandwidth(benchmark::State& state) {
   const std::size_t bytes = static_cast<std::size_t>(state.range(0)) << 20;
@@ -108,23 +58,6 @@ void BM_CopyBandwidth(benchmark::State& state) {
 struct Inputs {
   std::unique_ptr<DevicePtr> q, k, v, o, lse, s;
 };
-
-std::vector<std::uint16_t> random_bits(std::size_t count, ak::DType dtype, std::uint64_t seed) {
-  std::vector<std::uint16_t> out(count);
-  std::uint64_t x = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (std::size_t i = 0; i < count; ++i) {
-    // Sum of 4 uniforms (Irwin-Hall), centred and scaled: close enough to N(0, 1) for timing.
-    float sum = 0.0f;
-    for (int j = 0; j < 4; ++j) {
-      x ^= x << 13;
-      x ^= x >> 7;
-      x ^= x << 17;
-      sum += static_cast<float>(x >> 40) * (1.0f / 16777216.0f);
-    }
-    out[i] = ak::to_dtype_bits((sum - 2.0f) * 1.7320508f, dtype);
-  }
-  return out;
-}
 
 bool make_inputs(const ak::AttentionShape& s, bool naive, Inputs& in) {
   const std::size_t bh = static_cast<std::size_t>(s.batch) * static_cast<std::size_t>(s.heads);
@@ -366,6 +299,7 @@ void register_all() {
   }
   for (const int bc : {32, 64}) add(0, 0, 128, 16384, 0, 32, 128, bc, 4);
   add(0, 0, 128, 16384, 1, 32, 128, 64, 4);
+  register_backward_benchmarks();
   // The copy again at the end: the bandwidth should not have drifted during the run.
   benchmark::RegisterBenchmark("BM_CopyBandwidth", BM_CopyBandwidth)
       ->Arg(1024)

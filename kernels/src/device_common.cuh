@@ -120,6 +120,25 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
 }
 
+// ---- Tile copies ----------------------------------------------------------------------------------
+// Copies rows [row0, row0 + Rows) of a [n_rows x D] matrix into a swizzled smem tile; rows >= n_rows are
+// zero-filled without reading global memory.
+template <typename T, int D, int Rows, int Threads>
+__device__ __forceinline__ void load_tile(T* tile, const T* global, int row0, int n_rows, int tid) {
+  constexpr int kChunksPerRow = D * static_cast<int>(sizeof(T)) / 16;
+  constexpr int kChunks = Rows * kChunksPerRow;
+  static_assert(kChunks % Threads == 0, "every thread copies the same number of 16-byte chunks");
+#pragma unroll
+  for (int c = tid; c < kChunks; c += Threads) {
+    const int r = c / kChunksPerRow;
+    const int ch = c % kChunksPerRow;
+    const int grow = row0 + r;
+    const bool valid = grow < n_rows;
+    const T* src = global + (valid ? static_cast<std::size_t>(grow) * D + ch * 8 : 0);
+    cp_async_16(smem_addr(tile + r * D + swizzle128(r, ch) * 8), src, valid);
+  }
+}
+
 // ---- ldmatrix -----------------------------------------------------------------------------------------
 __device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"

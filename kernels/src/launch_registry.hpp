@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attnscope/kernels/attention.hpp"
+#include "attnscope/kernels/backward.hpp"
 
 namespace attnscope::kernels::detail {
 
@@ -81,5 +82,46 @@ int launch_naive_qk_kernel(DType dtype, const NaiveParams& params, int grid_x, i
 int launch_naive_softmax_kernel(DType dtype, const NaiveParams& params, int grid_x, int grid_y,
                                 Stream stream);
 int launch_naive_pv_kernel(DType dtype, const NaiveParams& params, int grid_x, int grid_y, Stream stream);
+
+// ---- backward ----------------------------------------------------------------------------------------------
+// Invariant launch state of the three backward kernels (passed by value).
+struct TiledBwdParams {
+  const void* q;  // [B, H, Nq, d]
+  const void* k;  // [B, H, Nkv, d]
+  const void* v;
+  const void* o;    // [B, H, Nq, d]
+  const void* d_o;  // [B, H, Nq, d]
+  const float* lse;  // [B, H, Nq]
+  void* dq;          // [B, H, Nq, d]
+  void* dk;          // [B, H, Nkv, d]
+  void* dv;
+  float* lse_log2;  // [B, H, padded_rows]
+  float* delta;     // [B, H, padded_rows]
+  float* dq_accum;  // [B, H, Nq, d]
+  int heads;
+  int seq_q;
+  int seq_kv;
+  int padded_rows;
+  int causal;
+  float scale;
+  float scale_log2;
+};
+
+// One compiled backward instantiation. `launch` runs pre, main and post; returns a cudaError_t as int.
+struct TiledBwdEntry {
+  DType dtype;
+  int head_dim;
+  vocab::TiledBwdConfig config;
+  std::size_t smem_bytes;
+  int (*launch)(const TiledBwdParams& params, int batch, Stream stream);
+};
+
+// Each tiled_bwd_*.cu file appends its instantiations.
+void append_tiled_bwd_fp16(std::vector<TiledBwdEntry>& out);
+void append_tiled_bwd_bf16(std::vector<TiledBwdEntry>& out);
+const std::vector<TiledBwdEntry>& tiled_bwd_registry();
+
+// The naive backward's five launches (naive_bwd.cu); returns a cudaError_t as int.
+int launch_naive_backward_kernels(const AttentionShape& shape, const BackwardTensors& tensors, Stream stream);
 
 }  // namespace attnscope::kernels::detail

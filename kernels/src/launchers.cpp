@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include "attnscope/kernels/attention.hpp"
 #include "attnscope/vocab/geometry.hpp"
@@ -335,6 +337,170 @@ std::size_t naive_qk_smem_bytes(const AttentionShape& s) {
 }
 std::size_t naive_pv_smem_bytes(const AttentionShape& s) {
   return static_cast<std::size_t>(vocab::naive_pv_smem_bytes(NaiveTiling{}, s.head_dim, s.dtype));
+}
+
+}  // namespace attnscope::kernels
+
+// ---- backward ------------------------------------------------------------------------------------------
+
+namespace attnscope::kernels {
+namespace {
+
+std::string bwd_config_name(const TiledBwdConfig& c) {
+  return "Bc=" + std::to_string(c.bc) + " Br=" + std::to_string(c.br) + " stages=" + std::to_string(c.stages);
+}
+
+const detail::TiledBwdEntry* find_bwd_entry(const AttentionShape& s, const TiledBwdConfig& c) {
+  for (const detail::TiledBwdEntry& e : detail::tiled_bwd_registry()) {
+    if (e.dtype == s.dtype && e.head_dim == s.head_dim && e.config.bc == c.bc && e.config.br == c.br &&
+        e.config.stages == c.stages) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+Status check_all_aligned(std::initializer_list<std::pair<const void*, const char*>> pointers) {
+  for (const auto& [p, name] : pointers) {
+    if (Status st = check_aligned(p, name, 16); !st) return st;
+  }
+  return {};
+}
+
+}  // namespace
+
+namespace detail {
+const std::vector<TiledBwdEntry>& tiled_bwd_registry() {
+  static const std::vector<TiledBwdEntry> registry = [] {
+    std::vector<TiledBwdEntry> all;
+    append_tiled_bwd_fp16(all);
+    append_tiled_bwd_bf16(all);
+    return all;
+  }();
+  return registry;
+}
+}  // namespace detail
+
+std::vector<TiledBwdConfig> compiled_tiled_bwd_configs(int head_dim, DType dtype) {
+  std::vector<TiledBwdConfig> out;
+  for (const detail::TiledBwdEntry& e : detail::tiled_bwd_registry())
+    if (e.dtype == dtype && e.head_dim == head_dim) out.push_back(e.config);
+  return out;
+}
+
+TiledBwdConfig default_tiled_bwd_config(int head_dim) {
+  return head_dim == 128 ? TiledBwdConfig{128, 32, 2} : TiledBwdConfig{128, 64, 2};
+}
+
+std::size_t tiled_bwd_workspace_bytes(const AttentionShape& s, const TiledBwdConfig& c) {
+  if (c.br < 1 || s.batch < 1 || s.heads < 1 || s.seq_q < 1) return 0;
+  return static_cast<std::size_t>(vocab::tiled_bwd_workspace(c, s.batch, s.heads, s.seq_q, s.head_dim).bytes);
+}
+
+Status launch_tiled_backward(const AttentionShape& shape, const TiledBwdConfig& config,
+                             const BackwardTensors& t, Stream stream) {
+  if (Status st = check_shape(shape); !st) return st;
+  const detail::TiledBwdEntry* entry = find_bwd_entry(shape, config);
+  if (entry == nullptr) {
+    std::string list;
+    for (const TiledBwdConfig& c : compiled_tiled_bwd_configs(shape.head_dim, shape.dtype))
+      list += (list.empty() ? "" : "; ") + bwd_config_name(c);
+    return fail(StatusCode::config_not_compiled,
+                "tiled backward configuration " + bwd_config_name(config) + " is not compiled for " +
+                    dtype_name(shape.dtype) + " d=" + std::to_string(shape.head_dim) +
+                    "; compiled: " + (list.empty() ? "none" : list));
+  }
+  if (Status st = check_all_aligned({{t.q, "q"},
+                                     {t.k, "k"},
+                                     {t.v, "v"},
+                                     {t.o, "o"},
+                                     {t.d_o, "d_o"},
+                                     {t.dq, "dq"},
+                                     {t.dk, "dk"},
+                                     {t.dv, "dv"},
+                                     {t.workspace, "workspace"}});
+      !st) {
+    return st;
+  }
+  if (Status st = check_aligned(t.lse, "lse", 4); !st) return st;
+  if (Status st = check_device(); !st) return st;
+  const vocab::BwdWorkspace ws =
+      vocab::tiled_bwd_workspace(config, shape.batch, shape.heads, shape.seq_q, shape.head_dim);
+  auto* base = static_cast<unsigned char*>(t.workspace);
+  detail::TiledBwdParams p{t.q,
+                           t.k,
+                           t.v,
+                           t.o,
+                           t.d_o,
+                           t.lse,
+                           t.dq,
+                           t.dk,
+                           t.dv,
+                           reinterpret_cast<float*>(base + ws.lse_log2_offset),
+                           reinterpret_cast<float*>(base + ws.delta_offset),
+                           reinterpret_cast<float*>(base + ws.dq_accum_offset),
+                           shape.heads,
+                           shape.seq_q,
+                           shape.seq_kv,
+                           to_int(vocab::tiled_bwd_padded_rows(config, shape.seq_q)),
+                           shape.causal ? 1 : 0,
+                           shape.scale,
+                           shape.scale * 1.4426950408889634f};
+  return cuda_status(entry->launch(p, shape.batch, stream), "launch_tiled_backward");
+}
+
+Status launch_naive_backward(const AttentionShape& shape, const BackwardTensors& t, Stream stream) {
+  if (Status st = check_shape(shape); !st) return st;
+  if (Status st = check_all_aligned({{t.q, "q"},
+                                     {t.k, "k"},
+                                     {t.v, "v"},
+                                     {t.o, "o"},
+                                     {t.d_o, "d_o"},
+                                     {t.p, "p (the naive forward's scratch)"},
+                                     {t.ds, "ds (scratch)"},
+                                     {t.dq, "dq"},
+                                     {t.dk, "dk"},
+                                     {t.dv, "dv"}});
+      !st) {
+    return st;
+  }
+  if (std::int64_t{shape.seq_q} > 128 * std::int64_t{65535} || std::int64_t{shape.seq_kv} > 128 * std::int64_t{65535})
+    return fail(StatusCode::bad_shape, "bad shape: the naive backward's grid holds at most 8388480 rows");
+  if (Status st = check_device(); !st) return st;
+  return cuda_status(detail::launch_naive_backward_kernels(shape, t, stream), "launch_naive_backward");
+}
+
+std::size_t naive_training_hbm_bytes(const AttentionShape& s) {
+  if (s.batch < 1 || s.heads < 1 || s.seq_q < 1 || s.seq_kv < 1 || s.head_dim < 1) return 0;
+  const double e = static_cast<double>(dtype_size(s.dtype));
+  const double bh = static_cast<double>(s.batch) * s.heads;
+  const double tensors = bh * (4.0 * s.seq_q + 4.0 * s.seq_kv) * s.head_dim * e + bh * s.seq_q * 4.0;
+  const double matrices = static_cast<double>(vocab::naive_bwd_scratch_bytes(s.batch, s.heads, s.seq_q, s.seq_kv, s.dtype));
+  return static_cast<std::size_t>(tensors + matrices);
+}
+
+Status check_naive_memory(const AttentionShape& shape) {
+  if (Status st = check_shape(shape); !st) return st;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  const cudaError_t err = cudaMemGetInfo(&free_bytes, &total_bytes);
+  if (err != cudaSuccess)
+    return fail(StatusCode::unsupported_device, std::string("no usable CUDA device: ") + cudaGetErrorString(err));
+  const std::size_t need = naive_training_hbm_bytes(shape);
+  if (need <= free_bytes) return {};
+  const auto gb = [](double b) {
+    std::ostringstream o;
+    o.setf(std::ios::fixed);
+    o.precision(1);
+    o << b * 1e-9 << " GB";
+    return o.str();
+  };
+  const double matrices = static_cast<double>(
+      vocab::naive_bwd_scratch_bytes(shape.batch, shape.heads, shape.seq_q, shape.seq_kv, shape.dtype));
+  return fail(StatusCode::bad_shape,
+              "naive attention does not fit: a training step at this shape needs " + gb(static_cast<double>(need)) +
+                  " of HBM, of which " + gb(matrices) + " for its two B*H*Nq*Nkv matrices (P, dP/dS), and the device has " +
+                  gb(static_cast<double>(free_bytes)) + " free of " + gb(static_cast<double>(total_bytes)) +
+                  "; the tiled kernels need no N x N matrix");
 }
 
 }  // namespace attnscope::kernels

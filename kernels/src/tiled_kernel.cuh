@@ -57,24 +57,6 @@ struct TiledShape {
   static constexpr int kMinBlocks = vocab::tiled_min_blocks_per_sm(kConfig, D);
 };
 
-// Copies rows [row0, row0 + Rows) of a [n_rows x D] matrix into a swizzled smem tile; rows >= n_rows are
-// zero-filled without reading global memory.
-template <typename T, int D, int Rows, int Threads>
-__device__ __forceinline__ void load_tile(T* tile, const T* global, int row0, int n_rows, int tid) {
-  constexpr int kChunksPerRow = D * static_cast<int>(sizeof(T)) / 16;
-  constexpr int kChunks = Rows * kChunksPerRow;
-  static_assert(kChunks % Threads == 0, "every thread copies the same number of 16-byte chunks");
-#pragma unroll
-  for (int c = tid; c < kChunks; c += Threads) {
-    const int r = c / kChunksPerRow;
-    const int ch = c % kChunksPerRow;
-    const int grow = row0 + r;
-    const bool valid = grow < n_rows;
-    const T* src = global + (valid ? static_cast<std::size_t>(grow) * D + ch * 8 : 0);
-    device::cp_async_16(device::smem_addr(tile + r * D + device::swizzle128(r, ch) * 8), src, valid);
-  }
-}
-
 // Instrumented build: one timeline record, written by one thread; the ids are re-read from blockIdx (not
 // kept live across the kv loop, where the 32-rows-per-warp kernels have no register to spare).
 __device__ __forceinline__ void write_record(TileTiming* record, int kv_tile, std::uint64_t start_ns,
@@ -151,12 +133,12 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
   }
 
   // Prologue: Q with the first K/V tile in group 0, then tiles 1 .. Stages-2, one group each.
-  if (n_steps > 0) load_tile<T, D, Br, kThreads>(smem.q, q, q0, p.seq_q, tid);
+  if (n_steps > 0) device::load_tile<T, D, Br, kThreads>(smem.q, q, q0, p.seq_q, tid);
 #pragma unroll
   for (int s = 0; s < Stages - 1; ++s) {
     if (s < n_steps) {
-      load_tile<T, D, Bc, kThreads>(smem.k[s], k, (kv_begin + s) * Bc, p.seq_kv, tid);
-      load_tile<T, D, Bc, kThreads>(smem.v[s], v, (kv_begin + s) * Bc, p.seq_kv, tid);
+      device::load_tile<T, D, Bc, kThreads>(smem.k[s], k, (kv_begin + s) * Bc, p.seq_kv, tid);
+      device::load_tile<T, D, Bc, kThreads>(smem.v[s], v, (kv_begin + s) * Bc, p.seq_kv, tid);
     }
     device::cp_async_commit();
   }
@@ -214,8 +196,8 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
     {
       const int next = step + Stages - 1;
       if (next < n_steps) {
-        load_tile<T, D, Bc, kThreads>(smem.k[next % Stages], k, (kv_begin + next) * Bc, p.seq_kv, tid);
-        load_tile<T, D, Bc, kThreads>(smem.v[next % Stages], v, (kv_begin + next) * Bc, p.seq_kv, tid);
+        device::load_tile<T, D, Bc, kThreads>(smem.k[next % Stages], k, (kv_begin + next) * Bc, p.seq_kv, tid);
+        device::load_tile<T, D, Bc, kThreads>(smem.v[next % Stages], v, (kv_begin + next) * Bc, p.seq_kv, tid);
       }
       device::cp_async_commit();  // possibly empty: keeps the group count in step with the tile index
     }

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -186,4 +188,47 @@ TEST(DtypeConvert, Bf16RoundTripAndNearest) {
   }
   EXPECT_EQ(ak::round_to_dtype(0.1f, ak::DType::fp32), 0.1f);
   EXPECT_EQ(ak::round_to_dtype(0.1f, ak::DType::bf16), ak::bf16_bits_to_float(0x3dcd));
+}
+
+// The reference gradients against central differences of the reference forward: for L = sum(dO o O),
+// dL/dX[i] ~ (L(X + h e_i) - L(X - h e_i)) / 2h for sampled elements of Q, K and V, causal (Nq > Nkv, so
+// some rows see no key) and not. The step is the float actually added (inputs are floats).
+TEST(Reference, BackwardMatchesFiniteDifferences) {
+  for (const bool causal : {false, true}) {
+    const ak::AttentionShape s{1, 2, 9, 7, 5, ak::DType::fp32, causal, 0.4f};
+    const std::size_t nq = 2 * 9 * 5, nkv = 2 * 7 * 5;
+    std::mt19937 rng(causal ? 11u : 7u);
+    std::normal_distribution<float> dist(0.0f, 1.0f);
+    std::vector<float> q(nq), k(nkv), v(nkv), d_o(nq);
+    for (auto* t : {&q, &k, &v, &d_o})
+      for (float& x : *t) x = dist(rng);
+    std::vector<double> dq(nq), dk(nkv), dv(nkv);
+    ak::attention_backward_reference(s, q.data(), k.data(), v.data(), d_o.data(), dq.data(), dk.data(),
+                                     dv.data());
+    const auto loss = [&] {
+      std::vector<double> o(nq), lse(2 * 9);
+      ak::attention_reference(s, q.data(), k.data(), v.data(), o.data(), lse.data());
+      double l = 0.0;
+      for (std::size_t i = 0; i < nq; ++i) l += o[i] * d_o[i];
+      return l;
+    };
+    int checked = 0;
+    for (auto [x, g] : {std::pair{&q, &dq}, std::pair{&k, &dk}, std::pair{&v, &dv}}) {
+      for (std::size_t i = 0; i < x->size(); i += 3) {
+        const float saved = (*x)[i];
+        (*x)[i] = saved + 1e-2f;
+        const double up = loss();
+        const double h_up = static_cast<double>((*x)[i]) - saved;
+        (*x)[i] = saved - 1e-2f;
+        const double down = loss();
+        const double h_down = saved - static_cast<double>((*x)[i]);
+        (*x)[i] = saved;
+        const double numeric = (up - down) / (h_up + h_down);
+        EXPECT_NEAR((*g)[i], numeric, 1e-3 * std::max(1.0, std::fabs(numeric)))
+            << (causal ? "causal " : "") << "element " << i;
+        ++checked;
+      }
+    }
+    EXPECT_EQ(checked, 30 + 24 + 24);  // every third element of Q (90), K (70) and V (70)
+  }
 }

@@ -14,6 +14,11 @@ namespace attnscope::kernels {
 void attention_reference(const AttentionShape& shape, const float* q, const float* k, const float* v,
                          double* o, double* lse);
 
+// dQ [B, H, Nq, d], dK and dV [B, H, Nkv, d] of the attention above for the upstream gradient dO
+// [B, H, Nq, d], in float64 (rows that see no key contribute nothing). Inputs as for attention_reference.
+void attention_backward_reference(const AttentionShape& shape, const float* q, const float* k, const float* v,
+                                  const float* d_o, double* dq, double* dk, double* dv);
+
 // IEEE binary16 <-> float, round to nearest even (overflow -> inf, NaN kept NaN).
 std::uint16_t float_to_half_bits(float value);
 float half_bits_to_float(std::uint16_t bits);

@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: Apache-2.0
+// FlashAttention-2-style tiled backward with recomputation (mma.sync m16n8k16, ldmatrix, cp.async ring).
+//
+// Three launches (attnscope/vocab/backward.hpp has the geometry, docs/dataflow.md the dataflow):
+//  - pre: per query row, D = rowsum(dO o O) and LSE * log2(e) into fp32 vectors padded to whole q tiles
+//    (a row with no visible key, LSE = -inf, gets +inf so that its recomputed P is 0), and the row's fp32
+//    dQ accumulator zeroed;
+//  - main: one CTA per (kv tile, head, batch); Bc / 16 warps, each owning 16 keys. K and V [Bc x d] are
+//    copied to shared memory once; Q and dO [Br x d] with LSE and D [Br] stream through a `Stages`-deep
+//    cp.async ring over the q tiles the kv tile is visible to. Per q tile every warp computes, in registers,
+//    for its 16 keys and the Br rows:
+//        S^T = K Q^T,  P^T = 2^(S^T scale log2 e - LSE log2 e)  (0 past the causal diagonal),
+//        dV += P^T dO,  dP^T = V dO^T,  dS^T = P^T o (dP^T - D),  dK += dS^T Q,
+//    with P^T and dS^T fed to the next MMA straight from the accumulators (the m16n8 C layout of two n
+//    tiles is the A layout of one k16 step). dS^T goes to shared memory; after a barrier the warps split
+//    dQ_i += dS K [Br x d] and add it into the fp32 accumulator with 8-byte atomics (red.global.add, done in
+//    L2). dK (times scale) and dV are written once, staged through the K and V tiles;
+//  - post: dQ = scale * accumulator in the input dtype.
+// Working per key block (K/V resident) instead of per query block keeps dK and dV on chip, the two
+// gradients whose sums run over queries; dQ's sum runs over keys, so its partial sums meet in L2.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "attnscope/kernels/attention.hpp"
+#include "attnscope/vocab/backward.hpp"
+#include "device_common.cuh"
+#include "launch_registry.hpp"
+
+namespace attnscope::kernels::detail {
+
+template <typename T, int D, int Bc, int Br, int Stages>
+struct TiledBwdShape {
+  static constexpr vocab::TiledBwdConfig kConfig{Bc, Br, Stages};
+  static_assert(vocab::is_compiled_head_dim(D), "head_dim 64 or 128 (rows of 128 or 256 bytes)");
+  static_assert(Bc % vocab::kMmaTile == 0 && Br % vocab::kMmaTile == 0, "Bc, Br multiples of 16");
+  static_assert(Br * sizeof(T) == 64 || Br * sizeof(T) % 128 == 0,
+                "dS^T rows (Br elements) are 64 bytes or whole 128-byte swizzle units");
+  static_assert(Stages >= 2, "the Q/dO ring needs at least 2 stages");
+  static constexpr int kWarps = vocab::tiled_bwd_warps(kConfig);
+  static constexpr int kThreads = vocab::tiled_bwd_threads_per_cta(kConfig);
+  // dQ += dS K: warps tile [Br x d] as kWarpsM (16 rows each) x kWarpsN (d / kWarpsN columns each).
+  static constexpr int kWarpsM = Br / vocab::kMmaTile;
+  static_assert(kWarps % kWarpsM == 0, "the warps tile dQ's rows evenly");
+  static constexpr int kWarpsN = kWarps / kWarpsM;
+  static constexpr int kDqCols = D / kWarpsN;
+  static_assert(kDqCols % 16 == 0, "each warp's dQ columns are whole ldmatrix x4 blocks");
+
+  struct SharedStorage {
+    T k[Bc * D];            // K tile, swizzle128; dK staging at the end
+    T v[Bc * D];            // V tile; dV staging at the end
+    T q[Stages][Br * D];    // Q ring
+    T d_o[Stages][Br * D];  // dO ring
+    T ds[Bc * Br];          // dS^T [key][row], swizzle128
+    float lse[Stages][Br];  // LSE * log2 e
+    float delta[Stages][Br];
+  };
+  static constexpr std::size_t kSmemBytes = sizeof(SharedStorage);
+  static_assert(kSmemBytes == static_cast<std::size_t>(vocab::tiled_bwd_smem_bytes(
+                                  kConfig, D, device::ElementTraits<T>::kDType)),
+                "SharedStorage must be exactly vocab::tiled_bwd_smem_bytes");
+  static constexpr int kMinBlocks = vocab::tiled_bwd_min_blocks_per_sm(kConfig);
+  // Physical 16-byte chunk of dS^T's rows (Br elements): swizzle128 for rows of >= 128 bytes, swizzle64
+  // for 64-byte rows; both depend on the row modulo 8, so 16-row blocks are plain offsets.
+  static __device__ __forceinline__ int ds_swizzle(int row, int chunk) {
+    if constexpr (Br * sizeof(T) == 64) {
+      return device::swizzle64(row, chunk);
+    } else {
+      return device::swizzle128(row, chunk);
+    }
+  }
+};
+
+// ---- pre: D, LSE * log2 e, zeroed dQ accumulator -------------------------------------------------------
+template <typename T, int D>
+__global__ void __launch_bounds__(vocab::kBwdRowThreads) tiled_bwd_pre_kernel(const TiledBwdParams p) {
+  using Traits = device::ElementTraits<T>;
+  constexpr int kPieces = D / 8;  // 16-byte pieces per row
+  constexpr int kRows = vocab::kBwdRowThreads / kPieces;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int row = static_cast<int>(blockIdx.x) * kRows + tid / kPieces;
+  const int piece = tid % kPieces;
+  const std::size_t bh = blockIdx.y;
+  float sum = 0.0f;
+  if (row < p.seq_q) {
+    const std::size_t at = (bh * p.seq_q + row) * D + piece * 8;
+    const uint4 o4 = *reinterpret_cast<const uint4*>(static_cast<const T*>(p.o) + at);
+    const uint4 d4 = *reinterpret_cast<const uint4*>(static_cast<const T*>(p.d_o) + at);
+    const std::uint32_t ow[4] = {o4.x, o4.y, o4.z, o4.w};
+    const std::uint32_t dw[4] = {d4.x, d4.y, d4.z, d4.w};
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+      const float2 a = Traits::unpack(ow[i]);
+      const float2 b = Traits::unpack(dw[i]);
+      sum = fmaf(a.x, b.x, fmaf(a.y, b.y, sum));
+    }
+    float4* acc = reinterpret_cast<float4*>(p.dq_accum + at);
+    acc[0] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+    acc[1] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  }
+#pragma unroll
+  for (int offset = kPieces / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  if (piece == 0 && row < p.padded_rows) {
+    const std::size_t at = bh * p.padded_rows + row;
+    if (row < p.seq_q) {
+      const float lse = p.lse[bh * p.seq_q + row];
+      p.delta[at] = sum;
+      p.lse_log2[at] = lse == -INFINITY ? INFINITY : lse * 1.4426950408889634f;
+    } else {
+      p.delta[at] = 0.0f;
+      p.lse_log2[at] = INFINITY;  // padding rows: P = 0
+    }
+  }
+}
+
+// ---- post: dQ = scale * accumulator ---------------------------------------------------------------------
+template <typename T, int D>
+__global__ void __launch_bounds__(vocab::kBwdRowThreads) tiled_bwd_post_kernel(const TiledBwdParams p) {
+  using Traits = device::ElementTraits<T>;
+  constexpr int kPieces = D / 8;
+  constexpr int kRows = vocab::kBwdRowThreads / kPieces;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int row = static_cast<int>(blockIdx.x) * kRows + tid / kPieces;
+  if (row >= p.seq_q) return;
+  const std::size_t at = (static_cast<std::size_t>(blockIdx.y) * p.seq_q + row) * D + (tid % kPieces) * 8;
+  const float4* acc = reinterpret_cast<const float4*>(p.dq_accum + at);
+  const float4 a = acc[0], b = acc[1];
+  uint4 out;
+  out.x = Traits::pack(a.x * p.scale, a.y * p.scale);
+  out.y = Traits::pack(a.z * p.scale, a.w * p.scale);
+  out.z = Traits::pack(b.x * p.scale, b.y * p.scale);
+  out.w = Traits::pack(b.z * p.scale, b.w * p.scale);
+  *reinterpret_cast<uint4*>(static_cast<T*>(p.dq) + at) = out;
+}
+
+// ---- main ---------------------------------------------------------------------------------------------
+template <typename T, int D, int Bc, int Br, int Stages>
+__global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
+                                  TiledBwdShape<T, D, Bc, Br, Stages>::kMinBlocks)
+    tiled_bwd_kernel(const TiledBwdParams p) {
+  using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
+  using Traits = device::ElementTraits<T>;
+  using SharedStorage = typename Shape::SharedStorage;
+  constexpr int kThreads = Shape::kThreads;
+  constexpr int kDSteps = D / 16;   // k16 steps of S^T = K Q^T and dP^T = V dO^T
+  constexpr int kQTiles = Br / 8;   // n8 tiles of S^T per warp (query rows)
+  constexpr int kQSteps = Br / 16;  // k16 steps of dV += P^T dO and dK += dS^T Q
+  constexpr int kDTiles = D / 8;    // n8 tiles of dK, dV
+  constexpr int kDqTiles = Shape::kDqCols / 8;
+  // K and V fragments (A operands, 16 registers each at d = 64) stay in registers at d = 64; at d = 128
+  // the dK and dV accumulators need those registers and the fragments are re-read every step.
+  constexpr bool kKvInRegisters = D == 64;
+  constexpr std::uint32_t kRowBytes = D * sizeof(T);
+
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  SharedStorage& smem = *reinterpret_cast<SharedStorage*>(smem_raw);
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warp = tid / 32;
+  const int lane = tid % 32;
+  const int g = lane / 4;
+  const int t = lane % 4;
+  const int kv_tile = static_cast<int>(blockIdx.x);
+  const std::size_t bh = static_cast<std::size_t>(blockIdx.z) * p.heads + blockIdx.y;
+  const T* q = static_cast<const T*>(p.q) + bh * p.seq_q * D;
+  const T* k = static_cast<const T*>(p.k) + bh * p.seq_kv * D;
+  const T* v = static_cast<const T*>(p.v) + bh * p.seq_kv * D;
+  const T* d_o = static_cast<const T*>(p.d_o) + bh * p.seq_q * D;
+  const float* lse_log2 = p.lse_log2 + bh * p.padded_rows;
+  const float* delta = p.delta + bh * p.padded_rows;
+  float* dq_accum = p.dq_accum + bh * p.seq_q * D;
+  const int kv0 = kv_tile * Bc;
+  const int causal_shift = p.seq_kv - p.seq_q;  // row i sees key j iff j <= i + causal_shift
+  const int q_tiles = (p.seq_q + Br - 1) / Br;
+  const int first = vocab::bwd_first_q_tile<int>(Br, Bc, p.seq_q, p.seq_kv,
+                                                 p.causal ? vocab::Mask::causal : vocab::Mask::none, kv_tile);
+  const int n_steps = q_tiles - first;
+
+  // One step's copies: Q and dO [Br x d], LSE and D [Br] (16-byte pieces; the vectors are padded).
+  const auto load_step = [&](int s) {
+    const int slot = s % Stages;
+    const int row0 = (first + s) * Br;
+    device::load_tile<T, D, Br, kThreads>(smem.q[slot], q, row0, p.seq_q, tid);
+    device::load_tile<T, D, Br, kThreads>(smem.d_o[slot], d_o, row0, p.seq_q, tid);
+    constexpr int kVecChunks = Br / 4;
+    static_assert(2 * kVecChunks <= kThreads, "one thread per 16-byte piece of LSE and D");
+    if (tid < kVecChunks) {
+      device::cp_async_16(device::smem_addr(smem.lse[slot] + 4 * tid), lse_log2 + row0 + 4 * tid, true);
+    } else if (tid < 2 * kVecChunks) {
+      const int c = tid - kVecChunks;
+      device::cp_async_16(device::smem_addr(smem.delta[slot] + 4 * c), delta + row0 + 4 * c, true);
+    }
+  };
+
+  // Prologue: K and V with step 0's tiles in group 0, then steps 1 .. Stages-2, one group each.
+  device::load_tile<T, D, Bc, kThreads>(smem.k, k, kv0, p.seq_kv, tid);
+  device::load_tile<T, D, Bc, kThreads>(smem.v, v, kv0, p.seq_kv, tid);
+#pragma unroll
+  for (int s = 0; s < Stages - 1; ++s) {
+    if (s < n_steps) load_step(s);
+    device::cp_async_commit();
+  }
+
+  // Per-lane ldmatrix offsets (bytes) in a swizzled tile of D-element rows (see tiled_kernel.cuh):
+  //  A from [row][k] (K, V: this warp's 16 keys): row lane % 16, chunk lane / 16;
+  //  B from [n][k] (Q, dO for S^T, dP^T): row lane % 8 + 8 (lane / 16), chunk (lane / 8) % 2;
+  //  B from [k][n] with .trans (dO, Q for dV, dK; K for dQ): row lane % 8 + 8 ((lane / 8) % 2), chunk
+  //  lane / 16. A k step XORs the chunk bits (kk * 32 bytes), a 16-row block adds 16 rows.
+  const std::uint32_t a_off =
+      ((warp * 16 + lane % 16) * D + ((lane / 16) ^ (lane % 8)) * 8) * static_cast<int>(sizeof(T));
+  const std::uint32_t bn_off =
+      ((lane % 8 + 8 * (lane / 16)) * D + (((lane / 8) & 1) ^ (lane % 8)) * 8) * static_cast<int>(sizeof(T));
+  const std::uint32_t bt_off =
+      ((lane % 8 + 8 * ((lane / 8) & 1)) * D + ((lane / 16) ^ (lane % 8)) * 8) * static_cast<int>(sizeof(T));
+  const std::uint32_t k_a = device::smem_addr(smem.k) + a_off;
+  const std::uint32_t v_a = device::smem_addr(smem.v) + a_off;
+  const std::uint32_t k_bt = device::smem_addr(smem.k) + bt_off;
+  // dS^T [key][row] (Br-element rows) read as the A operand dS [row][key] with .trans: stored row (key)
+  // lane % 8 + 8 (lane / 16), chunk (row block) 2 wm + (lane / 8) % 2.
+  const int wm = warp % Shape::kWarpsM;
+  const int wn = warp / Shape::kWarpsM;
+  const int ds_row = lane % 8 + 8 * (lane / 16);
+  const std::uint32_t ds_at =
+      device::smem_addr(smem.ds) +
+      (ds_row * Br + Shape::ds_swizzle(ds_row, 2 * wm + ((lane / 8) & 1)) * 8) * static_cast<int>(sizeof(T));
+
+  std::uint32_t k_frag[kKvInRegisters ? kDSteps : 1][4];
+  std::uint32_t v_frag[kKvInRegisters ? kDSteps : 1][4];
+  float dk_acc[kDTiles][4];
+  float dv_acc[kDTiles][4];
+#pragma unroll
+  for (int i = 0; i < kDTiles; ++i) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      dk_acc[i][e] = 0.0f;
+      dv_acc[i][e] = 0.0f;
+    }
+  }
+  const int key_row0 = kv0 + warp * 16 + g;  // keys of this thread's accumulator rows: +0 and +8
+
+  for (int step = 0; step < n_steps; ++step) {
+    const int slot = step % Stages;
+    const int row0 = (first + step) * Br;
+    device::cp_async_wait<Stages - 2>();
+    __syncthreads();  // step's tiles landed for all; every warp is done with step - 1 (slot and dS^T)
+    if (step + Stages - 1 < n_steps) load_step(step + Stages - 1);
+    device::cp_async_commit();
+    if constexpr (kKvInRegisters) {
+      if (step == 0) {
+#pragma unroll
+        for (int kk = 0; kk < kDSteps; ++kk) {
+          device::ldmatrix_x4(k_frag[kk], k_a ^ static_cast<std::uint32_t>(kk * 32));
+          device::ldmatrix_x4(v_frag[kk], v_a ^ static_cast<std::uint32_t>(kk * 32));
+        }
+      }
+    }
+    const std::uint32_t q_tile_addr = device::smem_addr(smem.q[slot]);
+    const std::uint32_t do_tile_addr = device::smem_addr(smem.d_o[slot]);
+
+    // S^T = K Q^T and dP^T = V dO^T, [16 keys x Br rows] per warp over d, fp32; both in one loop (the
+    // order that kept ptxas from spilling: computed one after the other, the d = 64 kernels spilled).
+    float p_acc[kQTiles][4];
+    float ds_acc[kQTiles][4];
+#pragma unroll
+    for (int i = 0; i < kQTiles; ++i) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        p_acc[i][e] = 0.0f;
+        ds_acc[i][e] = 0.0f;
+      }
+    }
+#pragma unroll
+    for (int kk = 0; kk < kDSteps; ++kk) {
+      std::uint32_t ka[4], va[4];
+      if constexpr (kKvInRegisters) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          ka[e] = k_frag[kk][e];
+          va[e] = v_frag[kk][e];
+        }
+      } else {
+        device::ldmatrix_x4(ka, k_a ^ static_cast<std::uint32_t>(kk * 32));
+        device::ldmatrix_x4(va, v_a ^ static_cast<std::uint32_t>(kk * 32));
+      }
+#pragma unroll
+      for (int np = 0; np < Br / 16; ++np) {
+        const std::uint32_t off = (bn_off + np * 16 * kRowBytes) ^ static_cast<std::uint32_t>(kk * 32);
+        std::uint32_t b[4];
+        device::ldmatrix_x4(b, q_tile_addr + off);
+        Traits::mma(p_acc[2 * np], ka, b[0], b[1]);
+        Traits::mma(p_acc[2 * np + 1], ka, b[2], b[3]);
+        device::ldmatrix_x4(b, do_tile_addr + off);
+        Traits::mma(ds_acc[2 * np], va, b[0], b[1]);
+        Traits::mma(ds_acc[2 * np + 1], va, b[2], b[3]);
+      }
+    }
+
+    // P^T = 2^(S^T scale log2 e - LSE log2 e) (recomputed), 0 past the causal diagonal, and
+    // dS^T = P^T o (dP^T - D) with P in fp32; dS^T also to shared memory as [key][row]. Padding rows have
+    // LSE = +inf (P = 0); padding keys (zero K and V rows) only reach dK and dV rows that are not stored.
+    const float* lse_s = smem.lse[slot];
+    const float* delta_s = smem.delta[slot];
+    const bool need_mask = p.causal && kv0 + Bc - 1 > row0 + causal_shift;
+#pragma unroll
+    for (int nt = 0; nt < kQTiles; ++nt) {
+      const int col = nt * 8 + 2 * t;
+      const float2 l2 = *reinterpret_cast<const float2*>(lse_s + col);
+      const float2 dl = *reinterpret_cast<const float2*>(delta_s + col);
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        float pe = device::fast_exp2(fmaf(p_acc[nt][e], p.scale_log2, -((e & 1) ? l2.y : l2.x)));
+        if (need_mask) {
+          const int key = key_row0 + 8 * (e >> 1);
+          if (key > row0 + col + (e & 1) + causal_shift) pe = 0.0f;
+        }
+        p_acc[nt][e] = pe;
+        ds_acc[nt][e] = pe * (ds_acc[nt][e] - ((e & 1) ? dl.y : dl.x));
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int key = warp * 16 + g + 8 * r;
+        *reinterpret_cast<std::uint32_t*>(smem.ds + key * Br + Shape::ds_swizzle(key, nt) * 8 + 2 * t) =
+            Traits::pack(ds_acc[nt][2 * r], ds_acc[nt][2 * r + 1]);
+      }
+    }
+
+    // dV += P^T dO and dK += dS^T Q (dK times scale at the end): A from the accumulators (the m16n8 C
+    // layout of two n tiles is the A layout of one k16 step), B = dO, Q [row][d] read with .trans.
+#pragma unroll
+    for (int kk = 0; kk < kQSteps; ++kk) {
+      std::uint32_t pa[4], da[4];
+      pa[0] = Traits::pack(p_acc[2 * kk][0], p_acc[2 * kk][1]);
+      pa[1] = Traits::pack(p_acc[2 * kk][2], p_acc[2 * kk][3]);
+      pa[2] = Traits::pack(p_acc[2 * kk + 1][0], p_acc[2 * kk + 1][1]);
+      pa[3] = Traits::pack(p_acc[2 * kk + 1][2], p_acc[2 * kk + 1][3]);
+      da[0] = Traits::pack(ds_acc[2 * kk][0], ds_acc[2 * kk][1]);
+      da[1] = Traits::pack(ds_acc[2 * kk][2], ds_acc[2 * kk][3]);
+      da[2] = Traits::pack(ds_acc[2 * kk + 1][0], ds_acc[2 * kk + 1][1]);
+      da[3] = Traits::pack(ds_acc[2 * kk + 1][2], ds_acc[2 * kk + 1][3]);
+#pragma unroll
+      for (int dp = 0; dp < D / 16; ++dp) {
+        const std::uint32_t off = (bt_off + kk * 16 * kRowBytes) ^ static_cast<std::uint32_t>(dp * 32);
+        std::uint32_t b[4];
+        device::ldmatrix_x4_trans(b, do_tile_addr + off);
+        Traits::mma(dv_acc[2 * dp], pa, b[0], b[1]);
+        Traits::mma(dv_acc[2 * dp + 1], pa, b[2], b[3]);
+        device::ldmatrix_x4_trans(b, q_tile_addr + off);
+        Traits::mma(dk_acc[2 * dp], da, b[0], b[1]);
+        Traits::mma(dk_acc[2 * dp + 1], da, b[2], b[3]);
+      }
+    }
+    __syncthreads();  // dS^T of every key of the tile is in shared memory
+
+    // dQ[rows of wm, columns of wn] += dS K, added into the fp32 accumulator in L2.
+    {
+      float dq_acc[kDqTiles][4];
+#pragma unroll
+      for (int i = 0; i < kDqTiles; ++i) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) dq_acc[i][e] = 0.0f;
+      }
+#pragma unroll
+      for (int kk = 0; kk < Bc / 16; ++kk) {
+        std::uint32_t a[4];
+        device::ldmatrix_x4_trans(a, ds_at + kk * 16 * Br * static_cast<int>(sizeof(T)));
+#pragma unroll
+        for (int dp = 0; dp < kDqTiles / 2; ++dp) {
+          std::uint32_t b[4];
+          device::ldmatrix_x4_trans(b, (k_bt + kk * 16 * kRowBytes) ^
+                                           static_cast<std::uint32_t>((wn * (Shape::kDqCols / 16) + dp) * 32));
+          Traits::mma(dq_acc[2 * dp], a, b[0], b[1]);
+          Traits::mma(dq_acc[2 * dp + 1], a, b[2], b[3]);
+        }
+      }
+#pragma unroll
+      for (int r = 0; r < 2; ++r) {
+        const int row = row0 + wm * 16 + g + 8 * r;
+        if (row < p.seq_q) {
+          float* dst = dq_accum + static_cast<std::size_t>(row) * D + wn * Shape::kDqCols + 2 * t;
+#pragma unroll
+          for (int nt = 0; nt < kDqTiles; ++nt) {
+            atomicAdd(reinterpret_cast<float2*>(dst + nt * 8), make_float2(dq_acc[nt][2 * r], dq_acc[nt][2 * r + 1]));
+          }
+        }
+      }
+    }
+  }
+  device::cp_async_wait<0>();
+
+  // Epilogue: dK * scale and dV staged in this warp's own rows of the K and V tiles, then 16-byte stores.
+  __syncthreads();  // every warp is done reading K (dQ) and V
+#pragma unroll
+  for (int dt = 0; dt < kDTiles; ++dt) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = warp * 16 + g + 8 * r;
+      const int at = row * D + device::swizzle128(row, dt) * 8 + 2 * t;
+      *reinterpret_cast<std::uint32_t*>(smem.k + at) =
+          Traits::pack(dk_acc[dt][2 * r] * p.scale, dk_acc[dt][2 * r + 1] * p.scale);
+      *reinterpret_cast<std::uint32_t*>(smem.v + at) = Traits::pack(dv_acc[dt][2 * r], dv_acc[dt][2 * r + 1]);
+    }
+  }
+  __syncwarp();
+  T* dk = static_cast<T*>(p.dk) + bh * p.seq_kv * D;
+  T* dv = static_cast<T*>(p.dv) + bh * p.seq_kv * D;
+  constexpr int kChunksPerRow = D * static_cast<int>(sizeof(T)) / 16;
+#pragma unroll
+  for (int c = lane; c < 16 * kChunksPerRow; c += 32) {
+    const int r = warp * 16 + c / kChunksPerRow;
+    const int ch = c % kChunksPerRow;
+    if (kv0 + r < p.seq_kv) {
+      const int at = r * D + device::swizzle128(r, ch) * 8;
+      const std::size_t dst = static_cast<std::size_t>(kv0 + r) * D + ch * 8;
+      *reinterpret_cast<uint4*>(dk + dst) = *reinterpret_cast<const uint4*>(smem.k + at);
+      *reinterpret_cast<uint4*>(dv + dst) = *reinterpret_cast<const uint4*>(smem.v + at);
+    }
+  }
+}
+
+template <typename T, int D, int Bc, int Br, int Stages>
+int launch_tiled_bwd_instance(const TiledBwdParams& p, int batch, Stream stream) {
+  using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
+  const auto s = static_cast<cudaStream_t>(stream);
+  const vocab::Dim3 rows = vocab::tiled_bwd_row_grid(Shape::kConfig, p.seq_q, D, std::int64_t{batch} * p.heads);
+  const dim3 row_grid(static_cast<unsigned>(rows.x), static_cast<unsigned>(rows.y));
+  tiled_bwd_pre_kernel<T, D><<<row_grid, vocab::kBwdRowThreads, 0, s>>>(p);
+  cudaError_t err = cudaGetLastError();
+  if (err != cudaSuccess) return static_cast<int>(err);
+  auto* kernel = &tiled_bwd_kernel<T, D, Bc, Br, Stages>;
+  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             static_cast<int>(Shape::kSmemBytes));
+  if (err != cudaSuccess) return static_cast<int>(err);
+  const vocab::Dim3 grid = vocab::tiled_bwd_grid(Shape::kConfig, p.seq_kv, p.heads, batch);
+  kernel<<<dim3(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z)),
+           Shape::kThreads, Shape::kSmemBytes, s>>>(p);
+  err = cudaGetLastError();
+  if (err != cudaSuccess) return static_cast<int>(err);
+  tiled_bwd_post_kernel<T, D><<<row_grid, vocab::kBwdRowThreads, 0, s>>>(p);
+  return static_cast<int>(cudaGetLastError());
+}
+
+template <typename T, int D, int Bc, int Br, int Stages>
+TiledBwdEntry tiled_bwd_entry(DType dtype) {
+  using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
+  return TiledBwdEntry{dtype, D, Shape::kConfig, Shape::kSmemBytes,
+                       &launch_tiled_bwd_instance<T, D, Bc, Br, Stages>};
+}
+
+}  // namespace attnscope::kernels::detail

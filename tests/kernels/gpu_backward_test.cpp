@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPU tests of the backward kernels: tiled (recomputation) and naive (stored P) gradients dQ, dK, dV
+// against the float64 reference on fresh random inputs (seed printed), every output poisoned with NaN before
+// the launch and every element checked; awkward lengths, causal both ways (rows that see no key), every
+// compiled tiled configuration, and refusals with the right StatusCode.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "attnscope/kernels/backward.hpp"
+#include "gpu_test_support.hpp"
+
+namespace attnscope::kernels::testing {
+namespace {
+
+// Norm-wise bound of a gradient against the float64 reference. The kernels round P, dS (and dP, for the
+// naive one) to the input dtype before the products that use them, so the bound is a few units in the last
+// place of the dtype: 2^-11 (fp16) and 2^-8 (bf16) times a small constant.
+double gradient_bound(DType dtype) {
+  return dtype == DType::bf16 ? 3e-2 : 1e-2;
+}
+
+class BwdProblem {
+ public:
+  BwdProblem(const AttentionShape& shape, unsigned seed) : s_(shape) {
+    std::mt19937 rng(seed);
+    const std::size_t bh = static_cast<std::size_t>(shape.batch) * shape.heads;
+    nq_ = bh * shape.seq_q * shape.head_dim;
+    nkv_ = bh * shape.seq_kv * shape.head_dim;
+    rows_ = bh * shape.seq_q;
+    q_ = random_tensor(nq_, shape.dtype, rng);
+    k_ = random_tensor(nkv_, shape.dtype, rng);
+    v_ = random_tensor(nkv_, shape.dtype, rng);
+    do_ = random_tensor(nq_, shape.dtype, rng);
+    const std::size_t nss = rows_ * static_cast<std::size_t>(shape.seq_kv) * 2;
+    for (auto* b : {&q, &o, &dout, &dq}) *b = std::make_unique<DeviceBuffer>(nq_ * 2);
+    for (auto* b : {&k, &v, &dk, &dv}) *b = std::make_unique<DeviceBuffer>(nkv_ * 2);
+    lse = std::make_unique<DeviceBuffer>(rows_ * sizeof(float));
+    s = std::make_unique<DeviceBuffer>(nss);
+    ds = std::make_unique<DeviceBuffer>(nss);
+    std::size_t ws = 0;
+    for (const TiledBwdConfig& c : compiled_tiled_bwd_configs(shape.head_dim, shape.dtype))
+      ws = std::max(ws, tiled_bwd_workspace_bytes(shape, c));
+    workspace = std::make_unique<DeviceBuffer>(ws);
+    ok_ = q->get() && k->get() && v->get() && o->get() && dout->get() && dq->get() && dk->get() &&
+          dv->get() && lse->get() && s->get() && ds->get() && workspace->get() &&
+          cudaMemcpy(q->get(), q_.bits.data(), nq_ * 2, cudaMemcpyHostToDevice) == cudaSuccess &&
+          cudaMemcpy(k->get(), k_.bits.data(), nkv_ * 2, cudaMemcpyHostToDevice) == cudaSuccess &&
+          cudaMemcpy(v->get(), v_.bits.data(), nkv_ * 2, cudaMemcpyHostToDevice) == cudaSuccess &&
+          cudaMemcpy(dout->get(), do_.bits.data(), nq_ * 2, cudaMemcpyHostToDevice) == cudaSuccess;
+  }
+  bool ok() const { return ok_; }
+  const AttentionShape& shape() const { return s_; }
+  DeviceTensors forward_tensors() const {
+    return DeviceTensors{q->get(), k->get(), v->get(), o->get(), static_cast<float*>(lse->get()), s->get()};
+  }
+  BackwardTensors backward_tensors() const {
+    BackwardTensors t;
+    t.q = q->get();
+    t.k = k->get();
+    t.v = v->get();
+    t.o = o->get();
+    t.lse = static_cast<const float*>(lse->get());
+    t.d_o = dout->get();
+    t.p = s->get();
+    t.dq = dq->get();
+    t.dk = dk->get();
+    t.dv = dv->get();
+    t.workspace = workspace->get();
+    t.ds = ds->get();
+    return t;
+  }
+  bool poison_gradients() const {
+    for (const auto* b : {&dq, &dk, &dv, &ds, &workspace})
+      if (cudaMemset((*b)->get(), kPoisonByte, (*b)->bytes()) != cudaSuccess) return false;
+    return true;
+  }
+  // Every element of dQ, dK and dV against the reference.
+  void expect_gradients_match(const std::string& what) {
+    if (ref_dq_.empty()) {
+      ref_dq_.resize(nq_);
+      ref_dk_.resize(nkv_);
+      ref_dv_.resize(nkv_);
+      attention_backward_reference(s_, q_.values.data(), k_.values.data(), v_.values.data(),
+                                   do_.values.data(), ref_dq_.data(), ref_dk_.data(), ref_dv_.data());
+    }
+    const struct {
+      const char* name;
+      const DeviceBuffer& buffer;
+      const std::vector<double>& ref;
+    } grads[] = {{"dQ", *dq, ref_dq_}, {"dK", *dk, ref_dk_}, {"dV", *dv, ref_dv_}};
+    for (const auto& gr : grads) {
+      std::vector<std::uint16_t> bits(gr.ref.size());
+      ASSERT_EQ(cudaMemcpy(bits.data(), gr.buffer.get(), bits.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+      const ErrorStats e = compare(to_floats(bits, s_.dtype), gr.ref);
+      EXPECT_EQ(e.non_finite, 0u) << what << " " << gr.name << ": elements left unwritten or non-finite";
+      EXPECT_LE(e.rel_norm, gradient_bound(s_.dtype)) << what << " " << gr.name;
+      std::printf("[ error    ] %-58s %s ||g-ref||/||ref|| = %.3e  max|g-ref| = %.3e\n", what.c_str(), gr.name,
+                  e.rel_norm, e.max_abs);
+    }
+  }
+
+  std::unique_ptr<DeviceBuffer> q, k, v, o, dout, dq, dk, dv, lse, s, ds, workspace;
+
+ private:
+  AttentionShape s_;
+  std::size_t nq_ = 0, nkv_ = 0, rows_ = 0;
+  HostTensor q_, k_, v_, do_;
+  std::vector<double> ref_dq_, ref_dk_, ref_dv_;
+  bool ok_ = false;
+};
+
+AttentionShape bwd_shape(int b, int h, int nq, int nkv, int d, DType dtype, bool causal) {
+  return AttentionShape{b, h, nq, nkv, d, dtype, causal, 1.0f / std::sqrt(static_cast<float>(d))};
+}
+
+void run_tiled_bwd(BwdProblem& p, const TiledBwdConfig& c) {
+  const Status f = launch_tiled(p.shape(), TiledConfig{}, p.forward_tensors(), TileWindow{}, nullptr, nullptr);
+  ASSERT_TRUE(f) << f.message;
+  ASSERT_TRUE(p.poison_gradients());
+  const Status st = launch_tiled_backward(p.shape(), c, p.backward_tensors(), nullptr);
+  ASSERT_TRUE(st) << st.message;
+  ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+void run_naive_bwd(BwdProblem& p) {
+  for (const auto launch : {&launch_naive_qk, &launch_naive_softmax, &launch_naive_pv}) {
+    const Status st = launch(p.shape(), p.forward_tensors(), TileWindow{}, nullptr, nullptr);
+    ASSERT_TRUE(st) << st.message;
+  }
+  ASSERT_TRUE(p.poison_gradients());
+  const Status st = launch_naive_backward(p.shape(), p.backward_tensors(), nullptr);
+  ASSERT_TRUE(st) << st.message;
+  ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+struct Case {
+  int b, h, nq, nkv, d;
+  DType dtype;
+  bool causal;
+};
+// Lengths not multiples of any tile, Nkv not a multiple of 8 (unaligned rows of P and dS), causal with Nq !=
+// Nkv both ways (rows that see no key when Nq > Nkv; kv tiles no row sees when Nq < Nkv is not possible
+// bottom-right aligned, but whole q tiles before the diagonal are skipped), batch > 1, one query row.
+const Case kShapes[] = {
+    {1, 2, 197, 197, 64, DType::fp16, false},  {1, 2, 197, 197, 128, DType::bf16, true},
+    {1, 2, 1000, 1000, 128, DType::fp16, true}, {1, 2, 1000, 1000, 64, DType::bf16, false},
+    {2, 2, 300, 1000, 64, DType::fp16, true},   {2, 1, 1000, 300, 128, DType::bf16, true},
+    {1, 3, 256, 512, 64, DType::bf16, true},    {1, 1, 1, 77, 128, DType::fp16, false},
+    {1, 1, 1531, 1531, 64, DType::fp16, true},  {1, 1, 130, 141, 128, DType::fp16, false},
+};
+
+TEST(TiledBackward, MatchesReferenceOnAwkwardShapes) {
+  const unsigned seed = fresh_seed();
+  for (const Case& c : kShapes) {
+    BwdProblem p(bwd_shape(c.b, c.h, c.nq, c.nkv, c.d, c.dtype, c.causal), seed);
+    ASSERT_TRUE(p.ok());
+    const TiledBwdConfig cfg = default_tiled_bwd_config(c.d);
+    run_tiled_bwd(p, cfg);
+    p.expect_gradients_match("tiled bwd " + describe(p.shape()));
+  }
+}
+
+TEST(TiledBackward, EveryCompiledConfig) {
+  const unsigned seed = fresh_seed();
+  for (const int d : {64, 128}) {
+    for (const DType dtype : {DType::fp16, DType::bf16}) {
+      for (const bool causal : {false, true}) {
+        BwdProblem p(bwd_shape(1, 2, 333, causal ? 400 : 259, d, dtype, causal), seed);
+        ASSERT_TRUE(p.ok());
+        const auto configs = compiled_tiled_bwd_configs(d, dtype);
+        ASSERT_FALSE(configs.empty());
+        for (const TiledBwdConfig& c : configs) {
+          run_tiled_bwd(p, c);
+          p.expect_gradients_match("tiled bwd Bc=" + std::to_string(c.bc) + " Br=" + std::to_string(c.br) +
+                                   " " + describe(p.shape()));
+        }
+      }
+    }
+  }
+}
+
+TEST(NaiveBackward, MatchesReferenceOnAwkwardShapes) {
+  const unsigned seed = fresh_seed();
+  for (const Case& c : kShapes) {
+    BwdProblem p(bwd_shape(c.b, c.h, c.nq, c.nkv, c.d, c.dtype, c.causal), seed);
+    ASSERT_TRUE(p.ok());
+    run_naive_bwd(p);
+    p.expect_gradients_match("naive bwd " + describe(p.shape()));
+  }
+}
+
+TEST(Backward, LaunchersRefuseBadInput) {
+  BwdProblem p(bwd_shape(1, 1, 64, 64, 64, DType::fp16, false), 1u);
+  ASSERT_TRUE(p.ok());
+  BackwardTensors t = p.backward_tensors();
+  const Status bad_tile = launch_tiled_backward(p.shape(), TiledBwdConfig{96, 64, 2}, t, nullptr);
+  EXPECT_EQ(bad_tile.code, StatusCode::config_not_compiled) << bad_tile.message;
+  EXPECT_NE(bad_tile.message.find("compiled: "), std::string::npos) << bad_tile.message;
+  AttentionShape d80 = p.shape();
+  d80.head_dim = 80;
+  EXPECT_EQ(launch_tiled_backward(d80, default_tiled_bwd_config(64), t, nullptr).code, StatusCode::bad_shape);
+  AttentionShape zero = p.shape();
+  zero.seq_q = 0;
+  EXPECT_EQ(launch_naive_backward(zero, t, nullptr).code, StatusCode::bad_shape);
+  t.workspace = static_cast<char*>(t.workspace) + 4;
+  EXPECT_EQ(launch_tiled_backward(p.shape(), default_tiled_bwd_config(64), t, nullptr).code,
+            StatusCode::misaligned);
+  t = p.backward_tensors();
+  t.p = nullptr;
+  const Status no_p = launch_naive_backward(p.shape(), t, nullptr);
+  EXPECT_EQ(no_p.code, StatusCode::misaligned);
+  EXPECT_NE(no_p.message.find("naive forward"), std::string::npos) << no_p.message;
+}
+
+// Long context (131072 tokens, d 128, one head): the tiled forward and backward run, no element of O, dQ,
+// dK or dV is left NaN (all poisoned first), and sampled rows of O and dQ match a float64 reference of
+// those rows (a row's reference needs only its own scores: O(Nkv d); whole dK and dV references would need
+// the N x N work on the CPU).
+TEST(TiledBackward, LongContextSampledRows) {
+  const unsigned seed = fresh_seed();
+  for (const bool causal : {false, true}) {
+    const AttentionShape s = bwd_shape(1, 1, 131072, 131072, 128, DType::fp16, causal);
+    std::mt19937 rng(seed + (causal ? 1u : 0u));
+    const std::size_t n = static_cast<std::size_t>(s.seq_q) * s.head_dim;
+    const HostTensor q = random_tensor(n, s.dtype, rng), k = random_tensor(n, s.dtype, rng),
+                     v = random_tensor(n, s.dtype, rng), d_o = random_tensor(n, s.dtype, rng);
+    DeviceBuffer q_dev(n * 2), k_dev(n * 2), v_dev(n * 2), o(n * 2), ddo(n * 2), dq(n * 2), dk(n * 2), dv(n * 2),
+        lse(static_cast<std::size_t>(s.seq_q) * 4), ws(tiled_bwd_workspace_bytes(s, default_tiled_bwd_config(128)));
+    for (auto [buf, t] : {std::pair{&q_dev, &q}, std::pair{&k_dev, &k}, std::pair{&v_dev, &v}, std::pair{&ddo, &d_o}})
+      ATTN_CUDA_CHECK(cudaMemcpy(buf->get(), t->bits.data(), n * 2, cudaMemcpyHostToDevice));
+    for (auto* b : {&o, &dq, &dk, &dv}) ATTN_CUDA_CHECK(cudaMemset(b->get(), kPoisonByte, b->bytes()));
+    const DeviceTensors fwd{q_dev.get(), k_dev.get(), v_dev.get(), o.get(), static_cast<float*>(lse.get()), nullptr};
+    const Status f = launch_tiled(s, TiledConfig{}, fwd, TileWindow{}, nullptr, nullptr);
+    ASSERT_TRUE(f) << f.message;
+    BackwardTensors t;
+    t.q = q_dev.get();
+    t.k = k_dev.get();
+    t.v = v_dev.get();
+    t.o = o.get();
+    t.lse = static_cast<const float*>(lse.get());
+    t.d_o = ddo.get();
+    t.dq = dq.get();
+    t.dk = dk.get();
+    t.dv = dv.get();
+    t.workspace = ws.get();
+    const Status b = launch_tiled_backward(s, default_tiled_bwd_config(128), t, nullptr);
+    ASSERT_TRUE(b) << b.message;
+    ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<std::uint16_t> o_bits(n), dq_bits(n), dk_bits(n), dv_bits(n);
+    for (auto [host, dev] : {std::pair{&o_bits, &o}, std::pair{&dq_bits, &dq}, std::pair{&dk_bits, &dk}, std::pair{&dv_bits, &dv}})
+      ATTN_CUDA_CHECK(cudaMemcpy(host->data(), dev->get(), n * 2, cudaMemcpyDeviceToHost));
+    for (const auto* bits : {&o_bits, &dq_bits, &dk_bits, &dv_bits}) {
+      std::size_t bad = 0;
+      for (const std::uint16_t x : *bits) bad += std::isfinite(from_dtype_bits(x, s.dtype)) ? 0 : 1;
+      EXPECT_EQ(bad, 0u) << "non-finite or unwritten elements at 131072 tokens" << (causal ? " causal" : "");
+    }
+    // Sampled rows: O and dQ of row i from the definitions, in float64.
+    const int d = s.head_dim;
+    std::vector<double> p(static_cast<std::size_t>(s.seq_kv)), dp(p.size());
+    std::vector<float> got_o, got_dq;
+    std::vector<double> ref_o, ref_dq;
+    for (const int row : {0, 1, 4097, 65535, 100003, 131071}) {
+      const int visible = causal ? row + 1 : s.seq_kv;
+      double mx = -INFINITY;
+      for (int j = 0; j < visible; ++j) {
+        double dot = 0;
+        for (int c = 0; c < d; ++c) dot += double{q.values[row * d + c]} * k.values[static_cast<std::size_t>(j) * d + c];
+        p[j] = dot * s.scale;
+        mx = std::max(mx, p[j]);
+      }
+      double sum = 0;
+      for (int j = 0; j < visible; ++j) sum += (p[j] = std::exp(p[j] - mx));
+      std::vector<double> oi(d, 0.0), dqi(d, 0.0);
+      double rowsum = 0;
+      for (int j = 0; j < visible; ++j) {
+        p[j] /= sum;
+        double dot = 0;
+        for (int c = 0; c < d; ++c) {
+          oi[c] += p[j] * v.values[static_cast<std::size_t>(j) * d + c];
+          dot += double{d_o.values[row * d + c]} * v.values[static_cast<std::size_t>(j) * d + c];
+        }
+        dp[j] = dot;
+        rowsum += p[j] * dot;
+      }
+      for (int j = 0; j < visible; ++j) {
+        const double ds = p[j] * (dp[j] - rowsum);
+        for (int c = 0; c < d; ++c) dqi[c] += s.scale * ds * k.values[static_cast<std::size_t>(j) * d + c];
+      }
+      for (int c = 0; c < d; ++c) {
+        got_o.push_back(from_dtype_bits(o_bits[static_cast<std::size_t>(row) * d + c], s.dtype));
+        got_dq.push_back(from_dtype_bits(dq_bits[static_cast<std::size_t>(row) * d + c], s.dtype));
+        ref_o.push_back(oi[c]);
+        ref_dq.push_back(dqi[c]);
+      }
+    }
+    const ErrorStats eo = compare(got_o, ref_o), edq = compare(got_dq, ref_dq);
+    EXPECT_LE(eo.rel_norm, 1e-2) << "O at 131072 tokens";
+    EXPECT_LE(edq.rel_norm, gradient_bound(s.dtype)) << "dQ at 131072 tokens";
+    std::printf("[ error    ] 131072 tokens%s: sampled rows ||O-ref||/||ref|| = %.3e, ||dQ-ref||/||ref|| = %.3e\n",
+                causal ? " causal" : "", eo.rel_norm, edq.rel_norm);
+  }
+}
+
+// Small launches of every backward kernel for compute-sanitizer memcheck and racecheck.
+TEST(Sanitize, SmallBackward) {
+  const unsigned seed = fresh_seed();
+  for (const int d : {64, 128}) {
+    for (const DType dtype : {DType::fp16, DType::bf16}) {
+      for (const int nkv : {141, 136}) {
+        BwdProblem p(bwd_shape(1, 1, 97, nkv, d, dtype, nkv == 141), seed);
+        ASSERT_TRUE(p.ok());
+        for (const TiledBwdConfig& c : compiled_tiled_bwd_configs(d, dtype)) {
+          run_tiled_bwd(p, c);
+          p.expect_gradients_match("sanitize tiled bwd " + describe(p.shape()));
+        }
+        run_naive_bwd(p);
+        p.expect_gradients_match("sanitize naive bwd " + describe(p.shape()));
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace attnscope::kernels::testing
