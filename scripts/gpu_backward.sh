@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The backward pass on a GPU machine: the kernels' GPU tests (all of them: forward and backward),
+# compute-sanitizer memcheck and racecheck on small launches of every backward kernel, registers and spills
+# of every kernel (cuobjdump), the backward benchmarks with PyTorch's FlashAttention-2 and cuDNN backward
+# timed the same way right after (bench/sdpa_backward.py: ratios in one JSON), and Nsight Compute's DRAM
+# bytes and durations of one training step (forward + backward) of the naive and the tiled kernels at the
+# FlashAttention paper's Figure 2 shape (B=64, H=16, N=1024, d=64, fp16).
+#
+# Here (no GPU): cmake --preset gpu && cmake --build --preset gpu, then scripts/gpu_check.sh --pack.
+# There (the device tool's run, carry [".device"]):
+#   tar -xzf .device/check.tar.gz -C .device && bash scripts/gpu_backward.sh
+# Everything lands in $OUT/backward.tar.gz; a summary is printed last.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+FINAL=${OUT:-$PWD/out}
+OUT=$FINAL/backward
+bin=.device/check
+export LD_LIBRARY_PATH=$PWD/$bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+PY=${PY:-/opt/torch/.venv/bin/python}
+[ -x "$PY" ] || PY=python3
+mkdir -p "$OUT"
+{
+  date -u +%Y-%m-%dT%H:%M:%SZ
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,memory.total --format=csv,noheader
+  echo "git $(git rev-parse HEAD 2>/dev/null || echo unknown)"
+} | tee "$OUT/machine.txt"
+step() {  # name, timeout, command...: exit code into $OUT/name.rc
+  local name=$1 limit=$2
+  shift 2
+  echo "== $name: $*" | tee -a "$OUT/commands.txt"
+  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
+  echo $? >"$OUT/$name.rc"
+}
+cuobjdump -res-usage "$bin/kernels_gpu_test" >"$OUT/res_usage.txt" 2>&1
+step kernels_gpu_tests 300 "$bin/kernels_gpu_test" --gtest_color=no &
+step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin/kernels_gpu_test" \
+  --gtest_filter='Sanitize.SmallBackward' --gtest_color=no &
+wait
+step racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 3 "$bin/kernels_gpu_test" \
+  --gtest_filter='Sanitize.SmallBackward' --gtest_color=no
+step bench 400 "$bin/attnscope_bench_kernels" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+  --benchmark_filter='BM_CopyBandwidth|BM_Backward' \
+  --benchmark_out="$OUT/bench_backward_ours.json" --benchmark_out_format=json
+step sdpa 400 "$PY" bench/sdpa_backward.py "$OUT/bench_backward_ours.json" "$OUT/bench_backward.json"
+# One training step of each implementation under Nsight Compute: the first launches of the benchmark are the
+# forward (once) and the warm-up backward; caches flushed before each kernel (ncu's default).
+for impl in 0 1; do
+  n=$([ "$impl" = 0 ] && echo 4 || echo 8)
+  step "ncu_fig2_$impl" 300 ncu --csv --page raw -c "$n" -k 'regex:attnscope' \
+    --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,lts__t_bytes.sum \
+    "$bin/attnscope_bench_kernels" --benchmark_min_time=0.01s \
+    --benchmark_filter="BM_Backward/naive:$impl/bf16:0/d:64/N:1024/causal:0/H:16/B:64/Bc:0/Br:0/step:1"
+done
+echo
+echo "== summary (exit codes; logs in backward.tar.gz)"
+for s in kernels_gpu_tests memcheck racecheck bench sdpa ncu_fig2_0 ncu_fig2_1; do
+  printf '%-20s %s\n' "$s" "$(cat "$OUT/$s.rc" 2>/dev/null || echo 'not run')"
+done
+grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]" "$OUT/kernels_gpu_tests.log" | head -20
+grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/memcheck.log" "$OUT/racecheck.log"
+grep -E "tiled_bwd|naive_bwd" "$OUT/res_usage.txt" -A1 | grep -oE "REG:[0-9]+ STACK:[0-9]+ SHARED:[0-9]+ LOCAL:[0-9]+" | sort | uniq -c
+grep -E "^\[ error" "$OUT/kernels_gpu_tests.log" | grep -E "bwd|131072" | sort -t= -k2 -g | tail -6
+grep -E "_median" "$OUT/bench.log" | sed -E 's/ +/ /g' | cut -c1-200
+grep -E " vs " "$OUT/sdpa.log"
+tar -czf "$FINAL/backward.tar.gz" -C "$FINAL" backward && rm -rf "$OUT"
