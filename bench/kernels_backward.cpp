@@ -69,8 +69,9 @@ void BM_Backward(benchmark::State& state) {
   s.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
   const ak::TiledBwdConfig config = state.range(7) == 0
                                         ? ak::default_tiled_bwd_config(s.head_dim)
-                                        : ak::TiledBwdConfig{static_cast<int>(state.range(7)),
-                                                             static_cast<int>(state.range(8)), 2};
+                                        : ak::TiledBwdConfig{static_cast<int>(state.range(7)) % 1000,
+                                                             static_cast<int>(state.range(8)),
+                                                             state.range(7) >= 1000 ? 3 : 2};
   const bool step = state.range(9) == 1;
   if (naive) {
     if (const ak::Status st = ak::check_naive_memory(s); !st) {
@@ -137,7 +138,9 @@ void BM_Backward(benchmark::State& state) {
   const double per_iter = total / static_cast<double>(state.iterations());
   const double flops = forward_flops(s) * (step ? 3.5 : 2.5);
   state.counters["TFLOP_per_s"] = flops / per_iter * 1e-12;
-  state.SetLabel(std::string(naive ? "naive" : "tiled Bc=" + std::to_string(config.bc) + " Br=" + std::to_string(config.br)) +
+  state.SetLabel(std::string(naive ? "naive"
+                                   : "tiled Bc=" + std::to_string(config.bc) + " Br=" + std::to_string(config.br) +
+                                         " stages=" + std::to_string(config.stages)) +
                  (step ? " fwd+bwd " : " bwd ") + ak::dtype_name(s.dtype) + " d=" + std::to_string(s.head_dim) +
                  " N=" + std::to_string(s.seq_q) + " H=" + std::to_string(s.heads) + " B=" + std::to_string(s.batch) +
                  (s.causal ? " causal" : ""));
@@ -165,6 +168,8 @@ void register_backward_benchmarks() {
     add(0, 0, 64, 4096, causal, 32, 1, 64, 64, 0);
     add(0, 0, 128, 4096, causal, 32, 1, 128, 32, 0);
     add(0, 0, 128, 4096, causal, 32, 1, 64, 32, 0);
+    add(0, 0, 64, 4096, causal, 32, 1, 1128, 64, 0);  // Bc >= 1000: stages 3 (Bc - 1000)
+    add(0, 0, 128, 4096, causal, 32, 1, 1128, 32, 0);
     add(0, 1, 64, 4096, causal, 32, 1, 0, 0, 0);
     add(0, 1, 128, 4096, causal, 32, 1, 0, 0, 0);
     add(1, 0, 64, 4096, causal, 32, 1, 0, 0, 0);

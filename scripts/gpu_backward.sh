@@ -33,34 +33,44 @@ step() {  # name, timeout, command...: exit code into $OUT/name.rc
   echo $? >"$OUT/$name.rc"
 }
 cuobjdump -res-usage "$bin/kernels_gpu_test" >"$OUT/res_usage.txt" 2>&1
-step kernels_gpu_tests 300 "$bin/kernels_gpu_test" --gtest_color=no &
+# Correctness: the GPU tests (TESTS, a gtest filter: all by default) with both sanitizers beside them.
+step kernels_gpu_tests 300 "$bin/kernels_gpu_test" --gtest_color=no --gtest_filter="${TESTS:-*}" &
 step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin/kernels_gpu_test" \
   --gtest_filter='Sanitize.SmallBackward' --gtest_color=no &
-wait
 step racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 3 "$bin/kernels_gpu_test" \
-  --gtest_filter='Sanitize.SmallBackward' --gtest_color=no
-step bench 400 "$bin/attnscope_bench_kernels" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
-  --benchmark_filter='BM_CopyBandwidth|BM_Backward' \
+  --gtest_filter='Sanitize.SmallBackward' --gtest_color=no &
+wait
+# Speed: llm-4k and the Figure 2 shape (5 repetitions), then the 131072-token training steps (3).
+step bench 300 "$bin/attnscope_bench_kernels" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+  --benchmark_filter='BM_CopyBandwidth|BM_Backward/.*/N:(1024|4096)/' \
   --benchmark_out="$OUT/bench_backward_ours.json" --benchmark_out_format=json
-step sdpa 400 "$PY" bench/sdpa_backward.py "$OUT/bench_backward_ours.json" "$OUT/bench_backward.json"
+step bench_long 200 "$bin/attnscope_bench_kernels" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_filter='BM_Backward/.*/N:131072/' \
+  --benchmark_out="$OUT/bench_backward_long.json" --benchmark_out_format=json
+step sdpa 200 "$PY" bench/sdpa_backward.py "$OUT/bench_backward_ours.json" "$OUT/bench_backward.json"
 # One training step of each implementation under Nsight Compute: the first launches of the benchmark are the
 # forward (once) and the warm-up backward; caches flushed before each kernel (ncu's default).
 for impl in 0 1; do
   n=$([ "$impl" = 0 ] && echo 4 || echo 8)
-  step "ncu_fig2_$impl" 300 ncu --csv --page raw -c "$n" -k 'regex:attnscope' \
+  step "ncu_fig2_$impl" 120 ncu --csv --page raw -c "$n" -k 'regex:^(tiled|naive)' \
     --metrics dram__bytes_read.sum,dram__bytes_write.sum,gpu__time_duration.sum,lts__t_bytes.sum \
     "$bin/attnscope_bench_kernels" --benchmark_min_time=0.01s \
     --benchmark_filter="BM_Backward/naive:$impl/bf16:0/d:64/N:1024/causal:0/H:16/B:64/Bc:0/Br:0/step:1"
 done
+# Where the tiled backward's time goes at llm-4k fp16 d 64 (one launch of the main kernel).
+step ncu_bwd_detail 120 ncu -k regex:tiled_bwd_kernel -c 1 --section SpeedOfLight --section WarpStateStats \
+  --section MemoryWorkloadAnalysis --section Occupancy "$bin/attnscope_bench_kernels" --benchmark_min_time=0.01s \
+  --benchmark_filter='BM_Backward/naive:0/bf16:0/d:64/N:4096/causal:0/H:32/B:1/Bc:128/Br:64/step:0'
 echo
 echo "== summary (exit codes; logs in backward.tar.gz)"
-for s in kernels_gpu_tests memcheck racecheck bench sdpa ncu_fig2_0 ncu_fig2_1; do
+for s in kernels_gpu_tests memcheck racecheck bench bench_long sdpa ncu_fig2_0 ncu_fig2_1 ncu_bwd_detail; do
   printf '%-20s %s\n' "$s" "$(cat "$OUT/$s.rc" 2>/dev/null || echo 'not run')"
 done
 grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]" "$OUT/kernels_gpu_tests.log" | head -20
 grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/memcheck.log" "$OUT/racecheck.log"
 grep -E "tiled_bwd|naive_bwd" "$OUT/res_usage.txt" -A1 | grep -oE "REG:[0-9]+ STACK:[0-9]+ SHARED:[0-9]+ LOCAL:[0-9]+" | sort | uniq -c
 grep -E "^\[ error" "$OUT/kernels_gpu_tests.log" | grep -E "bwd|131072" | sort -t= -k2 -g | tail -6
-grep -E "_median" "$OUT/bench.log" | sed -E 's/ +/ /g' | cut -c1-200
+grep -hE "_median" "$OUT/bench.log" "$OUT/bench_long.log" | sed -E 's/ +/ /g; s/min_time:0.200.//; s/manual_time_median//' | cut -c1-190
+grep -hE "ERROR OCCURRED|does not fit" "$OUT/bench_long.log" | cut -c1-300
 grep -E " vs " "$OUT/sdpa.log"
 tar -czf "$FINAL/backward.tar.gz" -C "$FINAL" backward && rm -rf "$OUT"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tiled backward instantiations, bf16 (one file per dtype so that -j2 compiles them in parallel).
-// (Bc, Br, stages): d 64 with Br 64; d 128 with Br 32 (Br 64 made ptxas spill 60 bytes at 255 registers:
+// (Bc, Br, stages), stages 2 and 3 (Q/dO prefetched one or two q tiles ahead): d 64 with Br 64; d 128 with Br 32 (Br 64 made ptxas spill 60 bytes at 255 registers:
 // the dK and dV accumulators take 128 of them).
 #include "tiled_bwd_kernel.cuh"
 
@@ -9,8 +9,10 @@ namespace attnscope::kernels::detail {
 void append_tiled_bwd_bf16(std::vector<TiledBwdEntry>& out) {
   out.push_back(tiled_bwd_entry<__nv_bfloat16, 64, 128, 64, 2>(DType::bf16));
   out.push_back(tiled_bwd_entry<__nv_bfloat16, 64, 64, 64, 2>(DType::bf16));
+  out.push_back(tiled_bwd_entry<__nv_bfloat16, 64, 128, 64, 3>(DType::bf16));
   out.push_back(tiled_bwd_entry<__nv_bfloat16, 128, 128, 32, 2>(DType::bf16));
   out.push_back(tiled_bwd_entry<__nv_bfloat16, 128, 64, 32, 2>(DType::bf16));
+  out.push_back(tiled_bwd_entry<__nv_bfloat16, 128, 128, 32, 3>(DType::bf16));
 }
 
 }  // namespace attnscope::kernels::detail
