@@ -84,6 +84,7 @@ MainWindow::MainWindow(QWidget* parent)
     if (busy) latency_label_->setText(tr("model: computing…"));
   });
   connect(runner_, &WhatIfRunner::modelReady, this, &MainWindow::onModelReady);
+  connect(runner_, &WhatIfRunner::previewReady, this, &MainWindow::onModelReady);
   connect(runner_, &WhatIfRunner::failed, whatif_page_, &WhatIfPage::showError);
   connect(runner_, &WhatIfRunner::failed, this,
           [this](const QString&) { latency_label_->setText(tr("model: error")); });
@@ -241,13 +242,19 @@ void MainWindow::onModelReady(const ReportPtr& report, double model_ms) {
   views.start();
   // The opened file stays the primary report (the measurement is the anchor); the live result is the
   // what-if series beside it, or the primary only when no file is open.
-  document_->setLiveResult(
-      report,
-      tr("live model: %1, %2")
-          .arg(QString::fromStdString(report->workload.name), QString::fromStdString(report->tiles.label())));
+  const QString preview = previewLabel(*report);
+  const QString what = tr("%1, %2").arg(QString::fromStdString(report->workload.name),
+                                        QString::fromStdString(report->tiles.label()));
+  document_->setLiveResult(report, preview.isEmpty() ? tr("live model: %1").arg(what)
+                                                     : tr("live model (%1): %2").arg(preview, what));
   last_model_ms_ = model_ms;
   last_views_ms_ = static_cast<double>(views.nsecsElapsed()) / 1e6;
   whatif_page_->showResult(report, last_model_ms_, last_views_ms_);
+  if (!preview.isEmpty()) {
+    latency_label_->setText(tr("model preview: %1 ms; computing…").arg(last_model_ms_ + last_views_ms_, 0, 'f', 1));
+    emit previewShown(last_model_ms_, last_views_ms_);
+    return;
+  }
   latency_label_->setText(tr("model update: %1 ms").arg(last_model_ms_ + last_views_ms_, 0, 'f', 1));
   emit liveResultShown(last_model_ms_, last_views_ms_);
 }

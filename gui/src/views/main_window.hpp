@@ -65,7 +65,8 @@ class MainWindow : public QMainWindow {
 
  signals:
   void errorReported(const QString& title, const QString& message);
-  void liveResultShown(double model_ms, double views_ms);  // a what-if result reached every view
+  void liveResultShown(double model_ms, double views_ms);  // a full what-if result reached every view
+  void previewShown(double model_ms, double views_ms);     // a labelled preview reached every view
 
  protected:
   void closeEvent(QCloseEvent* event) override;

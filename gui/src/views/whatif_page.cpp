@@ -263,12 +263,16 @@ void WhatIfPage::setBusy(bool busy) {
 }
 
 void WhatIfPage::showResult(const ReportPtr& report, double model_ms, double views_ms) {
-  status_->setStyleSheet(QString());
-  status_->setText(tr("updated in %1 ms (model %2 ms + views %3 ms)")
-                       .arg(model_ms + views_ms, 0, 'f', 1)
-                       .arg(model_ms, 0, 'f', 1)
-                       .arg(views_ms, 0, 'f', 1));
   const auto& r = *report;
+  const QString preview = previewLabel(r);
+  // A preview is an estimate from a slice of the heads: it says so until the full model replaces it.
+  status_->setStyleSheet(preview.isEmpty() ? QString() : QStringLiteral("color: #8a5a00"));
+  const QString timing = tr("%1 ms (model %2 ms + views %3 ms)")
+                             .arg(model_ms + views_ms, 0, 'f', 1)
+                             .arg(model_ms, 0, 'f', 1)
+                             .arg(views_ms, 0, 'f', 1);
+  status_->setText(preview.isEmpty() ? tr("updated in %1").arg(timing)
+                                     : tr("%1 in %2; computing the full model…").arg(preview, timing));
   summary_->setText(
       tr("<b>%1</b> on %2, %3<br/>time %4 · HBM read %5 · HBM write %6 · L2 read %7 · L2 write %8 · "
          "shared %9")
