@@ -36,6 +36,8 @@
 #include <QTextBrowser>
 #include "views/main_window.hpp"
 #include "views/profile_support.hpp"
+#include "models/color_scale.hpp"
+#include "views/timeline_page.hpp"
 #include "views/timeline_view.hpp"
 #include "views/whatif_page.hpp"
 
@@ -651,6 +653,84 @@ class GuiAppTest : public QObject {
     QVERIFY(view->firstVisibleSm() > first);
     view->resetZoom();
     QCOMPARE(view->visibleSmCount(), w.timelineModel()->smCount());
+  }
+
+  // Colour by a tile metric instead of by CTA: the boxes take the metric's sequential colour, the value each
+  // box says is the tile's own, and the picture changes.
+  void timelineColoursByMetric() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openReport(h200_path_));
+    w.showView(MainWindow::View::timeline);
+    auto* view = w.findChild<TimelineView*>();
+    TimelineModel* model = w.timelineModel();
+    QCOMPARE(model->kernel(), QStringLiteral("tiled"));
+    const QImage by_cta = view->grab().toImage();
+    QComboBox* box = w.timelinePage()->colorByBox();
+    box->setCurrentIndex(box->findData(static_cast<int>(TimelineModel::ColorBy::hbmBytes)));
+    QCOMPARE(model->colorBy(), TimelineModel::ColorBy::hbmBytes);
+    // Every modeled box carries its tile's modeled HBM bytes (read + write), the scale runs to the largest.
+    const reports::KernelEntry* tiled = reports::find_kernel(*w.document()->primary(), "tiled");
+    QVERIFY(tiled);
+    double largest = 0;
+    std::size_t checked = 0;
+    for (const auto& t : tiled->tiles) {
+      if (!t.start_modeled_s) continue;
+      const double hbm = metricValue(t.metrics, vocab::Metric::dram_read, Side::modeled).value_or(0) +
+                         metricValue(t.metrics, vocab::Metric::dram_write, Side::modeled).value_or(0);
+      QCOMPARE(model->modeledSpans()[checked].value.value_or(-1), hbm);
+      largest = std::max(largest, hbm);
+      ++checked;
+    }
+    QCOMPARE(checked, model->modeledSpans().size());
+    QVERIFY(largest > 0);
+    QCOMPARE(model->colorMax(), std::max(largest, model->colorMax()));
+    // The smallest and the largest value get different colours, neither of them a CTA hue.
+    TileSpan low, high;
+    low.value = 0;
+    high.value = model->colorMax();
+    QVERIFY(model->spanColor(low, false) != model->spanColor(high, false));
+    QCOMPARE(model->spanColor(high, false), ColorScale(0, model->colorMax(), false).color(model->colorMax()));
+    QVERIFY(view->grab().toImage() != by_cta);
+    // Tile time is known for every box on both sides.
+    box->setCurrentIndex(box->findData(static_cast<int>(TimelineModel::ColorBy::tileTime)));
+    for (const auto& s : model->measuredSpans()) QCOMPARE(*s.value, s.end_s - s.start_s);
+    box->setCurrentIndex(box->findData(static_cast<int>(TimelineModel::ColorBy::cta)));
+    QVERIFY(!model->modeledSpans().front().value.has_value());
+  }
+
+  // A report profiled with --pm-sampling gets a DRAM counter lane under the SM rows; one without has none.
+  void timelineShowsThePmCounterLane() {
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openReport(QStringLiteral(ATTNSCOPE_DATA_DIR "/h200/h200-20261203T015245Z/llm-4k-pm-sampling.json")));
+    w.showView(MainWindow::View::timeline);
+    auto* view = w.findChild<TimelineView*>();
+    TimelineModel* model = w.timelineModel();
+    QCOMPARE(model->kernel(), QStringLiteral("tiled"));
+    QVERIFY(view->hasCounterLane());
+    const reports::KernelEntry* tiled = reports::find_kernel(*w.document()->primary(), "tiled");
+    QVERIFY(!model->throughput().empty());
+    QVERIFY(model->throughput().size() < tiled->samples.size());  // the idle lead-in and tail are cut
+    QVERIFY(model->peakThroughput() > 1e11);                       // > 100 GB/s: a busy kernel
+    QVERIFY(model->peakThroughput() < 6e12);                       // below the H200's 4.8 TB/s, with room
+    // The lane is painted: the DRAM read colour fills part of it.
+    const QRectF lane = view->counterLaneRect();
+    QVERIFY(!lane.isEmpty());
+    const QImage img = view->grab().toImage();
+    int read_pixels = 0;
+    for (int y = static_cast<int>(lane.top()) + 1; y < static_cast<int>(lane.bottom()); ++y)
+      for (int x = static_cast<int>(lane.left()) + 1; x < static_cast<int>(lane.right()); ++x)
+        if (img.pixelColor(x, y) == QColor(31, 119, 180)) ++read_pixels;
+    QVERIFY2(read_pixels > 100, qPrintable(QString::number(read_pixels)));
+    // The real run report has no PM samples: no lane.
+    QVERIFY(w.openReport(h200_path_));
+    QVERIFY(!view->hasCounterLane());
+    QVERIFY(view->counterLaneRect().isEmpty());
   }
 };
 

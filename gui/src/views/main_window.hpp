@@ -52,6 +52,7 @@ class MainWindow : public QMainWindow {
   WhatIfRunner* runner() const { return runner_; }
   WhatIfPage* whatIfPage() const { return whatif_page_; }
   HeatmapPage* heatmapPage() const { return heatmap_page_; }
+  TimelinePage* timelinePage() const { return timeline_page_; }
   OverviewPage* overviewPage() const { return overview_page_; }
   OverviewModel* overviewModel() const { return overview_model_; }
   LevelsPage* levelsPage() const { return levels_page_; }
