@@ -9,6 +9,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
+#include <QProgressBar>
+#include <QTableView>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -37,6 +39,7 @@
 #include "views/main_window.hpp"
 #include "views/profile_support.hpp"
 #include "models/color_scale.hpp"
+#include "views/sweep_grid_view.hpp"
 #include "views/timeline_page.hpp"
 #include "views/timeline_view.hpp"
 #include "views/whatif_page.hpp"
@@ -699,6 +702,47 @@ class GuiAppTest : public QObject {
     for (const auto& s : model->measuredSpans()) QCOMPARE(*s.value, s.end_s - s.start_s);
     box->setCurrentIndex(box->findData(static_cast<int>(TimelineModel::ColorBy::cta)));
     QVERIFY(!model->modeledSpans().front().value.has_value());
+  }
+
+  // The real H200 run (tiled Br 128 x Bc 64) is marked measured in the sweep grid; after a sweep of its
+  // workload, every cell has a value or a reason, the current tiling is framed, and the progress bar is gone.
+  void sweepGridMarksTheMeasuredAndCurrentTilings() {
+    MainWindow w;
+    collectErrors(w);
+    w.resize(1500, 950);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openReport(h200_path_));
+    SweepGridModel* grid = w.sweepGridModel();
+    QCOMPARE(grid->measured(), (QVector<QPair<int, int>>{{128, 64}}));
+    auto* table = w.whatIfPage()->sweepGrid()->table();
+    QCOMPARE(table->model()->rowCount() * table->model()->columnCount(), 12);
+    QSignalSpy progress(grid, &SweepGridModel::progressChanged);
+    QSignalSpy ready(w.runner(), &WhatIfRunner::sweepReady);
+    WhatIfRequest r = w.whatIfPage()->request();  // the report's workload and tiling
+    QCOMPARE(r.tiles.br, 128);
+    QCOMPARE(r.tiles.bc, 64);
+    r.workload.heads = 2;  // a quick sweep: the marks do not depend on the size
+    w.whatIfPage()->setRequest(r);
+    w.showView(MainWindow::View::whatIf);
+    w.runModel();
+    QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 120000);
+    QVERIFY(progress.count() >= 2);
+    QCOMPARE(progress.first().at(1).toInt(), 12);  // started: 0 of 12
+    QCOMPARE(progress.last().at(1).toInt(), 0);   // finished: hidden
+    QVERIFY(!w.whatIfPage()->sweepGrid()->progressBar()->isVisible());
+    int current = 0, cells = 0;
+    for (int row = 0; row < grid->rowCount(); ++row)
+      for (int col = 0; col < grid->columnCount(); ++col) {
+        const QModelIndex i = grid->index(row, col);
+        ++cells;
+        current += i.data(SweepGridModel::CurrentRole).toBool();
+        QVERIFY(i.data(SweepGridModel::ValueRole).isValid() || !i.data(SweepGridModel::ReasonRole).toString().isEmpty());
+      }
+    QCOMPARE(cells, 12);
+    QCOMPARE(current, 1);
+    QVERIFY(grid->index(2, 1).data(SweepGridModel::CurrentRole).toBool());   // Br 128, Bc 64
+    QVERIFY(grid->index(2, 1).data(SweepGridModel::MeasuredRole).toBool());  // and measured
   }
 
   // A report profiled with --pm-sampling gets a DRAM counter lane under the SM rows; one without has none.

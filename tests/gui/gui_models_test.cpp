@@ -15,6 +15,7 @@
 #include <QSet>
 #include "models/kernel_level_model.hpp"
 #include "models/metric_levels.hpp"
+#include "models/sweep_grid_model.hpp"
 #include "models/sweep_model.hpp"
 #include "models/tile_grid_model.hpp"
 #include "models/timeline_model.hpp"
@@ -215,6 +216,77 @@ class GuiModelsTest : public QObject {
     QVERIFY(!model.index(2, SweepModel::hbmColumn).data(SweepModel::ValueRole).isValid());
     QVERIFY(
         model.index(2, SweepModel::noteColumn).data().toString().contains(QStringLiteral("shared memory")));
+  }
+
+  // The sweep as a Br x Bc grid: one cell per tiling tried, the current and the measured ones marked, an
+  // infeasible one without a value and with its reason, the colour from zero to the largest value.
+  void sweepGridHasACellPerTilingAndMarks() {
+    SweepModel sweep;
+    SweepGridModel grid(&sweep);
+    QAbstractItemModelTester tester(&grid, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(grid.rowCount() * grid.columnCount(),
+             static_cast<int>(std::size(kSweepBr) * std::size(kSweepBc)));  // 4 x 3 cells
+    QCOMPARE(grid.headerData(0, Qt::Vertical).toString(), QStringLiteral("Br 32"));
+    QCOMPARE(grid.headerData(2, Qt::Horizontal).toString(), QStringLiteral("Bc 128"));
+    QVector<SweepPointResult> points;
+    points.push_back({64, 64, 4, 2, true, {}, 1e6, 2e6, 1e-5});
+    points.push_back({128, 64, 8, 2, true, {}, 5e5, 2e6, 8e-6});
+    points.push_back({256, 128, 16, 2, false, QStringLiteral("needs 160 KiB of shared memory"), 0, 0, 0});
+    sweep.setPoints(points, 128, 64);
+    grid.setMeasured({{128, 64}, {64, 32}});
+    const auto cell = [&](int br, int bc) {
+      const int row = static_cast<int>(std::find(std::begin(kSweepBr), std::end(kSweepBr), br) - std::begin(kSweepBr));
+      const int col = static_cast<int>(std::find(std::begin(kSweepBc), std::end(kSweepBc), bc) - std::begin(kSweepBc));
+      return grid.index(row, col);
+    };
+    int current = 0, measured = 0, valued = 0;
+    for (int r = 0; r < grid.rowCount(); ++r)
+      for (int c = 0; c < grid.columnCount(); ++c) {
+        current += grid.index(r, c).data(SweepGridModel::CurrentRole).toBool();
+        measured += grid.index(r, c).data(SweepGridModel::MeasuredRole).toBool();
+        valued += grid.index(r, c).data(SweepGridModel::ValueRole).isValid();
+      }
+    QCOMPARE(current, 1);
+    QVERIFY(cell(128, 64).data(SweepGridModel::CurrentRole).toBool());
+    QCOMPARE(measured, 2);
+    QVERIFY(cell(64, 32).data(SweepGridModel::MeasuredRole).toBool());
+    QVERIFY(cell(128, 64).data(SweepGridModel::MeasuredRole).toBool());
+    QCOMPARE(valued, 2);
+    QCOMPARE(cell(64, 64).data(SweepGridModel::ValueRole).toDouble(), 1e-5);  // time by default
+    QVERIFY(!cell(256, 128).data(SweepGridModel::ValueRole).isValid());
+    QCOMPARE(cell(256, 128).data(SweepGridModel::FeasibleRole).toBool(), false);
+    QVERIFY(cell(256, 128).data(Qt::ToolTipRole).toString().contains(QStringLiteral("needs 160 KiB of shared memory")));
+    QVERIFY(!cell(32, 32).data(SweepGridModel::FeasibleRole).isValid());  // not swept
+    // The largest value gets the top of the scale; HBM bytes instead of time change value and colour.
+    QCOMPARE(cell(64, 64).data(Qt::BackgroundRole).value<QColor>(), grid.scale().color(1e-5));
+    QCOMPARE(grid.scale().high(), 1e-5);
+    const QColor by_time = cell(128, 64).data(Qt::BackgroundRole).value<QColor>();
+    grid.setMetric(SweepGridModel::Metric::hbmBytes);
+    QCOMPARE(cell(128, 64).data(SweepGridModel::ValueRole).toDouble(), 5e5);
+    QCOMPARE(grid.scale().high(), 1e6);
+    QVERIFY(cell(128, 64).data(Qt::BackgroundRole).value<QColor>() != by_time);
+    QSignalSpy progress(&grid, &SweepGridModel::progressChanged);
+    grid.setProgress(3, 12);
+    QCOMPARE(progress.count(), 1);
+    QCOMPARE(grid.progressDone(), 3);
+    QCOMPARE(cell(32, 32).data().toString(), QStringLiteral("…"));  // not modeled yet, while the sweep runs
+  }
+
+  // The runner reports the sweep's progress point by point, for the generation it runs.
+  void runnerReportsSweepProgress() {
+    WhatIfRunner runner;
+    QSignalSpy progress(&runner, &WhatIfRunner::sweepProgress);
+    QSignalSpy ready(&runner, &WhatIfRunner::sweepReady);
+    WhatIfRequest request;
+    request.workload.heads = 2;
+    request.workload.seq_q = request.workload.seq_kv = 256;
+    runner.request(request);
+    QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(progress.count() == 12, 5000);
+    for (int i = 0; i < progress.count(); ++i) {
+      QCOMPARE(progress.at(i).at(0).toInt(), i);  // points done before each one starts
+      QCOMPARE(progress.at(i).at(1).toInt(), 12);
+    }
   }
 
   void colorScaleIsSymmetricForDifferences() {

@@ -48,13 +48,14 @@ MainWindow::MainWindow(QWidget* parent)
       level_model_(new KernelLevelModel(this)),
       timeline_model_(new TimelineModel(this)),
       sweep_model_(new SweepModel(this)),
+      sweep_grid_model_(new SweepGridModel(sweep_model_, this)),
       runner_(new WhatIfRunner(this)),
       tabs_(new QTabWidget(this)),
       overview_page_(new OverviewPage(overview_model_, this)),
       heatmap_page_(new HeatmapPage(tile_model_, this)),
       levels_page_(new LevelsPage(level_model_, this)),
       timeline_page_(new TimelinePage(timeline_model_, this)),
-      whatif_page_(new WhatIfPage(sweep_model_, this)),
+      whatif_page_(new WhatIfPage(sweep_model_, sweep_grid_model_, this)),
       data_page_(new DataPage(level_model_, timeline_model_, sweep_model_, this)),
       source_label_(new QLabel(this)),
       latency_label_(new QLabel(this)) {
@@ -90,6 +91,13 @@ MainWindow::MainWindow(QWidget* parent)
           [this](const QString&) { latency_label_->setText(tr("model: error")); });
   connect(runner_, &WhatIfRunner::sweepStarted, whatif_page_, &WhatIfPage::setSweepComputing);
   connect(runner_, &WhatIfRunner::sweepReady, sweep_model_, &SweepModel::setPoints);
+  // Progress: from the sweep's start to its answer (or to a newer request, which drops it).
+  connect(runner_, &WhatIfRunner::sweepStarted, sweep_grid_model_, [this] {
+    sweep_grid_model_->setProgress(0, static_cast<int>(std::size(kSweepBr) * std::size(kSweepBc)));
+  });
+  connect(runner_, &WhatIfRunner::sweepProgress, sweep_grid_model_, &SweepGridModel::setProgress);
+  connect(runner_, &WhatIfRunner::sweepReady, sweep_grid_model_, [this] { sweep_grid_model_->setProgress(0, 0); });
+  connect(runner_, &WhatIfRunner::idle, sweep_grid_model_, [this] { sweep_grid_model_->setProgress(0, 0); });
   connect(whatif_page_, &WhatIfPage::runRequested, this, &MainWindow::runModel);
   connect(whatif_page_, &WhatIfPage::requestChanged, this, [this] {
     if (whatif_page_->autoRun()) runModel();
@@ -228,9 +236,26 @@ void MainWindow::onDocumentChanged() {
   tile_model_->setReports(primary, document_->comparison(), document_->live());
   level_model_->setReports(primary, document_->comparison(), document_->live());
   timeline_model_->setReport(document_->primary());
+  sweep_grid_model_->setMeasured(measuredTilings());
   source_label_->setText(document_->describe());
   setWindowTitle(document_->primary() ? tr("attnscope — %1").arg(document_->primaryTitle())
                                       : tr("attnscope"));
+}
+
+// The tiled kernel's (Br, Bc) of the opened and the compared report, where it has measured values: the
+// sweep grid marks them.
+QVector<QPair<int, int>> MainWindow::measuredTilings() const {
+  QVector<QPair<int, int>> out;
+  for (const ReportPtr& r : {document_->primaryIsLive() ? ReportPtr() : document_->primary(), document_->comparison()}) {
+    if (!r) continue;
+    const reports::KernelEntry* tiled = reports::find_kernel(*r, "tiled");
+    if (!tiled) continue;
+    const bool measured = std::any_of(tiled->metrics.begin(), tiled->metrics.end(),
+                                      [](const auto& kv) { return kv.second.measured.has_value(); });
+    const auto t = qMakePair(r->tiles.br, r->tiles.bc);
+    if (measured && !out.contains(t)) out.push_back(t);
+  }
+  return out;
 }
 
 void MainWindow::runModel() {

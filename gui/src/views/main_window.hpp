@@ -9,6 +9,7 @@
 #include "models/kernel_level_model.hpp"
 #include "models/overview_model.hpp"
 #include "models/report_document.hpp"
+#include "models/sweep_grid_model.hpp"
 #include "models/sweep_model.hpp"
 #include "models/tile_grid_model.hpp"
 #include "models/timeline_model.hpp"
@@ -60,6 +61,7 @@ class MainWindow : public QMainWindow {
   KernelLevelModel* levelModel() const { return level_model_; }
   TimelineModel* timelineModel() const { return timeline_model_; }
   SweepModel* sweepModel() const { return sweep_model_; }
+  SweepGridModel* sweepGridModel() const { return sweep_grid_model_; }
   QAction* profileAction() const { return profile_action_; }
   double lastModelLatencyMs() const { return last_model_ms_; }
   double lastViewsLatencyMs() const { return last_views_ms_; }
@@ -74,6 +76,7 @@ class MainWindow : public QMainWindow {
 
  private:
   void createActions();
+  QVector<QPair<int, int>> measuredTilings() const;
   void rebuildRecentMenu();
   void onDocumentChanged();
   void onModelReady(const ReportPtr& report, double model_ms);
@@ -89,6 +92,7 @@ class MainWindow : public QMainWindow {
   KernelLevelModel* level_model_;
   TimelineModel* timeline_model_;
   SweepModel* sweep_model_;
+  SweepGridModel* sweep_grid_model_;
   WhatIfRunner* runner_;
   QTabWidget* tabs_;
   OverviewPage* overview_page_;

@@ -17,6 +17,7 @@
 #include "attnscope/sim/gpu_spec.hpp"
 #include "models/metric_levels.hpp"
 #include "views/sweep_chart.hpp"
+#include "views/sweep_grid_view.hpp"
 
 namespace attnscope::gui {
 namespace {
@@ -46,7 +47,7 @@ double sumOf(const reports::Report& r, vocab::Metric key, bool modeled) {
 
 }  // namespace
 
-WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
+WhatIfPage::WhatIfPage(SweepModel* sweep, SweepGridModel* grid, QWidget* parent)
     : QWidget(parent),
       preset_(new QComboBox(this)),
       dtype_(new QComboBox(this)),
@@ -67,7 +68,8 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
       sweep_(new QCheckBox(tr("sweep tile sizes after each run"), this)),
       status_(new QLabel(this)),
       summary_(new QLabel(this)),
-      sweep_chart_(new SweepChart(this)) {
+      sweep_chart_(new SweepChart(this)),
+      sweep_grid_(new SweepGridView(grid, this)) {
   preset_->setObjectName(QStringLiteral("whatifPreset"));
   gpu_->setObjectName(QStringLiteral("whatifGpu"));
   kernel_->setObjectName(QStringLiteral("whatifKernel"));
@@ -119,6 +121,7 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
   auto* right = new QVBoxLayout();
   right->addWidget(summary_);
   right->addWidget(sweep_chart_, 1);
+  right->addWidget(sweep_grid_, 1);
   auto* layout = new QHBoxLayout(this);
   layout->addLayout(controls);
   layout->addLayout(right, 1);
