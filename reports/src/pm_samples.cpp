@@ -17,7 +17,8 @@ double dram_bytes(const CounterSample& s) {
 
 }  // namespace
 
-std::vector<DramThroughputSample> dram_throughput(const KernelEntry& kernel, std::optional<double> duration_s) {
+std::vector<DramThroughputSample> dram_throughput(const KernelEntry& kernel,
+                                                  std::optional<double> duration_s) {
   std::vector<DramThroughputSample> out;
   double busiest = 0;
   for (const auto& s : kernel.samples) busiest = std::max(busiest, dram_bytes(s));

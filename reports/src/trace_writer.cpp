@@ -7,7 +7,6 @@
 // Perfetto and chrome://tracing draw as a counter track under the SM rows; the samples are placed on the
 // kernel's time axis from its first DRAM bytes (reports/pm_samples.hpp).
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "attnscope/reports/pm_samples.hpp"
@@ -93,17 +92,20 @@ std::string to_chrome_trace(const Report& report) {
              {"args", std::move(args)}});
       }
       // Aligned on the kernel's first DRAM bytes and cut at its duration (pm_samples.hpp says why).
-      if (const auto samples = measured ? dram_throughput(k, duration > 0 ? std::optional(duration) : std::nullopt)
-                                        : std::vector<DramThroughputSample>{};
+      if (const auto samples = measured
+                                   ? dram_throughput(k, duration > 0 ? std::optional(duration) : std::nullopt)
+                                   : std::vector<DramThroughputSample>{};
           !samples.empty()) {
         any = true;
         for (const auto& smp : samples)
-          events.push_back({{"name", "DRAM throughput"},
-                            {"cat", k.name},
-                            {"ph", "C"},
-                            {"pid", pid},
-                            {"ts", (offset_s + smp.start_s) * 1e6},
-                            {"args", {{"read GB/s", smp.read_bytes_per_s / 1e9}, {"write GB/s", smp.write_bytes_per_s / 1e9}}}});
+          events.push_back(
+              {{"name", "DRAM throughput"},
+               {"cat", k.name},
+               {"ph", "C"},
+               {"pid", pid},
+               {"ts", (offset_s + smp.start_s) * 1e6},
+               {"args",
+                {{"read GB/s", smp.read_bytes_per_s / 1e9}, {"write GB/s", smp.write_bytes_per_s / 1e9}}}});
         // The track falls to zero where the kernel ends (its last sample may run past it by part of an
         // interval), not at the next kernel's first sample.
         events.push_back({{"name", "DRAM throughput"},
@@ -111,7 +113,8 @@ std::string to_chrome_trace(const Report& report) {
                           {"ph", "C"},
                           {"pid", pid},
                           {"ts", (offset_s + (duration > 0 ? std::min(duration, samples.back().end_s)
-                                                                : samples.back().end_s)) * 1e6},
+                                                           : samples.back().end_s)) *
+                                     1e6},
                           {"args", {{"read GB/s", 0.0}, {"write GB/s", 0.0}}}});
       }
       if (duration > 0 && (any || !k.tiles.empty()))

@@ -5,40 +5,39 @@
 // PNG and SVG, recent files, the Profile action's explanation, timeline zoom and pan.
 #include <QApplication>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
-#include <QLabel>
-#include <QProgressBar>
-#include <QTableView>
-#include <QSignalSpy>
-#include <QStandardPaths>
-#include <QTemporaryDir>
-#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
+#include <QProgressBar>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <algorithm>
 #include <atomic>
 #include <thread>
 #include <vector>
 
-#include "attnscope/sim/tile_config.hpp"
-#include "models/metric_levels.hpp"
-#include "models/recent_files.hpp"
 #include "attnscope/reports/overview.hpp"
 #include "attnscope/reports/units.hpp"
+#include "attnscope/sim/tile_config.hpp"
+#include "models/color_scale.hpp"
+#include "models/metric_levels.hpp"
+#include "models/recent_files.hpp"
 #include "views/heatmap_page.hpp"
 #include "views/heatmap_view.hpp"
 #include "views/level_bar_chart.hpp"
 #include "views/levels_page.hpp"
-#include "views/overview_page.hpp"
-#include <QTableView>
-#include <QTextBrowser>
 #include "views/main_window.hpp"
+#include "views/overview_page.hpp"
 #include "views/profile_support.hpp"
-#include "models/color_scale.hpp"
 #include "views/sweep_grid_view.hpp"
 #include "views/timeline_page.hpp"
 #include "views/timeline_view.hpp"
@@ -441,8 +440,9 @@ class GuiAppTest : public QObject {
     w.runModel();
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 120000);
     QFile loadavg_file(QStringLiteral("/proc/loadavg"));
-    const QString load_before =
-        loadavg_file.open(QIODevice::ReadOnly) ? QString::fromLatin1(loadavg_file.readAll()).trimmed() : QString();
+    const QString load_before = loadavg_file.open(QIODevice::ReadOnly)
+                                    ? QString::fromLatin1(loadavg_file.readAll()).trimmed()
+                                    : QString();
     std::atomic<bool> stop{false};
     std::vector<std::thread> busy;
     for (int i = 0; i < 4; ++i)
@@ -493,12 +493,14 @@ class GuiAppTest : public QObject {
     QJsonObject o{
         {QStringLiteral("benchmark"), QStringLiteral("gui_app_test whatIfLatencyUnderLoad")},
         {QStringLiteral("what"),
-         QStringLiteral("llm-4k tiled what-if update, Bc 64 <-> 128, sweep off: control change to the first "
-                        "picture in every view (previewShown: the labelled preview, 4 of 32 heads on 16 of 132 SMs, "
-                        "scaled) and to the full model in every view (liveResultShown)")},
+         QStringLiteral(
+             "llm-4k tiled what-if update, Bc 64 <-> 128, sweep off: control change to the first "
+             "picture in every view (previewShown: the labelled preview, 4 of 32 heads on 16 of 132 SMs, "
+             "scaled) and to the full model in every view (liveResultShown)")},
         {QStringLiteral("date"), QDateTime::currentDateTimeUtc().toString(Qt::ISODate)},
         {QStringLiteral("command"), QStringLiteral("QT_QPA_PLATFORM=offscreen ATTNSCOPE_GUI_LOAD_BENCH=%1 "
-                                                   "gui_app_test whatIfLatencyUnderLoad").arg(QFileInfo(out).fileName())},
+                                                   "gui_app_test whatIfLatencyUnderLoad")
+                                        .arg(QFileInfo(out).fileName())},
         {QStringLiteral("cores"), static_cast<int>(std::thread::hardware_concurrency())},
         {QStringLiteral("busy_threads"), 4},
         {QStringLiteral("loadavg_before"), load_before},
@@ -521,9 +523,11 @@ class GuiAppTest : public QObject {
     QFile file(out);
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write(QJsonDocument(o).toJson());
-    qInfo("what-if under 4 busy threads: first view (preview) median %.1f ms, p90 %.1f ms; full model median %.1f ms "
-          "(computeModel median %.1f ms) over %zu updates; target 100 ms",
-          median(first), quantile(first, 0.9), median(samples), median(compute), samples.size());
+    qInfo(
+        "what-if under 4 busy threads: first view (preview) median %.1f ms, p90 %.1f ms; full model median "
+        "%.1f ms "
+        "(computeModel median %.1f ms) over %zu updates; target 100 ms",
+        median(first), quantile(first, 0.9), median(samples), median(compute), samples.size());
   }
 
   void malformedAndFutureReportsGiveTheReadersError() {
@@ -729,7 +733,7 @@ class GuiAppTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 120000);
     QVERIFY(progress.count() >= 2);
     QCOMPARE(progress.first().at(1).toInt(), 12);  // started: 0 of 12
-    QCOMPARE(progress.last().at(1).toInt(), 0);   // finished: hidden
+    QCOMPARE(progress.last().at(1).toInt(), 0);    // finished: hidden
     QVERIFY(!w.whatIfPage()->sweepGrid()->progressBar()->isVisible());
     int current = 0, cells = 0;
     for (int row = 0; row < grid->rowCount(); ++row)
@@ -737,7 +741,8 @@ class GuiAppTest : public QObject {
         const QModelIndex i = grid->index(row, col);
         ++cells;
         current += i.data(SweepGridModel::CurrentRole).toBool();
-        QVERIFY(i.data(SweepGridModel::ValueRole).isValid() || !i.data(SweepGridModel::ReasonRole).toString().isEmpty());
+        QVERIFY(i.data(SweepGridModel::ValueRole).isValid() ||
+                !i.data(SweepGridModel::ReasonRole).toString().isEmpty());
       }
     QCOMPARE(cells, 12);
     QCOMPARE(current, 1);
@@ -751,7 +756,8 @@ class GuiAppTest : public QObject {
     w.resize(1400, 900);
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QVERIFY(w.openReport(QStringLiteral(ATTNSCOPE_DATA_DIR "/h200/h200-20261203T015245Z/llm-4k-pm-sampling.json")));
+    QVERIFY(w.openReport(
+        QStringLiteral(ATTNSCOPE_DATA_DIR "/h200/h200-20261203T015245Z/llm-4k-pm-sampling.json")));
     w.showView(MainWindow::View::timeline);
     auto* view = w.findChild<TimelineView*>();
     TimelineModel* model = w.timelineModel();
@@ -760,8 +766,8 @@ class GuiAppTest : public QObject {
     const reports::KernelEntry* tiled = reports::find_kernel(*w.document()->primary(), "tiled");
     QVERIFY(!model->throughput().empty());
     QVERIFY(model->throughput().size() < tiled->samples.size());  // the idle lead-in and tail are cut
-    QVERIFY(model->peakThroughput() > 1e11);                       // > 100 GB/s: a busy kernel
-    QVERIFY(model->peakThroughput() < 6e12);                       // below the H200's 4.8 TB/s, with room
+    QVERIFY(model->peakThroughput() > 1e11);                      // > 100 GB/s: a busy kernel
+    QVERIFY(model->peakThroughput() < 6e12);                      // below the H200's 4.8 TB/s, with room
     // The lane is painted: the DRAM read colour fills part of it.
     const QRectF lane = view->counterLaneRect();
     QVERIFY(!lane.isEmpty());

@@ -2,17 +2,17 @@
 // Tests of gui/src/models: TileGridModel, KernelLevelModel, TimelineModel, SweepModel (each wrapped in
 // QAbstractItemModelTester), ColorScale, the number formatting, computeModel() and WhatIfRunner's
 // keep-only-the-newest rule. No widgets: QTEST_GUILESS_MAIN.
-#include <algorithm>
 #include <QAbstractItemModelTester>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTest>
+#include <algorithm>
 #include <iterator>
 
 #include "attnscope/reports/units.hpp"
 #include "attnscope/sim/gpu_spec.hpp"
 #include "models/color_scale.hpp"
 #include "models/comparability.hpp"
-#include <QSet>
 #include "models/kernel_level_model.hpp"
 #include "models/metric_levels.hpp"
 #include "models/sweep_grid_model.hpp"
@@ -235,8 +235,10 @@ class GuiModelsTest : public QObject {
     sweep.setPoints(points, 128, 64);
     grid.setMeasured({{128, 64}, {64, 32}});
     const auto cell = [&](int br, int bc) {
-      const int row = static_cast<int>(std::find(std::begin(kSweepBr), std::end(kSweepBr), br) - std::begin(kSweepBr));
-      const int col = static_cast<int>(std::find(std::begin(kSweepBc), std::end(kSweepBc), bc) - std::begin(kSweepBc));
+      const int row =
+          static_cast<int>(std::find(std::begin(kSweepBr), std::end(kSweepBr), br) - std::begin(kSweepBr));
+      const int col =
+          static_cast<int>(std::find(std::begin(kSweepBc), std::end(kSweepBc), bc) - std::begin(kSweepBc));
       return grid.index(row, col);
     };
     int current = 0, measured = 0, valued = 0;
@@ -255,7 +257,10 @@ class GuiModelsTest : public QObject {
     QCOMPARE(cell(64, 64).data(SweepGridModel::ValueRole).toDouble(), 1e-5);  // time by default
     QVERIFY(!cell(256, 128).data(SweepGridModel::ValueRole).isValid());
     QCOMPARE(cell(256, 128).data(SweepGridModel::FeasibleRole).toBool(), false);
-    QVERIFY(cell(256, 128).data(Qt::ToolTipRole).toString().contains(QStringLiteral("needs 160 KiB of shared memory")));
+    QVERIFY(cell(256, 128)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("needs 160 KiB of shared memory")));
     QVERIFY(!cell(32, 32).data(SweepGridModel::FeasibleRole).isValid());  // not swept
     // The largest value gets the top of the scale; HBM bytes instead of time change value and colour.
     QCOMPARE(cell(64, 64).data(Qt::BackgroundRole).value<QColor>(), grid.scale().color(1e-5));

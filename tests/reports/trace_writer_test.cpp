@@ -38,10 +38,11 @@ TEST(ChromeTrace, PmSamplesBecomeADramCounterTrack) {
     if (e.at("ph") != "C") continue;
     ++counters;
     EXPECT_EQ(e.at("name"), "DRAM throughput");
-    EXPECT_EQ(e.at("pid"), 2);  // the measured process
+    EXPECT_EQ(e.at("pid"), 2);                     // the measured process
     EXPECT_GE(e.at("ts").get<double>(), last_ts);  // kernels in launch order, samples in time order
     last_ts = e.at("ts").get<double>();
-    const double gbps = e.at("args").at("read GB/s").get<double>() + e.at("args").at("write GB/s").get<double>();
+    const double gbps =
+        e.at("args").at("read GB/s").get<double>() + e.at("args").at("write GB/s").get<double>();
     EXPECT_GE(gbps, 0);
     peak_gbps = std::max(peak_gbps, gbps);
   }

@@ -43,7 +43,8 @@ AppOptions parseAppOptions(const QCoreApplication& app) {
       QStringLiteral("Q,KV"));
   const QCommandLineOption color(
       QStringLiteral("timeline-color"),
-      QStringLiteral("SM timeline box colours: cta (a hue per CTA), time (tile time), hbm (HBM bytes), l2 (L2 bytes)."),
+      QStringLiteral(
+          "SM timeline box colours: cta (a hue per CTA), time (tile time), hbm (HBM bytes), l2 (L2 bytes)."),
       QStringLiteral("BY"));
   const QCommandLineOption run(
       QStringLiteral("run-model"),
@@ -57,7 +58,8 @@ AppOptions parseAppOptions(const QCoreApplication& app) {
       QStringLiteral("export"),
       QStringLiteral("Export the current view (PNG or SVG by suffix) once ready, then quit."),
       QStringLiteral("FILE"));
-  parser.addOptions({open, compare, view, kernel, hover, level, mode, color, run, size, screenshot, export_view});
+  parser.addOptions(
+      {open, compare, view, kernel, hover, level, mode, color, run, size, screenshot, export_view});
   parser.process(app);  // --help, --version and unknown options end here with a message
 
   AppOptions o;
@@ -77,8 +79,8 @@ AppOptions parseAppOptions(const QCoreApplication& app) {
   o.heatmap_mode = parser.value(mode);
   o.timeline_color = parser.value(color);
   if (!o.timeline_color.isEmpty() &&
-      !QStringList{QStringLiteral("cta"), QStringLiteral("time"), QStringLiteral("hbm"), QStringLiteral("l2")}.contains(
-          o.timeline_color))
+      !QStringList{QStringLiteral("cta"), QStringLiteral("time"), QStringLiteral("hbm"), QStringLiteral("l2")}
+           .contains(o.timeline_color))
     o.error = QStringLiteral("--timeline-color %1: use cta, time, hbm or l2").arg(o.timeline_color);
   o.run_model = parser.isSet(run);
   o.screenshot = parser.value(screenshot);

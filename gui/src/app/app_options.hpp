@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // attnscope-gui's command line, so a session (and a screenshot for the docs) can be reproduced:
 //   attnscope-gui [--open REPORT] [--compare REPORT] [--view heatmap|levels|timeline|whatif|data]
-//                 [--kernel NAME] [--hover-tile Q,KV] [--heatmap-level KEY] [--timeline-color BY] [--heatmap-mode
-//                 measured|modeled|diff|compare] [--run-model]
+//                 [--kernel NAME] [--hover-tile Q,KV] [--heatmap-level KEY] [--timeline-color BY]
+//                 [--heatmap-mode measured|modeled|diff|compare] [--run-model]
 //                 [--size WxH] [--screenshot FILE.png] [--export FILE.png|svg]
 #pragma once
 #include <QPoint>

@@ -8,7 +8,8 @@
 
 namespace attnscope::gui {
 
-SweepGridModel::SweepGridModel(SweepModel* source, QObject* parent) : QAbstractTableModel(parent), source_(source) {
+SweepGridModel::SweepGridModel(SweepModel* source, QObject* parent)
+    : QAbstractTableModel(parent), source_(source) {
   connect(source_, &QAbstractItemModel::modelAboutToBeReset, this, &SweepGridModel::beginResetModel);
   connect(source_, &QAbstractItemModel::modelReset, this, &SweepGridModel::endResetModel);
 }
@@ -91,7 +92,8 @@ QVariant SweepGridModel::data(const QModelIndex& index, int role) const {
         tip += tr("<br/>modeled time %1 · HBM %2 · L2 %3")
                    .arg(formatSeconds(p->time_s), formatBytes(p->hbm_bytes), formatBytes(p->l2_bytes));
       if (data(index, CurrentRole).toBool()) tip += tr("<br/>the what-if panel's tiling");
-      if (data(index, MeasuredRole).toBool()) tip += tr("<br/>measured (the opened or compared report ran it)");
+      if (data(index, MeasuredRole).toBool())
+        tip += tr("<br/>measured (the opened or compared report ran it)");
       return tip;
     }
     case Qt::TextAlignmentRole:
@@ -105,7 +107,8 @@ QVariant SweepGridModel::headerData(int section, Qt::Orientation orientation, in
   if (role != Qt::DisplayRole) return {};
   if (orientation == Qt::Horizontal && section >= 0 && section < columnCount())
     return tr("Bc %1").arg(kSweepBc[section]);
-  if (orientation == Qt::Vertical && section >= 0 && section < rowCount()) return tr("Br %1").arg(kSweepBr[section]);
+  if (orientation == Qt::Vertical && section >= 0 && section < rowCount())
+    return tr("Br %1").arg(kSweepBr[section]);
   return {};
 }
 

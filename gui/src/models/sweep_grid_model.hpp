@@ -2,7 +2,8 @@
 // The tile-size sweep as a Br x Bc grid: one row per Br, one column per Bc (kSweepBr x kSweepBc), each cell
 // the modeled time or HBM bytes of that tiling, on a sequential scale from zero. It reads the SweepModel's
 // points (and follows its resets) and marks the current what-if tiling and the tilings that were measured
-// (the opened report's, a compared report's). An infeasible tiling has no value; its tooltip gives the reason.
+// (the opened report's, a compared report's). An infeasible tiling has no value; its tooltip gives the
+// reason.
 #pragma once
 #include <QAbstractTableModel>
 #include <QPair>

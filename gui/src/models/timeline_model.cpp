@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "models/timeline_model.hpp"
 
-#include "attnscope/reports/overview.hpp"
-
 #include <algorithm>
 
+#include "attnscope/reports/overview.hpp"
 #include "models/color_scale.hpp"
 #include "models/metric_levels.hpp"
 
@@ -42,7 +41,8 @@ void TimelineModel::setColorBy(ColorBy c) {
 void TimelineModel::computeValues() {
   color_max_ = 0;
   if (!entry_) return;
-  const auto sum = [](const reports::Metrics& m, vocab::Metric a, vocab::Metric b, Side side) -> std::optional<double> {
+  const auto sum = [](const reports::Metrics& m, vocab::Metric a, vocab::Metric b,
+                      Side side) -> std::optional<double> {
     const auto x = metricValue(m, a, side), y = metricValue(m, b, side);
     if (!x && !y) return std::nullopt;
     return x.value_or(0) + y.value_or(0);
@@ -51,7 +51,8 @@ void TimelineModel::computeValues() {
   std::size_t mi = 0, si = 0;
   for (const auto& t : entry_->tiles) {
     for (const bool measured : {false, true}) {
-      const bool has = measured ? (t.start_measured_s && t.end_measured_s) : (t.start_modeled_s && t.end_modeled_s);
+      const bool has =
+          measured ? (t.start_measured_s && t.end_measured_s) : (t.start_modeled_s && t.end_modeled_s);
       if (!has) continue;
       TileSpan& s = measured ? measured_[si++] : modeled_[mi++];
       const Side side = measured ? Side::measured : Side::modeled;
@@ -131,7 +132,8 @@ void TimelineModel::rebuild() {
       add(modeled_, t.sm_modeled, t.start_modeled_s, t.end_modeled_s);
       add(measured_, t.sm_measured, t.start_measured_s, t.end_measured_s);
     }
-    throughput_ = reports::dram_throughput(*entry_, reports::measured_of(entry_->metrics, vocab::Metric::time));
+    throughput_ =
+        reports::dram_throughput(*entry_, reports::measured_of(entry_->metrics, vocab::Metric::time));
     for (const auto& smp : throughput_) {
       peak_throughput_ = std::max(peak_throughput_, smp.read_bytes_per_s + smp.write_bytes_per_s);
       end_time_ = std::max(end_time_, smp.end_s);

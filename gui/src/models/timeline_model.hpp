@@ -19,7 +19,8 @@ struct TileSpan {
   int batch = 0, head = 0, q_tile = 0, kv_tile = 0;
   int sm = -1;  // -1: the report does not say
   double start_s = 0, end_s = 0;
-  std::optional<double> value;  // the colour metric on this span's side (TimelineModel::ColorBy); absent: unknown
+  std::optional<double>
+      value;  // the colour metric on this span's side (TimelineModel::ColorBy); absent: unknown
 };
 
 using ThroughputSample = reports::DramThroughputSample;

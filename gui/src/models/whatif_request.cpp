@@ -100,14 +100,16 @@ sim::GpuSpec previewGpu(const sim::GpuSpec& gpu, int sms) {
   p.hbm_bandwidth *= share;
   const std::int64_t set_bytes = std::int64_t{gpu.l2_line_bytes} * gpu.l2_ways;
   const std::int64_t parts = std::max(1, gpu.l2_partitions);
-  const auto sets = static_cast<std::int64_t>(std::llround(static_cast<double>(gpu.l2_bytes / set_bytes) * share));
+  const auto sets =
+      static_cast<std::int64_t>(std::llround(static_cast<double>(gpu.l2_bytes / set_bytes) * share));
   p.l2_bytes = std::max(parts, sets / parts * parts) * set_bytes;  // whole sets, as many in each partition
   p.l2_bandwidth *= share;
   return p;
 }
 
 void scale(sim::LevelBytes& b, std::uint64_t k) {
-  for (std::uint64_t* v : {&b.hbm_read, &b.hbm_write, &b.l2_read, &b.l2_write, &b.l2_hit, &b.smem_read, &b.smem_write})
+  for (std::uint64_t* v :
+       {&b.hbm_read, &b.hbm_write, &b.l2_read, &b.l2_write, &b.l2_hit, &b.smem_read, &b.smem_write})
     *v *= k;
 }
 
@@ -151,7 +153,8 @@ std::optional<PreviewShape> previewShape(const WhatIfRequest& request, const sim
 
 QString previewLabel(const reports::Report& report) {
   for (const auto& k : report.kernels)
-    if (const auto it = k.notes.find("model.preview"); it != k.notes.end()) return QString::fromStdString(it->second);
+    if (const auto it = k.notes.find("model.preview"); it != k.notes.end())
+      return QString::fromStdString(it->second);
   return {};
 }
 
@@ -206,9 +209,10 @@ ReportPtr computePreview(const WhatIfRequest& request, const std::atomic<bool>* 
     for (std::size_t i = 0; i < part.kernels.size(); ++i) {
       part.kernels[i].tiles_total = tiles_total[i];
       part.kernels[i].notes["model.preview"] = label;
-      part.kernels[i].notes["model.preview_scaling"] =
-          "bytes x" + std::to_string(k) + ", time x" + QString::number(time_scales[i], 'f', 3).toStdString() +
-          " (full-GPU waves / slice waves); per-tile values and the timeline are the slice's; the full model follows";
+      part.kernels[i].notes["model.preview_scaling"] = "bytes x" + std::to_string(k) + ", time x" +
+                                                       QString::number(time_scales[i], 'f', 3).toStdString() +
+                                                       " (full-GPU waves / slice waves); per-tile values and "
+                                                       "the timeline are the slice's; the full model follows";
     }
     if (!merged) {
       merged = std::move(part);

@@ -54,9 +54,9 @@ ReportPtr computeModel(const WhatIfRequest& request, const std::atomic<bool>* ca
 // same share of every resource (SMs, HBM channels and bandwidth, L2 sets and bandwidth, math rates), so each
 // SM sees the same occupancy, waves and memory contention per SM as in the full run. Every (batch, head)
 // pair of a kernel runs the same tile program on its own tensors, so bytes scale with the pairs kept and
-// time with the number of waves (the slice holds as many CTAs per SM as the full GPU). It is an estimate, not the model's answer (the
-// L2 set mapping and the HBM channel hash see other addresses): the views label it until the full model
-// arrives.
+// time with the number of waves (the slice holds as many CTAs per SM as the full GPU). It is an estimate, not
+// the model's answer (the L2 set mapping and the HBM channel hash see other addresses): the views label it
+// until the full model arrives.
 struct PreviewShape {
   std::int64_t batch = 1, heads = 1;              // the preview's (batch, head) pairs
   std::int64_t total_batch = 1, total_heads = 1;  // the request's
@@ -69,8 +69,8 @@ struct PreviewShape {
 // kPreviewMinTiles tiles) or the pairs do not split.
 inline constexpr std::int64_t kPreviewMinTiles = 16384;
 std::optional<PreviewShape> previewShape(const WhatIfRequest& request, const sim::GpuSpec& gpu);
-// The scaled preview report (its kernels carry the label in a "model.preview" note and the scaling in "model.preview_scaling"), or null when
-// previewShape() gives nothing. Throws as computeModel does.
+// The scaled preview report (its kernels carry the label in a "model.preview" note and the scaling in
+// "model.preview_scaling"), or null when previewShape() gives nothing. Throws as computeModel does.
 ReportPtr computePreview(const WhatIfRequest& request, const std::atomic<bool>* cancel = nullptr);
 // The label of a preview report, empty for a full one.
 QString previewLabel(const reports::Report& report);

@@ -25,7 +25,9 @@ class WhatIfRunner : public QObject {
   ~WhatIfRunner() override;  // waits for a run in flight: its worker reads the request it holds
 
   void request(const WhatIfRequest& request);
-  bool isBusy() const { return busy_; }  // a full model run is queued or in flight (a preview does not end it)
+  bool isBusy() const {
+    return busy_;
+  }  // a full model run is queued or in flight (a preview does not end it)
   bool isIdle() const { return !busy_ && !in_flight_; }
   int staleResultsDropped() const { return stale_dropped_; }
   // Time the last shown result (preview or full) spent in the model on the worker (the rest of the latency is

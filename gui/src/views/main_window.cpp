@@ -96,7 +96,8 @@ MainWindow::MainWindow(QWidget* parent)
     sweep_grid_model_->setProgress(0, static_cast<int>(std::size(kSweepBr) * std::size(kSweepBc)));
   });
   connect(runner_, &WhatIfRunner::sweepProgress, sweep_grid_model_, &SweepGridModel::setProgress);
-  connect(runner_, &WhatIfRunner::sweepReady, sweep_grid_model_, [this] { sweep_grid_model_->setProgress(0, 0); });
+  connect(runner_, &WhatIfRunner::sweepReady, sweep_grid_model_,
+          [this] { sweep_grid_model_->setProgress(0, 0); });
   connect(runner_, &WhatIfRunner::idle, sweep_grid_model_, [this] { sweep_grid_model_->setProgress(0, 0); });
   connect(whatif_page_, &WhatIfPage::runRequested, this, &MainWindow::runModel);
   connect(whatif_page_, &WhatIfPage::requestChanged, this, [this] {
@@ -246,7 +247,8 @@ void MainWindow::onDocumentChanged() {
 // sweep grid marks them.
 QVector<QPair<int, int>> MainWindow::measuredTilings() const {
   QVector<QPair<int, int>> out;
-  for (const ReportPtr& r : {document_->primaryIsLive() ? ReportPtr() : document_->primary(), document_->comparison()}) {
+  for (const ReportPtr& r :
+       {document_->primaryIsLive() ? ReportPtr() : document_->primary(), document_->comparison()}) {
     if (!r) continue;
     const reports::KernelEntry* tiled = reports::find_kernel(*r, "tiled");
     if (!tiled) continue;
@@ -276,7 +278,8 @@ void MainWindow::onModelReady(const ReportPtr& report, double model_ms) {
   last_views_ms_ = static_cast<double>(views.nsecsElapsed()) / 1e6;
   whatif_page_->showResult(report, last_model_ms_, last_views_ms_);
   if (!preview.isEmpty()) {
-    latency_label_->setText(tr("model preview: %1 ms; computing…").arg(last_model_ms_ + last_views_ms_, 0, 'f', 1));
+    latency_label_->setText(
+        tr("model preview: %1 ms; computing…").arg(last_model_ms_ + last_views_ms_, 0, 'f', 1));
     emit previewShown(last_model_ms_, last_views_ms_);
     return;
   }

@@ -115,11 +115,12 @@ void SweepGridView::updateLegend() {
   const ColorScale s = model_->scale();
   const bool time = model_->metric() == SweepGridModel::Metric::time;
   const QString high = time ? formatSeconds(s.high()) : formatBytes(s.high());
-  legend_->setText(tr("Scale from zero (dark) to %1 (yellow). Thick frame: the what-if panel's tiling; "
-                      "<span style='color:%2'>◥ measured</span>: a tiling an opened or compared report ran; hatched: "
-                      "infeasible (hover for the reason).")
-                       .arg(model_->rowCount() > 0 && s.high() != 1 ? high : tr("the largest value"),
-                            kMeasuredMark.name()));
+  legend_->setText(
+      tr("Scale from zero (dark) to %1 (yellow). Thick frame: the what-if panel's tiling; "
+         "<span style='color:%2'>◥ measured</span>: a tiling an opened or compared report ran; hatched: "
+         "infeasible (hover for the reason).")
+          .arg(model_->rowCount() > 0 && s.high() != 1 ? high : tr("the largest value"),
+               kMeasuredMark.name()));
 }
 
 }  // namespace attnscope::gui

@@ -12,7 +12,7 @@
 
 namespace attnscope::gui {
 namespace {
-constexpr double kLeft = 92, kTop = 40, kRight = 16, kBottom = 28;
+constexpr double kLeft = 100, kTop = 56, kRight = 16, kBottom = 28;
 constexpr double kLane = 72, kLaneGap = 10;  // the DRAM counter lane's height and its gap to the SM rows
 const QColor kReadColor(31, 119, 180), kWriteColor(214, 39, 40);  // the HTML report's DRAM read and write
 
@@ -58,15 +58,22 @@ void TimelineView::resetZoom() {
   update();
 }
 
+double TimelineView::laneHeight() const {
+  if (!hasCounterLane()) return 0;
+  // Without tile timing the lane is all there is to see: give it half the height.
+  return model_->smCount() == 0 ? std::max(kLane, (height() - kTop - kBottom) / 2) : kLane;
+}
+
 QRectF TimelineView::plotRect() const {
-  const double lane = hasCounterLane() ? kLane + kLaneGap : 0;
-  return {kLeft, kTop, std::max(10.0, width() - kLeft - kRight), std::max(10.0, height() - kTop - kBottom - lane)};
+  const double lane = hasCounterLane() ? laneHeight() + kLaneGap : 0;
+  return {kLeft, kTop, std::max(10.0, width() - kLeft - kRight),
+          std::max(10.0, height() - kTop - kBottom - lane)};
 }
 
 QRectF TimelineView::counterLaneRect() const {
   if (!hasCounterLane()) return {};
   const QRectF plot = plotRect();
-  return {plot.left(), plot.bottom() + kLaneGap, plot.width(), kLane};
+  return {plot.left(), plot.bottom() + kLaneGap, plot.width(), laneHeight()};
 }
 
 double TimelineView::xOf(double seconds) const {
@@ -160,7 +167,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
         if (measured) top += h;
       }
       const double x0 = xOf(s.start_s), x1 = xOf(s.end_s);
-      p.fillRect(QRectF(x0, top + 0.5, std::max(1.0, x1 - x0), std::max(1.0, h - 1)), model_->spanColor(s, measured));
+      p.fillRect(QRectF(x0, top + 0.5, std::max(1.0, x1 - x0), std::max(1.0, h - 1)),
+                 model_->spanColor(s, measured));
     }
   };
   if (show_modeled_) paint(model_->modeledSpans(), false);
@@ -197,7 +205,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
 // The colour metric's scale, top right: zero to the largest value, in the metric's unit.
 void TimelineView::paintLegend(QPainter& p) const {
   const double max = model_->colorMax();
-  const QRectF bar(width() - kRight - 220, kTop - 16, 120, 10);
+  // Its own line between the title and the lane labels, right-aligned.
+  const QRectF bar(width() - kRight - 330, kTop - 34, 120, 10);
   for (int i = 0; i < static_cast<int>(bar.width()); ++i) {
     TileSpan probe;
     probe.value = max * i / bar.width();
@@ -209,8 +218,10 @@ void TimelineView::paintLegend(QPainter& p) const {
     return model_->colorBy() == TimelineModel::ColorBy::tileTime ? formatSeconds(v) : formatBytes(v);
   };
   p.drawText(QRectF(bar.left() - 50, bar.top() - 3, 46, 16), Qt::AlignRight | Qt::AlignVCenter, label(0));
-  p.drawText(QRectF(bar.right() + 4, bar.top() - 3, 96, 16), Qt::AlignLeft | Qt::AlignVCenter,
-             max > 0 ? label(max) : tr("no values"));
+  p.drawText(QRectF(bar.right() + 4, bar.top() - 3, 210, 16), Qt::AlignLeft | Qt::AlignVCenter,
+             (max > 0 ? label(max) : tr("no values")) + tr("; grey: not in the report"));
+  p.drawText(QRectF(kLeft, bar.top() - 3, bar.left() - 60 - kLeft, 16), Qt::AlignRight | Qt::AlignVCenter,
+             tr("colour: %1 per tile").arg(TimelineModel::colorByLabel(model_->colorBy())));
 }
 
 // Measured DRAM throughput per PM sample: read (blue) with write (red) stacked on it, scaled to the peak.
@@ -233,14 +244,16 @@ void TimelineView::paintCounterLane(QPainter& p, const QRectF& lane) const {
   p.drawText(QRectF(0, lane.top(), kLeft - 6, lane.height() / 2), Qt::AlignRight | Qt::AlignVCenter,
              tr("DRAM (PM)"));
   p.drawText(QRectF(0, lane.top() + lane.height() / 2, kLeft - 6, lane.height() / 2),
-             Qt::AlignRight | Qt::AlignVCenter, tr("peak %1/s").arg(formatBytes(peak)));
+             Qt::AlignRight | Qt::AlignVCenter, tr("top %1/s").arg(formatBytes(peak)));
+  const QString read = tr("measured DRAM read"), write = tr("write (stacked)");
+  const double read_w = p.fontMetrics().horizontalAdvance(read);
   p.setPen(kReadColor);
-  p.drawText(QRectF(lane.left() + 4, lane.top() + 2, 200, 14), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("measured DRAM read"));
+  p.drawText(QRectF(lane.left() + 4, lane.top() + 2, read_w + 4, 14), Qt::AlignLeft | Qt::AlignVCenter, read);
   p.setPen(kWriteColor);
-  p.drawText(QRectF(lane.left() + 130, lane.top() + 2, 200, 14), Qt::AlignLeft | Qt::AlignVCenter,
-             tr("write (stacked)"));
+  p.drawText(QRectF(lane.left() + 14 + read_w, lane.top() + 2, 200, 14), Qt::AlignLeft | Qt::AlignVCenter, write);
   p.setPen(palette().text().color());
+  p.drawText(QRectF(lane.left(), lane.top() + 2, lane.width() - 4, 14), Qt::AlignRight | Qt::AlignVCenter,
+             tr("PM samples, from the kernel's first DRAM bytes (within one sample)"));
 }
 
 const TileSpan* TimelineView::spanAt(QPointF pos, bool* measured) const {
@@ -324,18 +337,17 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
     }
   }
   if (const auto* s = spanAt(event->position(), &measured)) {
-    QToolTip::showText(
-        event->globalPosition().toPoint(),
-        tr("%1 tile: batch %2, head %3, q-tile %4, kv-tile %5<br/>SM %6, %7 … %8 (%9)%10")
-            .arg(measured ? tr("measured") : tr("modeled"))
-            .arg(s->batch)
-            .arg(s->head)
-            .arg(s->q_tile)
-            .arg(s->kv_tile)
-            .arg(s->sm)
-            .arg(formatSeconds(s->start_s), formatSeconds(s->end_s), formatSeconds(s->end_s - s->start_s),
-                 colorValueText(*s)),
-        this);
+    QToolTip::showText(event->globalPosition().toPoint(),
+                       tr("%1 tile: batch %2, head %3, q-tile %4, kv-tile %5<br/>SM %6, %7 … %8 (%9)%10")
+                           .arg(measured ? tr("measured") : tr("modeled"))
+                           .arg(s->batch)
+                           .arg(s->head)
+                           .arg(s->q_tile)
+                           .arg(s->kv_tile)
+                           .arg(s->sm)
+                           .arg(formatSeconds(s->start_s), formatSeconds(s->end_s),
+                                formatSeconds(s->end_s - s->start_s), colorValueText(*s)),
+                       this);
   } else {
     QToolTip::hideText();
   }
@@ -344,7 +356,8 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
 QString TimelineView::colorValueText(const TileSpan& s) const {
   const auto c = model_->colorBy();
   if (c == TimelineModel::ColorBy::cta || c == TimelineModel::ColorBy::tileTime) return {};
-  return tr("<br/>%1: %2").arg(TimelineModel::colorByLabel(c), s.value ? formatBytes(*s.value) : tr("not in the report"));
+  return tr("<br/>%1: %2")
+      .arg(TimelineModel::colorByLabel(c), s.value ? formatBytes(*s.value) : tr("not in the report"));
 }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent*) {

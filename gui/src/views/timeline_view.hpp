@@ -49,6 +49,7 @@ class TimelineView : public QWidget {
 
  private:
   QRectF plotRect() const;
+  double laneHeight() const;
   double xOf(double seconds) const;
   double secondsAt(double x) const;
   const TileSpan* spanAt(QPointF pos, bool* measured) const;

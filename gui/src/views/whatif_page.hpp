@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What-if page: workload, kernel, tile shape, pipeline stages, shared-memory limit and GPU spec as controls;
 // a status line ("computing…", the last update's latency, or the model's error); the result's totals; and
-// the tile-size sweep as a chart and as a Br x Bc grid. It turns its controls into a WhatIfRequest and shows what it is given: running
-// the model is the WhatIfRunner's job, wired up by the main window.
+// the tile-size sweep as a chart and as a Br x Bc grid. It turns its controls into a WhatIfRequest and shows
+// what it is given: running the model is the WhatIfRunner's job, wired up by the main window.
 #pragma once
 #include <QWidget>
 
