@@ -436,6 +436,9 @@ class GuiAppTest : public QObject {
     QSignalSpy shown(&w, &MainWindow::liveResultShown);
     WhatIfRequest r;
     r.sweep = false;
+    // ATTNSCOPE_GUI_LOAD_BENCH_PREVIEW=0: the full model only, to compare with and without the preview under
+    // the same load.
+    r.preview = qEnvironmentVariable("ATTNSCOPE_GUI_LOAD_BENCH_PREVIEW") != QLatin1String("0");
     w.whatIfPage()->setRequest(r);
     w.runModel();
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 120000);

@@ -250,7 +250,8 @@ void TimelineView::paintCounterLane(QPainter& p, const QRectF& lane) const {
   p.setPen(kReadColor);
   p.drawText(QRectF(lane.left() + 4, lane.top() + 2, read_w + 4, 14), Qt::AlignLeft | Qt::AlignVCenter, read);
   p.setPen(kWriteColor);
-  p.drawText(QRectF(lane.left() + 14 + read_w, lane.top() + 2, 200, 14), Qt::AlignLeft | Qt::AlignVCenter, write);
+  p.drawText(QRectF(lane.left() + 14 + read_w, lane.top() + 2, 200, 14), Qt::AlignLeft | Qt::AlignVCenter,
+             write);
   p.setPen(palette().text().color());
   p.drawText(QRectF(lane.left(), lane.top() + 2, lane.width() - 4, 14), Qt::AlignRight | Qt::AlignVCenter,
              tr("PM samples, from the kernel's first DRAM bytes (within one sample)"));

@@ -66,6 +66,7 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, SweepGridModel* grid, QWidget* parent)
       causal_(new QCheckBox(tr("causal"), this)),
       auto_run_(new QCheckBox(tr("re-run on every change"), this)),
       sweep_(new QCheckBox(tr("sweep tile sizes after each run"), this)),
+      preview_(new QCheckBox(tr("large workloads: a scaled preview first"), this)),
       status_(new QLabel(this)),
       summary_(new QLabel(this)),
       sweep_chart_(new SweepChart(this)),
@@ -86,6 +87,11 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, SweepGridModel* grid, QWidget* parent)
   smem_kib_->setSpecialValueText(tr("GPU spec's limit"));
   smem_kib_->setSuffix(tr(" KiB per CTA"));
   auto_run_->setChecked(true);
+  preview_->setObjectName(QStringLiteral("whatifPreview"));
+  preview_->setToolTip(
+      tr("From %L1 tiles on, the model first runs 1/8 of the heads on 1/8 of the GPU and scales "
+         "the totals (labelled \"preview\"), then the full model replaces it.")
+          .arg(kPreviewMinTiles));
   status_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   summary_->setWordWrap(true);
@@ -115,6 +121,7 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, SweepGridModel* grid, QWidget* parent)
   controls->addWidget(kernel);
   controls->addWidget(auto_run_);
   controls->addWidget(sweep_);
+  controls->addWidget(preview_);
   controls->addWidget(run);
   controls->addWidget(status_);
   controls->addStretch();
@@ -220,6 +227,7 @@ WhatIfRequest WhatIfPage::request() const {
   r.smem_limit = static_cast<std::int64_t>(smem_kib_->value()) * 1024;
   r.gpu = gpu_->currentData().toString();
   r.sweep = sweep_->isChecked();
+  r.preview = preview_->isChecked();
   return r;
 }
 
@@ -238,6 +246,7 @@ void WhatIfPage::setRequest(const WhatIfRequest& r) {
   dtype_->setCurrentText(QString::fromUtf8(dtype.data(), static_cast<qsizetype>(dtype.size())));
   causal_->setChecked(w.causal);
   sweep_->setChecked(r.sweep);
+  preview_->setChecked(r.preview);
   kernel_->setCurrentIndex(kernel_->findData(static_cast<int>(r.kernels)));
   const auto selectTile = [](QComboBox* box, int v) {
     if (box->findData(v) < 0) box->addItem(QString::number(v), v);

@@ -50,7 +50,7 @@ class WhatIfPage : public QWidget {
 
   QComboBox *preset_, *dtype_, *kernel_, *br_, *bc_, *gpu_;
   QSpinBox *batch_, *heads_, *seq_q_, *seq_kv_, *head_dim_, *warps_, *stages_, *smem_kib_;
-  QCheckBox *causal_, *auto_run_, *sweep_;
+  QCheckBox *causal_, *auto_run_, *sweep_, *preview_;
   QLabel *status_, *summary_;
   SweepChart* sweep_chart_;
   SweepGridView* sweep_grid_;
