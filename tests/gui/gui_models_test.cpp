@@ -440,9 +440,10 @@ class GuiModelsTest : public QObject {
         QVERIFY2(std::abs(err) < (m == vocab::Metric::time ? 0.05 : 0.02), qPrintable(QString::number(err)));
       }
     }
-    // The naive kernels (three launches) are previewed the same way. Their times are within 5 %; their bytes are
-    // printed, not bounded: naive.qk's HBM reads (33 MB, mostly L2 hits across heads in the full run) come out
-    // about half as large again in the slice, whose L2 holds fewer heads' Q and K (docs/gui.md says so).
+    // The naive kernels (three launches) are previewed the same way. Their times are within 5 %; their bytes
+    // are printed, not bounded: naive.qk's HBM reads (33 MB, mostly L2 hits across heads in the full run)
+    // come out about half as large again in the slice, whose L2 holds fewer heads' Q and K (docs/gui.md says
+    // so).
     request.tiles.bc = 64;
     request.kernels = KernelChoice::naive;
     {
@@ -453,8 +454,8 @@ class GuiModelsTest : public QObject {
         for (const auto m : {vocab::Metric::dram_read, vocab::Metric::dram_write, vocab::Metric::time}) {
           const double pv = *reports::modeled_of(p->kernels[k].metrics, m);
           const double fv = *reports::modeled_of(f->kernels[k].metrics, m);
-          qInfo("preview %s %s: %.4g vs full %.4g (%+.1f %%)", f->kernels[k].name.c_str(), vocab::key(m).data(), pv,
-                fv, 100 * (pv / fv - 1));
+          qInfo("preview %s %s: %.4g vs full %.4g (%+.1f %%)", f->kernels[k].name.c_str(),
+                vocab::key(m).data(), pv, fv, 100 * (pv / fv - 1));
           if (m == vocab::Metric::time) QVERIFY2(std::abs(pv / fv - 1) < 0.05, f->kernels[k].name.c_str());
         }
     }
