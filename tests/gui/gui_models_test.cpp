@@ -281,6 +281,7 @@ class GuiModelsTest : public QObject {
   void runnerReportsSweepProgress() {
     WhatIfRunner runner;
     QSignalSpy progress(&runner, &WhatIfRunner::sweepProgress);
+    QSignalSpy each(&runner, &WhatIfRunner::sweepPoint);
     QSignalSpy ready(&runner, &WhatIfRunner::sweepReady);
     WhatIfRequest request;
     request.workload.heads = 2;
@@ -292,6 +293,22 @@ class GuiModelsTest : public QObject {
       QCOMPARE(progress.at(i).at(0).toInt(), i);  // points done before each one starts
       QCOMPARE(progress.at(i).at(1).toInt(), 12);
     }
+    // Each point came as soon as it was modeled, the same as the final list, in its order.
+    QCOMPARE(each.count(), 12);
+    const auto all = ready.first().at(0).value<QVector<SweepPointResult>>();
+    for (int i = 0; i < each.count(); ++i) {
+      const auto p = each.at(i).at(0).value<SweepPointResult>();
+      QCOMPARE(p.br, all[i].br);
+      QCOMPARE(p.bc, all[i].bc);
+      QCOMPARE(p.time_s, all[i].time_s);
+    }
+    // A SweepModel fed point by point (as the main window does) ends as the final list.
+    SweepModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.startSweep(128, 64);
+    for (int i = 0; i < each.count(); ++i) model.appendPoint(each.at(i).at(0).value<SweepPointResult>());
+    QCOMPARE(model.rowCount(), 12);
+    QCOMPARE(model.points()[model.currentRow()].br, 128);
   }
 
   void colorScaleIsSymmetricForDifferences() {

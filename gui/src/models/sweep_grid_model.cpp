@@ -12,6 +12,9 @@ SweepGridModel::SweepGridModel(SweepModel* source, QObject* parent)
     : QAbstractTableModel(parent), source_(source) {
   connect(source_, &QAbstractItemModel::modelAboutToBeReset, this, &SweepGridModel::beginResetModel);
   connect(source_, &QAbstractItemModel::modelReset, this, &SweepGridModel::endResetModel);
+  // A point modeled while the sweep runs: its cell fills, and the colour scale may grow for every cell.
+  connect(source_, &QAbstractItemModel::rowsInserted, this,
+          [this] { emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1)); });
 }
 
 void SweepGridModel::setMetric(Metric m) {

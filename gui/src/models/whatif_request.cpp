@@ -244,7 +244,8 @@ ReportPtr computeModel(const WhatIfRequest& request, const std::atomic<bool>* ca
 }
 
 QVector<SweepPointResult> computeSweep(const WhatIfRequest& request, const std::function<bool()>& should_stop,
-                                       const std::atomic<bool>* cancel) {
+                                       const std::atomic<bool>* cancel,
+                                       const std::function<void(const SweepPointResult&)>& on_point) {
   const sim::GpuSpec gpu = resolveGpu(request);
   sim::SimOptions options;
   options.record_tiles = false;  // totals are all a sweep needs
@@ -275,6 +276,7 @@ QVector<SweepPointResult> computeSweep(const WhatIfRequest& request, const std::
         return points;  // stale: the runner drops these points
       }
       points.push_back(p);
+      if (on_point) on_point(p);
     }
   }
   return points;

@@ -76,9 +76,10 @@ ReportPtr computePreview(const WhatIfRequest& request, const std::atomic<bool>* 
 QString previewLabel(const reports::Report& report);
 // should_stop is asked before each point, and `cancel` stops the point in flight; either way the sweep
 // returns the points done so far (a newer request has made them stale, and a sweep of a large workload takes
-// seconds).
+// seconds). on_point, when given, gets each point as soon as it is modeled (on the calling thread).
 QVector<SweepPointResult> computeSweep(const WhatIfRequest& request,
                                        const std::function<bool()>& should_stop = {},
-                                       const std::atomic<bool>* cancel = nullptr);
+                                       const std::atomic<bool>* cancel = nullptr,
+                                       const std::function<void(const SweepPointResult&)>& on_point = {});
 
 }  // namespace attnscope::gui

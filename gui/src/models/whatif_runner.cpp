@@ -54,7 +54,12 @@ WhatIfRunner::Outcome WhatIfRunner::run(const Job& job) {
             ++done;
             return false;
           },
-          job.cancel.get());
+          job.cancel.get(),
+          [&](const SweepPointResult& p) {
+            QMetaObject::invokeMethod(this, [this, generation = job.generation, p] {
+              if (generation == generation_) emit sweepPoint(p);
+            });
+          });
     } else if (job.stage == Stage::preview) {
       out.report = computePreview(job.request, job.cancel.get());  // null: no preview for this request
     } else {
@@ -89,7 +94,7 @@ void WhatIfRunner::startNext() {
   in_flight_ = true;
   watcher_.setFuture(QtConcurrent::run(&model_thread_, &WhatIfRunner::run, this, running_));
   // Signalled once the run is in flight, so a slot that requests again only queues.
-  if (running_.stage == Stage::sweep) emit sweepStarted();
+  if (running_.stage == Stage::sweep) emit sweepStarted(running_.request.tiles.br, running_.request.tiles.bc);
 }
 
 void WhatIfRunner::onFinished() {

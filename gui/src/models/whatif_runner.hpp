@@ -40,9 +40,11 @@ class WhatIfRunner : public QObject {
   void modelReady(attnscope::gui::ReportPtr report, double latency_ms);
   // The preview of the same request, before modelReady (only for a large workload; previewLabel() names it).
   void previewReady(attnscope::gui::ReportPtr report, double latency_ms);
-  void sweepStarted();
+  void sweepStarted(int current_br, int current_bc);
   // Points of the sweep in flight done so far (for a progress bar), from the UI thread.
   void sweepProgress(int done, int total);
+  // Each point of the sweep in flight as soon as it is modeled (sweepReady still brings them all).
+  void sweepPoint(attnscope::gui::SweepPointResult point);
   void sweepReady(QVector<attnscope::gui::SweepPointResult> points, int current_br, int current_bc);
   void failed(const QString& message);
   void idle();  // nothing running or queued

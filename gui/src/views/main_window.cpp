@@ -90,6 +90,8 @@ MainWindow::MainWindow(QWidget* parent)
   connect(runner_, &WhatIfRunner::failed, this,
           [this](const QString&) { latency_label_->setText(tr("model: error")); });
   connect(runner_, &WhatIfRunner::sweepStarted, whatif_page_, &WhatIfPage::setSweepComputing);
+  connect(runner_, &WhatIfRunner::sweepStarted, sweep_model_, &SweepModel::startSweep);
+  connect(runner_, &WhatIfRunner::sweepPoint, sweep_model_, &SweepModel::appendPoint);
   connect(runner_, &WhatIfRunner::sweepReady, sweep_model_, &SweepModel::setPoints);
   // Progress: from the sweep's start to its answer (or to a newer request, which drops it).
   connect(runner_, &WhatIfRunner::sweepStarted, sweep_grid_model_, [this] {
