@@ -73,10 +73,10 @@ int main(int argc, char** argv) {
   }
   if (!options.timeline_color.isEmpty()) {
     using C = attnscope::gui::TimelineModel::ColorBy;
-    const C by = options.timeline_color == QLatin1String("time")  ? C::tileTime
-                 : options.timeline_color == QLatin1String("hbm") ? C::hbmBytes
-                 : options.timeline_color == QLatin1String("l2")  ? C::l2Bytes
-                                                                  : C::cta;
+    const C by = options.timeline_color == QLatin1String("tile-time") ? C::tileTime
+                 : options.timeline_color == QLatin1String("hbm")     ? C::hbmBytes
+                 : options.timeline_color == QLatin1String("l2")      ? C::l2Bytes
+                                                                      : C::cta;
     selectData(window.timelinePage()->colorByBox(), static_cast<int>(by));
   }
   window.show();
