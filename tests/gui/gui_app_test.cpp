@@ -151,6 +151,45 @@ class GuiAppTest : public QObject {
     QVERIFY(errors_.isEmpty());
   }
 
+  // A large what-if shows the labelled preview in every view first, then the full model replaces it.
+  void previewIsLabelledUntilTheFullModelArrives() {
+    MainWindow w;
+    collectErrors(w);
+    QSignalSpy preview(&w, &MainWindow::previewShown);
+    QSignalSpy full(&w, &MainWindow::liveResultShown);
+    QString title_at_preview, status_at_preview, coverage_at_preview;
+    // No file is open: the live result is the primary document.
+    const auto title = [&] {
+      return w.document()->primaryIsLive() ? w.document()->primaryTitle() : w.document()->liveTitle();
+    };
+    connect(&w, &MainWindow::previewShown, this, [&] {
+      title_at_preview = title();
+      status_at_preview = w.whatIfPage()->statusLabel()->text();
+      coverage_at_preview = w.timelineModel()->coverage();
+    });
+    WhatIfRequest r;  // llm-4k, tiled: 65,536 tiles
+    r.sweep = false;
+    w.whatIfPage()->setRequest(r);
+    w.runModel();
+    QTRY_VERIFY_WITH_TIMEOUT(full.count() == 1, 120000);
+    QCOMPARE(preview.count(), 1);
+    const QString label = QStringLiteral("preview: 4 of 32 heads on 16 of 132 SMs, scaled");
+    QVERIFY2(title_at_preview.contains(label), qPrintable(title_at_preview));
+    QVERIFY2(status_at_preview.contains(label), qPrintable(status_at_preview));
+    QCOMPARE(coverage_at_preview, QStringLiteral("8,192 of 65,536 tiles"));  // the slice's tiles, said so
+    QVERIFY2(title().contains(QStringLiteral("live model")), qPrintable(title()));
+    QVERIFY(!title().contains(QStringLiteral("preview")));
+    QVERIFY(!w.whatIfPage()->statusLabel()->text().contains(QStringLiteral("preview")));
+    QCOMPARE(w.timelineModel()->coverage(), QString());  // the full model keeps every tile
+    // Turned off, the full model comes alone.
+    r.preview = false;
+    r.tiles.bc = 128;
+    w.whatIfPage()->setRequest(r);
+    w.runModel();
+    QTRY_VERIFY_WITH_TIMEOUT(full.count() == 2, 120000);
+    QCOMPARE(preview.count(), 1);
+  }
+
   void defaultWorkloadLatencyIsMeasured() {
     // The what-if latency for the default workload (llm-4k, tiled), measured as a user sees it: from a
     // control change (Bc in the panel) to every view updated (liveResultShown is emitted after the views
