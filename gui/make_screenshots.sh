@@ -8,6 +8,7 @@ build=${1:-$root/build-gui}  # e.g. build/gui
 app=$build/gui/attnscope-gui
 # A real H200 report: head 0's tiles of all four kernels, six lone-launch tile windows (tests/data/h200/README.md).
 real=$root/tests/data/h200/h200-20261203T091131Z/llm-4k-run.json
+pm=$root/tests/data/h200/h200-20261203T015245Z/llm-4k-pm-sampling.json
 synthetic=$root/tests/data/reports/synthetic-profile-small.json  # SYNTHETIC measured side: see its README
 out=$root/docs/screenshots
 mkdir -p "$out"
@@ -19,9 +20,12 @@ shot --open "$real" --view heatmap --kernel tiled --heatmap-mode relative --heat
   --screenshot "$out/gui-heatmap-relative.png"
 shot --open "$real" --view levels --kernel naive.qk --screenshot "$out/gui-levels.png"
 shot --open "$real" --view timeline --screenshot "$out/gui-timeline.png"
+shot --open "$real" --view timeline --timeline-color hbm --screenshot "$out/gui-timeline-hbm.png"
+# A real H200 report profiled with --pm-sampling (no per-tile timing): the DRAM counter lane.
+shot --open "$pm" --view timeline --screenshot "$out/gui-timeline-pm.png"
 # The what-if model beside the measurement (the report's own workload and tiling re-modeled).
 shot --open "$real" --run-model --view levels --screenshot "$out/gui-compare.png"
-shot --open "$real" --view whatif --screenshot "$out/gui-whatif.png"
+shot --open "$real" --run-model --view whatif --screenshot "$out/gui-whatif.png"
 # The synthetic fixture, labelled as such.
 shot --open "$synthetic" --view overview --screenshot "$out/gui-synthetic-overview.png"
 # The model alone (no file): its per-tile picture of the full llm-4k run.

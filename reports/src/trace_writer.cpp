@@ -2,9 +2,14 @@
 // Chrome trace-event JSON (https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU):
 // complete events ("ph": "X") in microseconds. Process 1 holds the modeled timeline, process 2 the
 // measured one; one thread per SM. Kernels follow each other in launch order, each offset by the duration of
-// the kernels before it on the same side (modeled or measured).
+// the kernels before it on the same side (modeled or measured). A measured kernel's PM samples become counter
+// events ("ph": "C") in the measured process: a "DRAM throughput" track (read and write, GB/s), which
+// Perfetto and chrome://tracing draw as a counter track under the SM rows; the samples are placed on the
+// kernel's time axis from its first DRAM bytes (reports/pm_samples.hpp).
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "attnscope/reports/pm_samples.hpp"
 #include "attnscope/reports/writers.hpp"
 
 namespace attnscope::reports {
@@ -85,6 +90,32 @@ std::string to_chrome_trace(const Report& report) {
              {"ts", (offset_s + *start) * 1e6},
              {"dur", (*end - *start) * 1e6},
              {"args", std::move(args)}});
+      }
+      // Aligned on the kernel's first DRAM bytes and cut at its duration (pm_samples.hpp says why).
+      if (const auto samples = measured
+                                   ? dram_throughput(k, duration > 0 ? std::optional(duration) : std::nullopt)
+                                   : std::vector<DramThroughputSample>{};
+          !samples.empty()) {
+        any = true;
+        for (const auto& smp : samples)
+          events.push_back(
+              {{"name", "DRAM throughput"},
+               {"cat", k.name},
+               {"ph", "C"},
+               {"pid", pid},
+               {"ts", (offset_s + smp.start_s) * 1e6},
+               {"args",
+                {{"read GB/s", smp.read_bytes_per_s / 1e9}, {"write GB/s", smp.write_bytes_per_s / 1e9}}}});
+        // The track falls to zero where the kernel ends (its last sample may run past it by part of an
+        // interval), not at the next kernel's first sample.
+        events.push_back({{"name", "DRAM throughput"},
+                          {"cat", k.name},
+                          {"ph", "C"},
+                          {"pid", pid},
+                          {"ts", (offset_s + (duration > 0 ? std::min(duration, samples.back().end_s)
+                                                           : samples.back().end_s)) *
+                                     1e6},
+                          {"args", {{"read GB/s", 0.0}, {"write GB/s", 0.0}}}});
       }
       if (duration > 0 && (any || !k.tiles.empty()))
         events.push_back({{"name", k.name},

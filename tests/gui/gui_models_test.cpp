@@ -2,18 +2,20 @@
 // Tests of gui/src/models: TileGridModel, KernelLevelModel, TimelineModel, SweepModel (each wrapped in
 // QAbstractItemModelTester), ColorScale, the number formatting, computeModel() and WhatIfRunner's
 // keep-only-the-newest rule. No widgets: QTEST_GUILESS_MAIN.
-#include <algorithm>
 #include <QAbstractItemModelTester>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTest>
+#include <algorithm>
 #include <iterator>
 
 #include "attnscope/reports/units.hpp"
+#include "attnscope/sim/gpu_spec.hpp"
 #include "models/color_scale.hpp"
 #include "models/comparability.hpp"
-#include <QSet>
 #include "models/kernel_level_model.hpp"
 #include "models/metric_levels.hpp"
+#include "models/sweep_grid_model.hpp"
 #include "models/sweep_model.hpp"
 #include "models/tile_grid_model.hpp"
 #include "models/timeline_model.hpp"
@@ -216,6 +218,99 @@ class GuiModelsTest : public QObject {
         model.index(2, SweepModel::noteColumn).data().toString().contains(QStringLiteral("shared memory")));
   }
 
+  // The sweep as a Br x Bc grid: one cell per tiling tried, the current and the measured ones marked, an
+  // infeasible one without a value and with its reason, the colour from zero to the largest value.
+  void sweepGridHasACellPerTilingAndMarks() {
+    SweepModel sweep;
+    SweepGridModel grid(&sweep);
+    QAbstractItemModelTester tester(&grid, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(grid.rowCount() * grid.columnCount(),
+             static_cast<int>(std::size(kSweepBr) * std::size(kSweepBc)));  // 4 x 3 cells
+    QCOMPARE(grid.headerData(0, Qt::Vertical).toString(), QStringLiteral("Br 32"));
+    QCOMPARE(grid.headerData(2, Qt::Horizontal).toString(), QStringLiteral("Bc 128"));
+    QVector<SweepPointResult> points;
+    points.push_back({64, 64, 4, 2, true, {}, 1e6, 2e6, 1e-5});
+    points.push_back({128, 64, 8, 2, true, {}, 5e5, 2e6, 8e-6});
+    points.push_back({256, 128, 16, 2, false, QStringLiteral("needs 160 KiB of shared memory"), 0, 0, 0});
+    sweep.setPoints(points, 128, 64);
+    grid.setMeasured({{128, 64}, {64, 32}});
+    const auto cell = [&](int br, int bc) {
+      const int row =
+          static_cast<int>(std::find(std::begin(kSweepBr), std::end(kSweepBr), br) - std::begin(kSweepBr));
+      const int col =
+          static_cast<int>(std::find(std::begin(kSweepBc), std::end(kSweepBc), bc) - std::begin(kSweepBc));
+      return grid.index(row, col);
+    };
+    int current = 0, measured = 0, valued = 0;
+    for (int r = 0; r < grid.rowCount(); ++r)
+      for (int c = 0; c < grid.columnCount(); ++c) {
+        current += grid.index(r, c).data(SweepGridModel::CurrentRole).toBool();
+        measured += grid.index(r, c).data(SweepGridModel::MeasuredRole).toBool();
+        valued += grid.index(r, c).data(SweepGridModel::ValueRole).isValid();
+      }
+    QCOMPARE(current, 1);
+    QVERIFY(cell(128, 64).data(SweepGridModel::CurrentRole).toBool());
+    QCOMPARE(measured, 2);
+    QVERIFY(cell(64, 32).data(SweepGridModel::MeasuredRole).toBool());
+    QVERIFY(cell(128, 64).data(SweepGridModel::MeasuredRole).toBool());
+    QCOMPARE(valued, 2);
+    QCOMPARE(cell(64, 64).data(SweepGridModel::ValueRole).toDouble(), 1e-5);  // time by default
+    QVERIFY(!cell(256, 128).data(SweepGridModel::ValueRole).isValid());
+    QCOMPARE(cell(256, 128).data(SweepGridModel::FeasibleRole).toBool(), false);
+    QVERIFY(cell(256, 128)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains(QStringLiteral("needs 160 KiB of shared memory")));
+    QVERIFY(!cell(32, 32).data(SweepGridModel::FeasibleRole).isValid());  // not swept
+    // The largest value gets the top of the scale; HBM bytes instead of time change value and colour.
+    QCOMPARE(cell(64, 64).data(Qt::BackgroundRole).value<QColor>(), grid.scale().color(1e-5));
+    QCOMPARE(grid.scale().high(), 1e-5);
+    const QColor by_time = cell(128, 64).data(Qt::BackgroundRole).value<QColor>();
+    grid.setMetric(SweepGridModel::Metric::hbmBytes);
+    QCOMPARE(cell(128, 64).data(SweepGridModel::ValueRole).toDouble(), 5e5);
+    QCOMPARE(grid.scale().high(), 1e6);
+    QVERIFY(cell(128, 64).data(Qt::BackgroundRole).value<QColor>() != by_time);
+    QSignalSpy progress(&grid, &SweepGridModel::progressChanged);
+    grid.setProgress(3, 12);
+    QCOMPARE(progress.count(), 1);
+    QCOMPARE(grid.progressDone(), 3);
+    QCOMPARE(cell(32, 32).data().toString(), QStringLiteral("…"));  // not modeled yet, while the sweep runs
+  }
+
+  // The runner reports the sweep's progress point by point, for the generation it runs.
+  void runnerReportsSweepProgress() {
+    WhatIfRunner runner;
+    QSignalSpy progress(&runner, &WhatIfRunner::sweepProgress);
+    QSignalSpy each(&runner, &WhatIfRunner::sweepPoint);
+    QSignalSpy ready(&runner, &WhatIfRunner::sweepReady);
+    WhatIfRequest request;
+    request.workload.heads = 2;
+    request.workload.seq_q = request.workload.seq_kv = 256;
+    runner.request(request);
+    QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(progress.count() == 12, 5000);
+    for (int i = 0; i < progress.count(); ++i) {
+      QCOMPARE(progress.at(i).at(0).toInt(), i);  // points done before each one starts
+      QCOMPARE(progress.at(i).at(1).toInt(), 12);
+    }
+    // Each point came as soon as it was modeled, the same as the final list, in its order.
+    QCOMPARE(each.count(), 12);
+    const auto all = ready.first().at(0).value<QVector<SweepPointResult>>();
+    for (int i = 0; i < each.count(); ++i) {
+      const auto p = each.at(i).at(0).value<SweepPointResult>();
+      QCOMPARE(p.br, all[i].br);
+      QCOMPARE(p.bc, all[i].bc);
+      QCOMPARE(p.time_s, all[i].time_s);
+    }
+    // A SweepModel fed point by point (as the main window does) ends as the final list.
+    SweepModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.startSweep(128, 64);
+    for (int i = 0; i < each.count(); ++i) model.appendPoint(each.at(i).at(0).value<SweepPointResult>());
+    QCOMPARE(model.rowCount(), 12);
+    QCOMPARE(model.points()[model.currentRow()].br, 128);
+  }
+
   void colorScaleIsSymmetricForDifferences() {
     const ColorScale diverging(-10, 40, true);
     QCOMPARE(diverging.low(), -40.0);
@@ -329,6 +424,64 @@ class GuiModelsTest : public QObject {
     QCOMPARE(tiled.tiles.size(), std::size_t{4 * 8 * 2});
     request.kernels = KernelChoice::both;
     QCOMPARE(computeModel(request)->kernels.size(), std::size_t{4});
+  }
+
+  void previewIsASliceOfTheHeadsScaledAndLabelled() {
+    WhatIfRequest request;  // llm-4k, tiled Br128 Bc64: 65,536 tiles, large enough for a preview
+    request.sweep = false;
+    const sim::GpuSpec gpu = sim::load_gpu_spec("h200");
+    const auto shape = previewShape(request, gpu);
+    QVERIFY(shape.has_value());
+    QCOMPARE(shape->heads, std::int64_t{4});
+    QCOMPARE(shape->factor, 8);
+    QCOMPARE(shape->sms, 16);  // 132 / 8, as many on each L2 partition
+    const ReportPtr preview = computePreview(request);
+    QVERIFY(preview);
+    QCOMPARE(previewLabel(*preview), QStringLiteral("preview: 4 of 32 heads on 16 of 132 SMs, scaled"));
+    const auto& kp = preview->kernels.front();
+    QCOMPARE(kp.tiles.size(), std::size_t{65536 / 8});
+    QCOMPARE(kp.tiles_total, std::int64_t{65536});
+    QCOMPARE(preview->workload.heads, std::int64_t{32});  // the question asked, not the slice
+    // The estimate against the full model for three tilings: bytes within 2 %, time within 5 % (printed, so
+    // the preview's error is on record; docs/gui.md quotes it).
+    for (const int bc : {32, 64, 128}) {
+      request.tiles.bc = bc;
+      const ReportPtr p = computePreview(request);
+      const ReportPtr f = computeModel(request);
+      QVERIFY(previewLabel(*f).isEmpty());
+      for (const auto m : {vocab::Metric::dram_read, vocab::Metric::l2_read, vocab::Metric::time}) {
+        const double pv = *reports::modeled_of(p->kernels.front().metrics, m);
+        const double fv = *reports::modeled_of(f->kernels.front().metrics, m);
+        const double err = pv / fv - 1;
+        qInfo("preview Bc %d %s: %.4g vs full %.4g (%+.1f %%)", bc, vocab::key(m).data(), pv, fv, 100 * err);
+        QVERIFY2(std::abs(err) < (m == vocab::Metric::time ? 0.05 : 0.02), qPrintable(QString::number(err)));
+      }
+    }
+    // The naive kernels (three launches) are previewed the same way. Their times are within 5 %; their bytes
+    // are printed, not bounded: naive.qk's HBM reads (33 MB, mostly L2 hits across heads in the full run)
+    // come out about half as large again in the slice, whose L2 holds fewer heads' Q and K (docs/gui.md says
+    // so).
+    request.tiles.bc = 64;
+    request.kernels = KernelChoice::naive;
+    {
+      const ReportPtr p = computePreview(request);
+      const ReportPtr f = computeModel(request);
+      QCOMPARE(p->kernels.size(), f->kernels.size());
+      for (std::size_t k = 0; k < f->kernels.size(); ++k)
+        for (const auto m : {vocab::Metric::dram_read, vocab::Metric::dram_write, vocab::Metric::time}) {
+          const double pv = *reports::modeled_of(p->kernels[k].metrics, m);
+          const double fv = *reports::modeled_of(f->kernels[k].metrics, m);
+          qInfo("preview %s %s: %.4g vs full %.4g (%+.1f %%)", f->kernels[k].name.c_str(),
+                vocab::key(m).data(), pv, fv, 100 * (pv / fv - 1));
+          if (m == vocab::Metric::time) QVERIFY2(std::abs(pv / fv - 1) < 0.05, f->kernels[k].name.c_str());
+        }
+    }
+    request.kernels = KernelChoice::tiled;
+    // A small workload has no preview: the full model is quick.
+    request.workload.heads = 2;
+    request.workload.seq_q = request.workload.seq_kv = 512;
+    QVERIFY(!previewShape(request, gpu).has_value());
+    QVERIFY(computePreview(request) == nullptr);
   }
 
   void runnerShowsOnlyTheNewestAnswer() {

@@ -41,6 +41,10 @@ AppOptions parseAppOptions(const QCoreApplication& app) {
       QStringLiteral("hover-tile"),
       QStringLiteral("With --screenshot: hover this heatmap tile so its tooltip is captured."),
       QStringLiteral("Q,KV"));
+  const QCommandLineOption color(QStringLiteral("timeline-color"),
+                                 QStringLiteral("SM timeline box colours: cta (a hue per CTA), tile-time "
+                                                "(tile time), hbm (HBM bytes), l2 (L2 bytes)."),
+                                 QStringLiteral("BY"));
   const QCommandLineOption run(
       QStringLiteral("run-model"),
       QStringLiteral("Run the what-if model at start (done anyway when no report is opened)."));
@@ -53,7 +57,8 @@ AppOptions parseAppOptions(const QCoreApplication& app) {
       QStringLiteral("export"),
       QStringLiteral("Export the current view (PNG or SVG by suffix) once ready, then quit."),
       QStringLiteral("FILE"));
-  parser.addOptions({open, compare, view, kernel, hover, level, mode, run, size, screenshot, export_view});
+  parser.addOptions(
+      {open, compare, view, kernel, hover, level, mode, color, run, size, screenshot, export_view});
   parser.process(app);  // --help, --version and unknown options end here with a message
 
   AppOptions o;
@@ -71,6 +76,11 @@ AppOptions parseAppOptions(const QCoreApplication& app) {
     }
   }
   o.heatmap_mode = parser.value(mode);
+  o.timeline_color = parser.value(color);
+  if (!o.timeline_color.isEmpty() && !QStringList{QStringLiteral("cta"), QStringLiteral("tile-time"),
+                                                  QStringLiteral("hbm"), QStringLiteral("l2")}
+                                          .contains(o.timeline_color))
+    o.error = QStringLiteral("--timeline-color %1: use cta, tile-time, hbm or l2").arg(o.timeline_color);
   o.run_model = parser.isSet(run);
   o.screenshot = parser.value(screenshot);
   o.export_path = parser.value(export_view);

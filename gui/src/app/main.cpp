@@ -16,6 +16,7 @@
 #include "views/heatmap_view.hpp"
 #include "views/levels_page.hpp"
 #include "views/main_window.hpp"
+#include "views/timeline_page.hpp"
 
 using attnscope::gui::MainWindow;
 
@@ -69,6 +70,14 @@ int main(int argc, char** argv) {
                       : options.heatmap_mode == QLatin1String("whatif")  ? Mode::whatIf
                                                                          : Mode::versusComparison;
     selectData(window.heatmapPage()->modeBox(), static_cast<int>(mode));
+  }
+  if (!options.timeline_color.isEmpty()) {
+    using C = attnscope::gui::TimelineModel::ColorBy;
+    const C by = options.timeline_color == QLatin1String("tile-time") ? C::tileTime
+                 : options.timeline_color == QLatin1String("hbm")     ? C::hbmBytes
+                 : options.timeline_color == QLatin1String("l2")      ? C::l2Bytes
+                                                                      : C::cta;
+    selectData(window.timelinePage()->colorByBox(), static_cast<int>(by));
   }
   window.show();
   if (options.open.isEmpty() || options.run_model) window.runModel();

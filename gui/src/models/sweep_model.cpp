@@ -15,6 +15,17 @@ void SweepModel::setPoints(QVector<SweepPointResult> points, int current_br, int
   endResetModel();
 }
 
+void SweepModel::startSweep(int current_br, int current_bc) {
+  setPoints({}, current_br, current_bc);
+}
+
+void SweepModel::appendPoint(const SweepPointResult& point) {
+  const auto row = static_cast<int>(points_.size());
+  beginInsertRows({}, row, row);
+  points_.push_back(point);
+  endInsertRows();
+}
+
 int SweepModel::currentRow() const {
   for (qsizetype i = 0; i < points_.size(); ++i) {
     if (points_[i].br == current_br_ && points_[i].bc == current_bc_) return static_cast<int>(i);

@@ -16,6 +16,9 @@ class SweepModel : public QAbstractTableModel {
 
   explicit SweepModel(QObject* parent = nullptr);
   void setPoints(QVector<SweepPointResult> points, int current_br, int current_bc);
+  // A sweep in progress: start empty for a tiling, then append each point as it is modeled.
+  void startSweep(int current_br, int current_bc);
+  void appendPoint(const SweepPointResult& point);
   const QVector<SweepPointResult>& points() const { return points_; }
   int currentRow() const;  // row of the current Br x Bc, -1 when the sweep does not hold it
   static QString tileLabel(const SweepPointResult& p);

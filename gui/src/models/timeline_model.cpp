@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "models/timeline_model.hpp"
 
-#include "attnscope/reports/overview.hpp"
-
 #include <algorithm>
 
+#include "attnscope/reports/overview.hpp"
+#include "models/color_scale.hpp"
 #include "models/metric_levels.hpp"
 
 namespace attnscope::gui {
@@ -14,6 +14,75 @@ TimelineModel::TimelineModel(QObject* parent) : QAbstractTableModel(parent) {}
 void TimelineModel::setReport(ReportPtr report) {
   report_ = std::move(report);
   rebuild();
+}
+
+QString TimelineModel::colorByLabel(ColorBy c) {
+  switch (c) {
+    case ColorBy::cta:
+      return tr("CTA");
+    case ColorBy::tileTime:
+      return tr("tile time");
+    case ColorBy::hbmBytes:
+      return tr("HBM bytes (read + write)");
+    case ColorBy::l2Bytes:
+      return tr("L2 bytes (read + write)");
+  }
+  return {};
+}
+
+void TimelineModel::setColorBy(ColorBy c) {
+  if (c == color_by_) return;
+  // The spans keep their rows: only the values change, so the table's rows stay and the view repaints.
+  color_by_ = c;
+  computeValues();
+  emit dataChanged(index(0, 0), index(std::max(0, rowCount() - 1), columnCount_ - 1));
+}
+
+void TimelineModel::computeValues() {
+  color_max_ = 0;
+  if (!entry_) return;
+  const auto sum = [](const reports::Metrics& m, vocab::Metric a, vocab::Metric b,
+                      Side side) -> std::optional<double> {
+    const auto x = metricValue(m, a, side), y = metricValue(m, b, side);
+    if (!x && !y) return std::nullopt;
+    return x.value_or(0) + y.value_or(0);
+  };
+  // Spans were added tile by tile, a side only when it has a start and an end: walk the tiles the same way.
+  std::size_t mi = 0, si = 0;
+  for (const auto& t : entry_->tiles) {
+    for (const bool measured : {false, true}) {
+      const bool has =
+          measured ? (t.start_measured_s && t.end_measured_s) : (t.start_modeled_s && t.end_modeled_s);
+      if (!has) continue;
+      TileSpan& s = measured ? measured_[si++] : modeled_[mi++];
+      const Side side = measured ? Side::measured : Side::modeled;
+      switch (color_by_) {
+        case ColorBy::cta:
+          s.value.reset();
+          break;
+        case ColorBy::tileTime:
+          s.value = s.end_s - s.start_s;
+          break;
+        case ColorBy::hbmBytes:
+          s.value = sum(t.metrics, vocab::Metric::dram_read, vocab::Metric::dram_write, side);
+          break;
+        case ColorBy::l2Bytes:
+          s.value = sum(t.metrics, vocab::Metric::l2_read, vocab::Metric::l2_write, side);
+          break;
+      }
+      if (s.value) color_max_ = std::max(color_max_, *s.value);
+    }
+  }
+}
+
+QColor TimelineModel::spanColor(const TileSpan& s, bool measured) const {
+  if (color_by_ == ColorBy::cta) {
+    const int hue = (s.q_tile * 47 + s.head * 13 + s.batch * 7) % 360;
+    const int lightness = (s.kv_tile % 2 == 0 ? 120 : 150) + (measured ? 30 : 0);
+    return QColor::fromHsl(hue, measured ? 140 : 190, std::min(lightness, 220));
+  }
+  if (!s.value) return QColor(200, 200, 200);  // this side has no such metric for the tile
+  return ColorScale(0, color_max_ > 0 ? color_max_ : 1, false).color(*s.value);
 }
 
 void TimelineModel::setKernel(const QString& name) {
@@ -35,8 +104,10 @@ void TimelineModel::rebuild() {
   entry_ = nullptr;
   modeled_.clear();
   measured_.clear();
+  throughput_.clear();
   sm_count_ = 0;
   end_time_ = 0;
+  peak_throughput_ = 0;
   if (report_) {
     const std::string name = kernel_.toStdString();
     for (const auto& k : report_->kernels) {
@@ -54,13 +125,20 @@ void TimelineModel::rebuild() {
       const auto add = [&](std::vector<TileSpan>& out, const std::optional<int>& sm,
                            const std::optional<double>& start, const std::optional<double>& end) {
         if (!start || !end) return;
-        out.push_back({t.batch, t.head, t.q_tile, t.kv_tile, sm.value_or(-1), *start, *end});
+        out.push_back({t.batch, t.head, t.q_tile, t.kv_tile, sm.value_or(-1), *start, *end, std::nullopt});
         sm_count_ = std::max(sm_count_, sm.value_or(-1) + 1);
         end_time_ = std::max(end_time_, *end);
       };
       add(modeled_, t.sm_modeled, t.start_modeled_s, t.end_modeled_s);
       add(measured_, t.sm_measured, t.start_measured_s, t.end_measured_s);
     }
+    throughput_ =
+        reports::dram_throughput(*entry_, reports::measured_of(entry_->metrics, vocab::Metric::time));
+    for (const auto& smp : throughput_) {
+      peak_throughput_ = std::max(peak_throughput_, smp.read_bytes_per_s + smp.write_bytes_per_s);
+      end_time_ = std::max(end_time_, smp.end_s);
+    }
+    computeValues();
   }
   endResetModel();
 }

@@ -2,6 +2,7 @@
 #include "models/whatif_request.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <utility>
 
@@ -70,15 +71,165 @@ QString WhatIfRequest::commandLine() const {
   return line;
 }
 
+namespace {
+
+std::vector<sim::KernelKind> kindsOf(const WhatIfRequest& request) {
+  std::vector<sim::KernelKind> kinds;
+  if (request.kernels != KernelChoice::tiled) kinds.push_back(sim::KernelKind::naive);
+  if (request.kernels != KernelChoice::naive) kinds.push_back(sim::KernelKind::tiled);
+  return kinds;
+}
+
+// Tiles of the largest kernel the request runs, roughly: (batch, head) pairs x query tiles x key tiles.
+std::int64_t estimatedTiles(const WhatIfRequest& request) {
+  const sim::Workload& w = request.workload;
+  const std::int64_t br = std::max(1, request.tiles.br), bc = std::max(1, request.tiles.bc);
+  return w.batch * w.heads * ((w.seq_q + br - 1) / br) * ((w.seq_kv + bc - 1) / bc);
+}
+
+sim::GpuSpec previewGpu(const sim::GpuSpec& gpu, int sms) {
+  // Every chip-wide resource gets the same share as the SMs, so a preview SM sees what a full-run SM sees.
+  const double share = static_cast<double>(sms) / gpu.sm_count;
+  sim::GpuSpec p = gpu;
+  p.sm_count = sms;
+  p.tensor_flops_fp16 *= share;
+  p.tensor_flops_fp32 *= share;
+  p.fp32_flops *= share;
+  p.sfu_exp_per_s *= share;
+  p.hbm_channels = std::max(1, static_cast<int>(std::lround(gpu.hbm_channels * share)));
+  p.hbm_bandwidth *= share;
+  const std::int64_t set_bytes = std::int64_t{gpu.l2_line_bytes} * gpu.l2_ways;
+  const std::int64_t parts = std::max(1, gpu.l2_partitions);
+  const auto sets =
+      static_cast<std::int64_t>(std::llround(static_cast<double>(gpu.l2_bytes / set_bytes) * share));
+  p.l2_bytes = std::max(parts, sets / parts * parts) * set_bytes;  // whole sets, as many in each partition
+  p.l2_bandwidth *= share;
+  return p;
+}
+
+void scale(sim::LevelBytes& b, std::uint64_t k) {
+  for (std::uint64_t* v :
+       {&b.hbm_read, &b.hbm_write, &b.l2_read, &b.l2_write, &b.l2_hit, &b.smem_read, &b.smem_write})
+    *v *= k;
+}
+
+}  // namespace
+
+QString PreviewShape::label() const {
+  const QString pairs = total_batch > 1 && batch != total_batch
+                            ? QStringLiteral("%1 of %2 batch entries").arg(batch).arg(total_batch)
+                            : QStringLiteral("%1 of %2 heads").arg(heads).arg(total_heads);
+  return QStringLiteral("preview: %1 on %2 of %3 SMs, scaled").arg(pairs).arg(sms).arg(total_sms);
+}
+
+std::optional<PreviewShape> previewShape(const WhatIfRequest& request, const sim::GpuSpec& gpu) {
+  if (!request.preview || estimatedTiles(request) < kPreviewMinTiles) return std::nullopt;
+  const sim::Workload& w = request.workload;
+  const int parts = std::max(1, gpu.l2_partitions);
+  // An eighth of the work costs an eighth of the model's time; fewer factors where the pairs do not split.
+  for (const int k : {8, 4, 2}) {
+    PreviewShape s;
+    s.total_batch = w.batch;
+    s.total_heads = w.heads;
+    s.total_sms = gpu.sm_count;
+    s.factor = k;
+    if (w.heads % k == 0) {
+      s.heads = w.heads / k;
+      s.batch = w.batch;
+    } else if (w.batch % k == 0) {
+      s.batch = w.batch / k;
+      s.heads = w.heads;
+    } else {
+      continue;
+    }
+    // SMs alternate between the L2 partitions: keep as many on each side.
+    s.sms = gpu.sm_count / k / parts * parts;
+    if (s.sms < parts) continue;
+    s.time_scale = static_cast<double>(s.sms) * k / gpu.sm_count;  // work share / GPU share
+    return s;
+  }
+  return std::nullopt;
+}
+
+QString previewLabel(const reports::Report& report) {
+  for (const auto& k : report.kernels)
+    if (const auto it = k.notes.find("model.preview"); it != k.notes.end())
+      return QString::fromStdString(it->second);
+  return {};
+}
+
+ReportPtr computePreview(const WhatIfRequest& request, const std::atomic<bool>* cancel) {
+  const sim::GpuSpec gpu = resolveGpu(request);
+  const std::optional<PreviewShape> shape = previewShape(request, gpu);
+  if (!shape) return nullptr;
+  // The full shape must be valid on the full GPU (an infeasible tiling is an error, not a preview).
+  for (const auto kind : kindsOf(request)) sim::check_config(gpu, request.workload, kind, request.tiles);
+  sim::Workload w = request.workload;
+  w.batch = shape->batch;
+  w.heads = shape->heads;
+  const sim::GpuSpec small = previewGpu(gpu, shape->sms);
+  sim::SimOptions options;
+  options.record_tiles = true;
+  options.cancel = cancel;
+  const std::string command = request.commandLine().toStdString();
+  const std::string label = shape->label().toStdString();
+  const auto k = static_cast<std::uint64_t>(shape->factor);
+  std::optional<reports::Report> merged;
+  for (const auto kind : kindsOf(request)) {
+    sim::SimResult r = sim::simulate(small, w, kind, request.tiles, options);
+    std::vector<std::int64_t> tiles_total;
+    r.totals = {};
+    r.flops = 0;
+    r.time_s = 0;
+    std::vector<double> time_scales;
+    for (sim::KernelResult& kr : r.kernels) {
+      // The slice runs the same CTAs per SM as the full GPU, so its time is that of as many waves; the full
+      // run takes ceil(all CTAs / all slots) waves (time_scale alone, the work share over the GPU share,
+      // ignores that a wave is either run or not: 3 % off for llm-4k).
+      const std::int64_t ctas = std::int64_t{kr.ctas} * shape->factor;
+      const std::int64_t cta_slots = std::int64_t{gpu.sm_count} * std::max(1, kr.ctas_per_sm);
+      const double waves = static_cast<double>((ctas + cta_slots - 1) / cta_slots);
+      const double t = kr.waves > 0 ? waves / kr.waves : shape->time_scale;
+      time_scales.push_back(t);
+      scale(kr.totals, k);
+      kr.flops *= static_cast<double>(k);
+      kr.time_s *= t;
+      kr.cycles = static_cast<std::uint64_t>(std::llround(static_cast<double>(kr.cycles) * t));
+      kr.ctas = static_cast<int>(ctas);
+      kr.waves = static_cast<int>(waves);
+      tiles_total.push_back(static_cast<std::int64_t>(kr.tiles.size()) * shape->factor);
+      r.totals += kr.totals;
+      r.flops += kr.flops;
+      r.time_s += kr.time_s;
+    }
+    // The report describes the question asked (workload and GPU), not the slice that answered it.
+    r.workload = request.workload;
+    r.gpu = gpu;
+    reports::Report part = reports::report_from_simulation(std::move(r), command);
+    for (std::size_t i = 0; i < part.kernels.size(); ++i) {
+      part.kernels[i].tiles_total = tiles_total[i];
+      part.kernels[i].notes["model.preview"] = label;
+      part.kernels[i].notes["model.preview_scaling"] = "bytes x" + std::to_string(k) + ", time x" +
+                                                       QString::number(time_scales[i], 'f', 3).toStdString() +
+                                                       " (full-GPU waves / slice waves); per-tile values and "
+                                                       "the timeline are the slice's; the full model follows";
+    }
+    if (!merged) {
+      merged = std::move(part);
+    } else {
+      for (auto& kernel : part.kernels) merged->kernels.push_back(std::move(kernel));
+    }
+  }
+  return std::make_shared<const reports::Report>(std::move(*merged));
+}
+
 ReportPtr computeModel(const WhatIfRequest& request, const std::atomic<bool>* cancel) {
   const sim::GpuSpec gpu = resolveGpu(request);
   sim::SimOptions options;
   options.record_tiles = true;  // the heatmap and the timeline need the per-tile records
   options.cancel = cancel;
   const std::string command = request.commandLine().toStdString();
-  std::vector<sim::KernelKind> kinds;
-  if (request.kernels != KernelChoice::tiled) kinds.push_back(sim::KernelKind::naive);
-  if (request.kernels != KernelChoice::naive) kinds.push_back(sim::KernelKind::tiled);
+  const std::vector<sim::KernelKind> kinds = kindsOf(request);
   std::optional<reports::Report> merged;
   for (const auto kind : kinds) {
     reports::Report part =
@@ -93,7 +244,8 @@ ReportPtr computeModel(const WhatIfRequest& request, const std::atomic<bool>* ca
 }
 
 QVector<SweepPointResult> computeSweep(const WhatIfRequest& request, const std::function<bool()>& should_stop,
-                                       const std::atomic<bool>* cancel) {
+                                       const std::atomic<bool>* cancel,
+                                       const std::function<void(const SweepPointResult&)>& on_point) {
   const sim::GpuSpec gpu = resolveGpu(request);
   sim::SimOptions options;
   options.record_tiles = false;  // totals are all a sweep needs
@@ -124,6 +276,7 @@ QVector<SweepPointResult> computeSweep(const WhatIfRequest& request, const std::
         return points;  // stale: the runner drops these points
       }
       points.push_back(p);
+      if (on_point) on_point(p);
     }
   }
   return points;

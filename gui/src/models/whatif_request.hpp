@@ -9,7 +9,9 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 
+#include "attnscope/sim/gpu_spec.hpp"
 #include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/workload.hpp"
 #include "models/report_document.hpp"
@@ -25,6 +27,7 @@ struct WhatIfRequest {
   sim::TileConfig tiles;
   std::int64_t smem_limit = 0;  // bytes of shared memory one CTA may use; 0 = the GPU spec's own limit
   bool sweep = true;            // also run the tile-size sweep after the main result
+  bool preview = true;          // a large workload: show a scaled preview first (computePreview)
 
   QStringList cliFlags() const;  // --batch ... --gpu: the workload and tile flags of `attnscope`
   QString commandLine() const;   // the equivalent `attnscope simulate ...` command, for provenance
@@ -46,11 +49,37 @@ inline constexpr int kSweepBc[] = {32, 64, 128};
 
 // `cancel`, when given and raised, stops the model mid-run: computeModel then throws sim::Cancelled.
 ReportPtr computeModel(const WhatIfRequest& request, const std::atomic<bool>* cancel = nullptr);
+
+// A coarse preview of a large what-if: 1/factor of the (batch, head) pairs on a slice of the GPU with the
+// same share of every resource (SMs, HBM channels and bandwidth, L2 sets and bandwidth, math rates), so each
+// SM sees the same occupancy, waves and memory contention per SM as in the full run. Every (batch, head)
+// pair of a kernel runs the same tile program on its own tensors, so bytes scale with the pairs kept and
+// time with the number of waves (the slice holds as many CTAs per SM as the full GPU). It is an estimate, not
+// the model's answer (the L2 set mapping and the HBM channel hash see other addresses): the views label it
+// until the full model arrives.
+struct PreviewShape {
+  std::int64_t batch = 1, heads = 1;              // the preview's (batch, head) pairs
+  std::int64_t total_batch = 1, total_heads = 1;  // the request's
+  int sms = 0, total_sms = 0;
+  int factor = 1;           // total pairs / preview pairs
+  double time_scale = 1.0;  // work share / GPU share: the time scale when a kernel's waves are unknown
+  QString label() const;    // "preview: 4 of 32 heads on 16 of 132 SMs, scaled"
+};
+// The preview for `request` on `gpu`, or nothing when the full model is small enough to wait for (fewer than
+// kPreviewMinTiles tiles) or the pairs do not split.
+inline constexpr std::int64_t kPreviewMinTiles = 16384;
+std::optional<PreviewShape> previewShape(const WhatIfRequest& request, const sim::GpuSpec& gpu);
+// The scaled preview report (its kernels carry the label in a "model.preview" note and the scaling in
+// "model.preview_scaling"), or null when previewShape() gives nothing. Throws as computeModel does.
+ReportPtr computePreview(const WhatIfRequest& request, const std::atomic<bool>* cancel = nullptr);
+// The label of a preview report, empty for a full one.
+QString previewLabel(const reports::Report& report);
 // should_stop is asked before each point, and `cancel` stops the point in flight; either way the sweep
 // returns the points done so far (a newer request has made them stale, and a sweep of a large workload takes
-// seconds).
+// seconds). on_point, when given, gets each point as soon as it is modeled (on the calling thread).
 QVector<SweepPointResult> computeSweep(const WhatIfRequest& request,
                                        const std::function<bool()>& should_stop = {},
-                                       const std::atomic<bool>* cancel = nullptr);
+                                       const std::atomic<bool>* cancel = nullptr,
+                                       const std::function<void(const SweepPointResult&)>& on_point = {});
 
 }  // namespace attnscope::gui

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs the model off the UI thread and keeps only the newest question. A request while a run is in flight
 // replaces any queued one and cancels the run in flight (sim::SimOptions::cancel: it stops within about a
-// millisecond), so the newest question starts at once instead of queueing behind a stale answer. After each
-// fresh main result the tile-size sweep runs for the same request; a newer request cancels it too.
+// millisecond), so the newest question starts at once instead of queueing behind a stale answer. A large
+// workload first gets a labelled preview (computePreview: a slice of the heads, scaled), then the full model;
+// after each fresh full result the tile-size sweep runs for the same request; a newer request cancels both.
 #pragma once
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QObject>
 #include <QThreadPool>
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 
@@ -23,10 +25,12 @@ class WhatIfRunner : public QObject {
   ~WhatIfRunner() override;  // waits for a run in flight: its worker reads the request it holds
 
   void request(const WhatIfRequest& request);
-  bool isBusy() const { return busy_; }  // a main model run is queued or in flight
+  bool isBusy() const {
+    return busy_;
+  }  // a full model run is queued or in flight (a preview does not end it)
   bool isIdle() const { return !busy_ && !in_flight_; }
   int staleResultsDropped() const { return stale_dropped_; }
-  // Time the last shown main result spent in computeModel() on the worker (the rest of the latency is
+  // Time the last shown result (preview or full) spent in the model on the worker (the rest of the latency is
   // queueing behind an older run and the hop back to the UI thread).
   double lastComputeMs() const { return last_compute_ms_; }
 
@@ -34,15 +38,22 @@ class WhatIfRunner : public QObject {
   void busyChanged(bool busy);
   // latency_ms: from request() to this signal, i.e. the queueing and the model run and its conversion.
   void modelReady(attnscope::gui::ReportPtr report, double latency_ms);
-  void sweepStarted();
+  // The preview of the same request, before modelReady (only for a large workload; previewLabel() names it).
+  void previewReady(attnscope::gui::ReportPtr report, double latency_ms);
+  void sweepStarted(int current_br, int current_bc);
+  // Points of the sweep in flight done so far (for a progress bar), from the UI thread.
+  void sweepProgress(int done, int total);
+  // Each point of the sweep in flight as soon as it is modeled (sweepReady still brings them all).
+  void sweepPoint(attnscope::gui::SweepPointResult point);
   void sweepReady(QVector<attnscope::gui::SweepPointResult> points, int current_br, int current_bc);
   void failed(const QString& message);
   void idle();  // nothing running or queued
 
  private:
+  enum class Stage : std::uint8_t { preview, full, sweep };
   struct Outcome {
     quint64 generation = 0;
-    bool is_sweep = false;
+    Stage stage = Stage::full;
     ReportPtr report;
     QVector<SweepPointResult> points;
     QString error;
@@ -52,12 +63,12 @@ class WhatIfRunner : public QObject {
   struct Job {
     WhatIfRequest request;
     quint64 generation = 0;
-    bool is_sweep = false;
+    Stage stage = Stage::full;
     std::shared_ptr<const std::atomic<quint64>> latest;  // newest generation requested, read by the worker
     // Raised by a newer request: the model stops mid-run instead of finishing an answer nobody will see.
     std::shared_ptr<std::atomic<bool>> cancel = std::make_shared<std::atomic<bool>>(false);
   };
-  static Outcome run(const Job& job);
+  Outcome run(const Job& job);  // on the model thread
   void startNext();
   void onFinished();
   void setBusy(bool busy);
@@ -68,6 +79,7 @@ class WhatIfRunner : public QObject {
   QThreadPool model_thread_;
   QFutureWatcher<Outcome> watcher_;
   std::optional<Job> queued_;       // newest request not yet started
+  std::optional<Job> full_after_;   // full model to run once the preview of the same generation is shown
   std::optional<Job> sweep_after_;  // sweep to run once the main result of the same generation is shown
   Job running_;
   quint64 generation_ = 0;

@@ -48,13 +48,14 @@ MainWindow::MainWindow(QWidget* parent)
       level_model_(new KernelLevelModel(this)),
       timeline_model_(new TimelineModel(this)),
       sweep_model_(new SweepModel(this)),
+      sweep_grid_model_(new SweepGridModel(sweep_model_, this)),
       runner_(new WhatIfRunner(this)),
       tabs_(new QTabWidget(this)),
       overview_page_(new OverviewPage(overview_model_, this)),
       heatmap_page_(new HeatmapPage(tile_model_, this)),
       levels_page_(new LevelsPage(level_model_, this)),
       timeline_page_(new TimelinePage(timeline_model_, this)),
-      whatif_page_(new WhatIfPage(sweep_model_, this)),
+      whatif_page_(new WhatIfPage(sweep_model_, sweep_grid_model_, this)),
       data_page_(new DataPage(level_model_, timeline_model_, sweep_model_, this)),
       source_label_(new QLabel(this)),
       latency_label_(new QLabel(this)) {
@@ -84,11 +85,22 @@ MainWindow::MainWindow(QWidget* parent)
     if (busy) latency_label_->setText(tr("model: computing…"));
   });
   connect(runner_, &WhatIfRunner::modelReady, this, &MainWindow::onModelReady);
+  connect(runner_, &WhatIfRunner::previewReady, this, &MainWindow::onModelReady);
   connect(runner_, &WhatIfRunner::failed, whatif_page_, &WhatIfPage::showError);
   connect(runner_, &WhatIfRunner::failed, this,
           [this](const QString&) { latency_label_->setText(tr("model: error")); });
   connect(runner_, &WhatIfRunner::sweepStarted, whatif_page_, &WhatIfPage::setSweepComputing);
+  connect(runner_, &WhatIfRunner::sweepStarted, sweep_model_, &SweepModel::startSweep);
+  connect(runner_, &WhatIfRunner::sweepPoint, sweep_model_, &SweepModel::appendPoint);
   connect(runner_, &WhatIfRunner::sweepReady, sweep_model_, &SweepModel::setPoints);
+  // Progress: from the sweep's start to its answer (or to a newer request, which drops it).
+  connect(runner_, &WhatIfRunner::sweepStarted, sweep_grid_model_, [this] {
+    sweep_grid_model_->setProgress(0, static_cast<int>(std::size(kSweepBr) * std::size(kSweepBc)));
+  });
+  connect(runner_, &WhatIfRunner::sweepProgress, sweep_grid_model_, &SweepGridModel::setProgress);
+  connect(runner_, &WhatIfRunner::sweepReady, sweep_grid_model_,
+          [this] { sweep_grid_model_->setProgress(0, 0); });
+  connect(runner_, &WhatIfRunner::idle, sweep_grid_model_, [this] { sweep_grid_model_->setProgress(0, 0); });
   connect(whatif_page_, &WhatIfPage::runRequested, this, &MainWindow::runModel);
   connect(whatif_page_, &WhatIfPage::requestChanged, this, [this] {
     if (whatif_page_->autoRun()) runModel();
@@ -227,9 +239,27 @@ void MainWindow::onDocumentChanged() {
   tile_model_->setReports(primary, document_->comparison(), document_->live());
   level_model_->setReports(primary, document_->comparison(), document_->live());
   timeline_model_->setReport(document_->primary());
+  sweep_grid_model_->setMeasured(measuredTilings());
   source_label_->setText(document_->describe());
   setWindowTitle(document_->primary() ? tr("attnscope — %1").arg(document_->primaryTitle())
                                       : tr("attnscope"));
+}
+
+// The tiled kernel's (Br, Bc) of the opened and the compared report, where it has measured values: the
+// sweep grid marks them.
+QVector<QPair<int, int>> MainWindow::measuredTilings() const {
+  QVector<QPair<int, int>> out;
+  for (const ReportPtr& r :
+       {document_->primaryIsLive() ? ReportPtr() : document_->primary(), document_->comparison()}) {
+    if (!r) continue;
+    const reports::KernelEntry* tiled = reports::find_kernel(*r, "tiled");
+    if (!tiled) continue;
+    const bool measured = std::any_of(tiled->metrics.begin(), tiled->metrics.end(),
+                                      [](const auto& kv) { return kv.second.measured.has_value(); });
+    const auto t = qMakePair(r->tiles.br, r->tiles.bc);
+    if (measured && !out.contains(t)) out.push_back(t);
+  }
+  return out;
 }
 
 void MainWindow::runModel() {
@@ -241,13 +271,20 @@ void MainWindow::onModelReady(const ReportPtr& report, double model_ms) {
   views.start();
   // The opened file stays the primary report (the measurement is the anchor); the live result is the
   // what-if series beside it, or the primary only when no file is open.
-  document_->setLiveResult(
-      report,
-      tr("live model: %1, %2")
-          .arg(QString::fromStdString(report->workload.name), QString::fromStdString(report->tiles.label())));
+  const QString preview = previewLabel(*report);
+  const QString what = tr("%1, %2").arg(QString::fromStdString(report->workload.name),
+                                        QString::fromStdString(report->tiles.label()));
+  document_->setLiveResult(report, preview.isEmpty() ? tr("live model: %1").arg(what)
+                                                     : tr("live model (%1): %2").arg(preview, what));
   last_model_ms_ = model_ms;
   last_views_ms_ = static_cast<double>(views.nsecsElapsed()) / 1e6;
   whatif_page_->showResult(report, last_model_ms_, last_views_ms_);
+  if (!preview.isEmpty()) {
+    latency_label_->setText(
+        tr("model preview: %1 ms; computing…").arg(last_model_ms_ + last_views_ms_, 0, 'f', 1));
+    emit previewShown(last_model_ms_, last_views_ms_);
+    return;
+  }
   latency_label_->setText(tr("model update: %1 ms").arg(last_model_ms_ + last_views_ms_, 0, 'f', 1));
   emit liveResultShown(last_model_ms_, last_views_ms_);
 }

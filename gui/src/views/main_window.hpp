@@ -9,6 +9,7 @@
 #include "models/kernel_level_model.hpp"
 #include "models/overview_model.hpp"
 #include "models/report_document.hpp"
+#include "models/sweep_grid_model.hpp"
 #include "models/sweep_model.hpp"
 #include "models/tile_grid_model.hpp"
 #include "models/timeline_model.hpp"
@@ -52,6 +53,7 @@ class MainWindow : public QMainWindow {
   WhatIfRunner* runner() const { return runner_; }
   WhatIfPage* whatIfPage() const { return whatif_page_; }
   HeatmapPage* heatmapPage() const { return heatmap_page_; }
+  TimelinePage* timelinePage() const { return timeline_page_; }
   OverviewPage* overviewPage() const { return overview_page_; }
   OverviewModel* overviewModel() const { return overview_model_; }
   LevelsPage* levelsPage() const { return levels_page_; }
@@ -59,19 +61,22 @@ class MainWindow : public QMainWindow {
   KernelLevelModel* levelModel() const { return level_model_; }
   TimelineModel* timelineModel() const { return timeline_model_; }
   SweepModel* sweepModel() const { return sweep_model_; }
+  SweepGridModel* sweepGridModel() const { return sweep_grid_model_; }
   QAction* profileAction() const { return profile_action_; }
   double lastModelLatencyMs() const { return last_model_ms_; }
   double lastViewsLatencyMs() const { return last_views_ms_; }
 
  signals:
   void errorReported(const QString& title, const QString& message);
-  void liveResultShown(double model_ms, double views_ms);  // a what-if result reached every view
+  void liveResultShown(double model_ms, double views_ms);  // a full what-if result reached every view
+  void previewShown(double model_ms, double views_ms);     // a labelled preview reached every view
 
  protected:
   void closeEvent(QCloseEvent* event) override;
 
  private:
   void createActions();
+  QVector<QPair<int, int>> measuredTilings() const;
   void rebuildRecentMenu();
   void onDocumentChanged();
   void onModelReady(const ReportPtr& report, double model_ms);
@@ -87,6 +92,7 @@ class MainWindow : public QMainWindow {
   KernelLevelModel* level_model_;
   TimelineModel* timeline_model_;
   SweepModel* sweep_model_;
+  SweepGridModel* sweep_grid_model_;
   WhatIfRunner* runner_;
   QTabWidget* tabs_;
   OverviewPage* overview_page_;

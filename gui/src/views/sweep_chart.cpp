@@ -21,6 +21,7 @@ SweepChart::SweepChart(QWidget* parent) : QChartView(parent) {
 void SweepChart::setModel(SweepModel* model) {
   model_ = model;
   connect(model_, &QAbstractItemModel::modelReset, this, &SweepChart::rebuild);
+  connect(model_, &QAbstractItemModel::rowsInserted, this, &SweepChart::rebuild);  // a sweep in progress
   rebuild();
 }
 

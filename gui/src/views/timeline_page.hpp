@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Timeline page: kernel selector, modeled/measured toggles and a reset-zoom button over a TimelineView.
+// Timeline page: kernel selector, modeled/measured toggles, what the box colours say and a reset-zoom button
+// over a TimelineView.
 #pragma once
 #include <QWidget>
 
@@ -16,6 +17,7 @@ class TimelinePage : public QWidget {
  public:
   TimelinePage(TimelineModel* model, QWidget* parent = nullptr);
   TimelineView* view() const { return view_; }
+  QComboBox* colorByBox() const { return color_by_; }
 
  private:
   void syncKernels();
@@ -23,6 +25,7 @@ class TimelinePage : public QWidget {
   TimelineModel* model_;
   TimelineView* view_;
   QComboBox* kernel_;
+  QComboBox* color_by_;
   QStringList kernel_names_;
 };
 

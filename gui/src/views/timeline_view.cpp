@@ -12,13 +12,9 @@
 
 namespace attnscope::gui {
 namespace {
-constexpr double kLeft = 92, kTop = 40, kRight = 16, kBottom = 28;
-
-QColor spanColor(const TileSpan& s, bool measured) {
-  const int hue = (s.q_tile * 47 + s.head * 13 + s.batch * 7) % 360;
-  const int lightness = (s.kv_tile % 2 == 0 ? 120 : 150) + (measured ? 30 : 0);
-  return QColor::fromHsl(hue, measured ? 140 : 190, std::min(lightness, 220));
-}
+constexpr double kLeft = 100, kTop = 56, kRight = 16, kBottom = 28;
+constexpr double kLane = 72, kLaneGap = 10;  // the DRAM counter lane's height and its gap to the SM rows
+const QColor kReadColor(31, 119, 180), kWriteColor(214, 39, 40);  // the HTML report's DRAM read and write
 
 // A "nice" tick step (1, 2 or 5 times a power of ten) giving about `target` ticks over `span`.
 double tickStep(double span, int target) {
@@ -62,8 +58,22 @@ void TimelineView::resetZoom() {
   update();
 }
 
+double TimelineView::laneHeight() const {
+  if (!hasCounterLane()) return 0;
+  // Without tile timing the lane is all there is to see: give it half the height.
+  return model_->smCount() == 0 ? std::max(kLane, (height() - kTop - kBottom) / 2) : kLane;
+}
+
 QRectF TimelineView::plotRect() const {
-  return {kLeft, kTop, std::max(10.0, width() - kLeft - kRight), std::max(10.0, height() - kTop - kBottom)};
+  const double lane = hasCounterLane() ? laneHeight() + kLaneGap : 0;
+  return {kLeft, kTop, std::max(10.0, width() - kLeft - kRight),
+          std::max(10.0, height() - kTop - kBottom - lane)};
+}
+
+QRectF TimelineView::counterLaneRect() const {
+  if (!hasCounterLane()) return {};
+  const QRectF plot = plotRect();
+  return {plot.left(), plot.bottom() + kLaneGap, plot.width(), laneHeight()};
 }
 
 double TimelineView::xOf(double seconds) const {
@@ -96,14 +106,30 @@ void TimelineView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.fillRect(rect(), palette().base());
   p.setPen(palette().text().color());
-  if (!model_ || model_->smCount() == 0) {
-    p.drawText(
-        rect(), Qt::AlignCenter,
-        tr("No tile timing in this report for this kernel (the model records it; a profile records it\n"
-           "only when the kernels were built with per-tile timestamps)."));
+  const QString no_tiles =
+      tr("No tile timing in this report for this kernel (the model records it; a profile records it\n"
+         "only when the kernels were built with per-tile timestamps).");
+  if (!model_ || (model_->smCount() == 0 && !hasCounterLane())) {
+    p.drawText(rect(), Qt::AlignCenter, no_tiles);
     return;
   }
   const QRectF plot = plotRect();
+  const QRectF lane = counterLaneRect();
+  const auto drawTimeAxis = [&] {
+    const double bottom = lane.isEmpty() ? plot.bottom() : lane.bottom();
+    const double step = tickStep(end_s_ - start_s_, 8);
+    for (double t = std::ceil(start_s_ / step) * step; t <= end_s_; t += step) {
+      const double x = xOf(t);
+      p.drawLine(QPointF(x, bottom), QPointF(x, bottom + 4));
+      p.drawText(QRectF(x - 50, bottom + 5, 100, 16), Qt::AlignCenter, formatSeconds(t));
+    }
+  };
+  if (!lane.isEmpty()) paintCounterLane(p, lane);
+  if (model_->smCount() == 0) {
+    p.drawText(plot, Qt::AlignCenter, no_tiles);
+    drawTimeAxis();
+    return;
+  }
   const int sms = model_->smCount();
   const int rows = visibleSmCount();
   const double row_h = rowHeight();
@@ -141,7 +167,8 @@ void TimelineView::paintEvent(QPaintEvent*) {
         if (measured) top += h;
       }
       const double x0 = xOf(s.start_s), x1 = xOf(s.end_s);
-      p.fillRect(QRectF(x0, top + 0.5, std::max(1.0, x1 - x0), std::max(1.0, h - 1)), spanColor(s, measured));
+      p.fillRect(QRectF(x0, top + 0.5, std::max(1.0, x1 - x0), std::max(1.0, h - 1)),
+                 model_->spanColor(s, measured));
     }
   };
   if (show_modeled_) paint(model_->modeledSpans(), false);
@@ -170,14 +197,64 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(kLeft, kTop - 18, plot.width(), 14), Qt::AlignLeft | Qt::AlignVCenter,
                tr("each row: upper = modeled, lower = measured"));
   }
-  // Time axis.
-  const double step = tickStep(end_s_ - start_s_, 8);
-  for (double t = std::ceil(start_s_ / step) * step; t <= end_s_; t += step) {
-    const double x = xOf(t);
-    p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 4));
-    p.drawText(QRectF(x - 50, plot.bottom() + 5, 100, 16), Qt::AlignCenter, formatSeconds(t));
-  }
+  drawTimeAxis();
   p.drawRect(plot);
+  if (model_->colorBy() != TimelineModel::ColorBy::cta) paintLegend(p);
+}
+
+// The colour metric's scale, top right: zero to the largest value, in the metric's unit.
+void TimelineView::paintLegend(QPainter& p) const {
+  const double max = model_->colorMax();
+  // Its own line between the title and the lane labels, right-aligned.
+  const QRectF bar(width() - kRight - 330, kTop - 34, 120, 10);
+  for (int i = 0; i < static_cast<int>(bar.width()); ++i) {
+    TileSpan probe;
+    probe.value = max * i / bar.width();
+    p.fillRect(QRectF(bar.left() + i, bar.top(), 1, bar.height()), model_->spanColor(probe, false));
+  }
+  p.setPen(palette().text().color());
+  p.drawRect(bar);
+  const auto label = [&](double v) {
+    return model_->colorBy() == TimelineModel::ColorBy::tileTime ? formatSeconds(v) : formatBytes(v);
+  };
+  p.drawText(QRectF(bar.left() - 50, bar.top() - 3, 46, 16), Qt::AlignRight | Qt::AlignVCenter, label(0));
+  p.drawText(QRectF(bar.right() + 4, bar.top() - 3, 210, 16), Qt::AlignLeft | Qt::AlignVCenter,
+             (max > 0 ? label(max) : tr("no values")) + tr("; grey: not in the report"));
+  p.drawText(QRectF(kLeft, bar.top() - 3, bar.left() - 60 - kLeft, 16), Qt::AlignRight | Qt::AlignVCenter,
+             tr("colour: %1 per tile").arg(TimelineModel::colorByLabel(model_->colorBy())));
+}
+
+// Measured DRAM throughput per PM sample: read (blue) with write (red) stacked on it, scaled to the peak.
+void TimelineView::paintCounterLane(QPainter& p, const QRectF& lane) const {
+  const double peak = model_->peakThroughput();
+  p.save();
+  p.setClipRect(lane);
+  for (const auto& smp : model_->throughput()) {
+    if (smp.end_s < start_s_ || smp.start_s > end_s_ || peak <= 0) continue;
+    const double x0 = xOf(smp.start_s), x1 = xOf(smp.end_s);
+    const double read_h = smp.read_bytes_per_s / peak * lane.height();
+    const double write_h = smp.write_bytes_per_s / peak * lane.height();
+    const double w = std::max(1.0, x1 - x0);
+    p.fillRect(QRectF(x0, lane.bottom() - read_h, w, read_h), kReadColor);
+    p.fillRect(QRectF(x0, lane.bottom() - read_h - write_h, w, write_h), kWriteColor);
+  }
+  p.restore();
+  p.setPen(palette().text().color());
+  p.drawRect(lane);
+  p.drawText(QRectF(0, lane.top(), kLeft - 6, lane.height() / 2), Qt::AlignRight | Qt::AlignVCenter,
+             tr("DRAM (PM)"));
+  p.drawText(QRectF(0, lane.top() + lane.height() / 2, kLeft - 6, lane.height() / 2),
+             Qt::AlignRight | Qt::AlignVCenter, tr("top %1/s").arg(formatBytes(peak)));
+  const QString read = tr("measured DRAM read"), write = tr("write (stacked)");
+  const double read_w = p.fontMetrics().horizontalAdvance(read);
+  p.setPen(kReadColor);
+  p.drawText(QRectF(lane.left() + 4, lane.top() + 2, read_w + 4, 14), Qt::AlignLeft | Qt::AlignVCenter, read);
+  p.setPen(kWriteColor);
+  p.drawText(QRectF(lane.left() + 14 + read_w, lane.top() + 2, 200, 14), Qt::AlignLeft | Qt::AlignVCenter,
+             write);
+  p.setPen(palette().text().color());
+  p.drawText(QRectF(lane.left(), lane.top() + 2, lane.width() - 4, 14), Qt::AlignRight | Qt::AlignVCenter,
+             tr("PM samples, from the kernel's first DRAM bytes (within one sample)"));
 }
 
 const TileSpan* TimelineView::spanAt(QPointF pos, bool* measured) const {
@@ -247,21 +324,41 @@ void TimelineView::mouseMoveEvent(QMouseEvent* event) {
     return;
   }
   bool measured = false;
+  if (const QRectF lane = counterLaneRect(); lane.contains(event->position())) {
+    const double t = secondsAt(event->position().x());
+    for (const auto& smp : model_->throughput()) {
+      if (smp.start_s <= t && t < smp.end_s) {
+        QToolTip::showText(event->globalPosition().toPoint(),
+                           tr("PM sample %1 … %2<br/>DRAM read %3/s, write %4/s (measured)")
+                               .arg(formatSeconds(smp.start_s), formatSeconds(smp.end_s),
+                                    formatBytes(smp.read_bytes_per_s), formatBytes(smp.write_bytes_per_s)),
+                           this);
+        return;
+      }
+    }
+  }
   if (const auto* s = spanAt(event->position(), &measured)) {
-    QToolTip::showText(
-        event->globalPosition().toPoint(),
-        tr("%1 tile: batch %2, head %3, q-tile %4, kv-tile %5<br/>SM %6, %7 … %8 (%9)")
-            .arg(measured ? tr("measured") : tr("modeled"))
-            .arg(s->batch)
-            .arg(s->head)
-            .arg(s->q_tile)
-            .arg(s->kv_tile)
-            .arg(s->sm)
-            .arg(formatSeconds(s->start_s), formatSeconds(s->end_s), formatSeconds(s->end_s - s->start_s)),
-        this);
+    QToolTip::showText(event->globalPosition().toPoint(),
+                       tr("%1 tile: batch %2, head %3, q-tile %4, kv-tile %5<br/>SM %6, %7 … %8 (%9)%10")
+                           .arg(measured ? tr("measured") : tr("modeled"))
+                           .arg(s->batch)
+                           .arg(s->head)
+                           .arg(s->q_tile)
+                           .arg(s->kv_tile)
+                           .arg(s->sm)
+                           .arg(formatSeconds(s->start_s), formatSeconds(s->end_s),
+                                formatSeconds(s->end_s - s->start_s), colorValueText(*s)),
+                       this);
   } else {
     QToolTip::hideText();
   }
+}
+
+QString TimelineView::colorValueText(const TileSpan& s) const {
+  const auto c = model_->colorBy();
+  if (c == TimelineModel::ColorBy::cta || c == TimelineModel::ColorBy::tileTime) return {};
+  return tr("<br/>%1: %2")
+      .arg(TimelineModel::colorByLabel(c), s.value ? formatBytes(*s.value) : tr("not in the report"));
 }
 
 void TimelineView::mouseReleaseEvent(QMouseEvent*) {

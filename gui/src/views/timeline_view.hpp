@@ -2,10 +2,15 @@
 // Paints a TimelineModel: one row per SM, time to the right, each tile a box; the modeled tiles in the upper
 // half of a row and the measured ones in the lower half (two labelled lanes once rows are tall enough). Wheel
 // zooms time around the cursor, Ctrl+wheel zooms the SM rows (vertical zoom, 132 SMs at 5 px each are
-// unreadable), Shift+wheel scrolls them, dragging pans, a double click shows everything again. Boxes of one CTA share a hue; alternate kv-tiles alternate shade.
+// unreadable), Shift+wheel scrolls them, dragging pans, a double click shows everything again. Box colours
+// come from the model: a hue per CTA (alternate kv-tiles alternate shade) or a tile metric on a sequential
+// scale (with its legend). When the report has PM samples, a counter lane under the SM rows plots the
+// measured DRAM throughput (read and write, stacked) on the same time axis.
 #pragma once
 #include <QWidget>
 #include <optional>
+
+class QPainter;
 
 #include "models/timeline_model.hpp"
 
@@ -30,6 +35,8 @@ class TimelineView : public QWidget {
   double rowHeight() const;
   double visibleStart() const { return start_s_; }
   double visibleEnd() const { return end_s_; }
+  bool hasCounterLane() const { return model_ && !model_->throughput().empty(); }
+  QRectF counterLaneRect() const;  // empty without a lane
   QSize sizeHint() const override { return {1000, 700}; }
 
  protected:
@@ -42,9 +49,13 @@ class TimelineView : public QWidget {
 
  private:
   QRectF plotRect() const;
+  double laneHeight() const;
   double xOf(double seconds) const;
   double secondsAt(double x) const;
   const TileSpan* spanAt(QPointF pos, bool* measured) const;
+  void paintLegend(QPainter& p) const;
+  void paintCounterLane(QPainter& p, const QRectF& lane) const;
+  QString colorValueText(const TileSpan& s) const;
 
   TimelineModel* model_ = nullptr;
   bool show_modeled_ = true, show_measured_ = true;

@@ -17,6 +17,7 @@
 #include "attnscope/sim/gpu_spec.hpp"
 #include "models/metric_levels.hpp"
 #include "views/sweep_chart.hpp"
+#include "views/sweep_grid_view.hpp"
 
 namespace attnscope::gui {
 namespace {
@@ -46,7 +47,7 @@ double sumOf(const reports::Report& r, vocab::Metric key, bool modeled) {
 
 }  // namespace
 
-WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
+WhatIfPage::WhatIfPage(SweepModel* sweep, SweepGridModel* grid, QWidget* parent)
     : QWidget(parent),
       preset_(new QComboBox(this)),
       dtype_(new QComboBox(this)),
@@ -65,9 +66,11 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
       causal_(new QCheckBox(tr("causal"), this)),
       auto_run_(new QCheckBox(tr("re-run on every change"), this)),
       sweep_(new QCheckBox(tr("sweep tile sizes after each run"), this)),
+      preview_(new QCheckBox(tr("large workloads: a scaled preview first"), this)),
       status_(new QLabel(this)),
       summary_(new QLabel(this)),
-      sweep_chart_(new SweepChart(this)) {
+      sweep_chart_(new SweepChart(this)),
+      sweep_grid_(new SweepGridView(grid, this)) {
   preset_->setObjectName(QStringLiteral("whatifPreset"));
   gpu_->setObjectName(QStringLiteral("whatifGpu"));
   kernel_->setObjectName(QStringLiteral("whatifKernel"));
@@ -84,6 +87,11 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
   smem_kib_->setSpecialValueText(tr("GPU spec's limit"));
   smem_kib_->setSuffix(tr(" KiB per CTA"));
   auto_run_->setChecked(true);
+  preview_->setObjectName(QStringLiteral("whatifPreview"));
+  preview_->setToolTip(
+      tr("From %L1 tiles on, the model first runs 1/8 of the heads on 1/8 of the GPU and scales "
+         "the totals (labelled \"preview\"), then the full model replaces it.")
+          .arg(kPreviewMinTiles));
   status_->setWordWrap(true);
   summary_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   summary_->setWordWrap(true);
@@ -113,12 +121,14 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, QWidget* parent)
   controls->addWidget(kernel);
   controls->addWidget(auto_run_);
   controls->addWidget(sweep_);
+  controls->addWidget(preview_);
   controls->addWidget(run);
   controls->addWidget(status_);
   controls->addStretch();
   auto* right = new QVBoxLayout();
   right->addWidget(summary_);
   right->addWidget(sweep_chart_, 1);
+  right->addWidget(sweep_grid_, 1);
   auto* layout = new QHBoxLayout(this);
   layout->addLayout(controls);
   layout->addLayout(right, 1);
@@ -217,6 +227,7 @@ WhatIfRequest WhatIfPage::request() const {
   r.smem_limit = static_cast<std::int64_t>(smem_kib_->value()) * 1024;
   r.gpu = gpu_->currentData().toString();
   r.sweep = sweep_->isChecked();
+  r.preview = preview_->isChecked();
   return r;
 }
 
@@ -235,6 +246,7 @@ void WhatIfPage::setRequest(const WhatIfRequest& r) {
   dtype_->setCurrentText(QString::fromUtf8(dtype.data(), static_cast<qsizetype>(dtype.size())));
   causal_->setChecked(w.causal);
   sweep_->setChecked(r.sweep);
+  preview_->setChecked(r.preview);
   kernel_->setCurrentIndex(kernel_->findData(static_cast<int>(r.kernels)));
   const auto selectTile = [](QComboBox* box, int v) {
     if (box->findData(v) < 0) box->addItem(QString::number(v), v);
@@ -263,12 +275,16 @@ void WhatIfPage::setBusy(bool busy) {
 }
 
 void WhatIfPage::showResult(const ReportPtr& report, double model_ms, double views_ms) {
-  status_->setStyleSheet(QString());
-  status_->setText(tr("updated in %1 ms (model %2 ms + views %3 ms)")
-                       .arg(model_ms + views_ms, 0, 'f', 1)
-                       .arg(model_ms, 0, 'f', 1)
-                       .arg(views_ms, 0, 'f', 1));
   const auto& r = *report;
+  const QString preview = previewLabel(r);
+  // A preview is an estimate from a slice of the heads: it says so until the full model replaces it.
+  status_->setStyleSheet(preview.isEmpty() ? QString() : QStringLiteral("color: #8a5a00"));
+  const QString timing = tr("%1 ms (model %2 ms + views %3 ms)")
+                             .arg(model_ms + views_ms, 0, 'f', 1)
+                             .arg(model_ms, 0, 'f', 1)
+                             .arg(views_ms, 0, 'f', 1);
+  status_->setText(preview.isEmpty() ? tr("updated in %1").arg(timing)
+                                     : tr("%1 in %2; computing the full model…").arg(preview, timing));
   summary_->setText(
       tr("<b>%1</b> on %2, %3<br/>time %4 · HBM read %5 · HBM write %6 · L2 read %7 · L2 write %8 · "
          "shared %9")
