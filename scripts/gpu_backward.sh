@@ -40,14 +40,17 @@ step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin/ker
 step racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 3 "$bin/kernels_gpu_test" \
   --gtest_filter='Sanitize.SmallBackward' --gtest_color=no &
 wait
-# Speed: llm-4k and the Figure 2 shape (5 repetitions), then the 131072-token training steps (3).
+# Speed: PyTorch's backward first (its own JSON), then attnscope's llm-4k and Figure 2 shape (5 repetitions),
+# the 131072-token training steps (3), and the ratios (no GPU).
+step sdpa 200 "$PY" bench/sdpa_backward.py --time "$OUT/bench_backward_pytorch.json"
 step bench 300 "$bin/attnscope_bench_kernels" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
   --benchmark_filter='BM_CopyBandwidth|BM_Backward/.*/N:(1024|4096)/' \
   --benchmark_out="$OUT/bench_backward_ours.json" --benchmark_out_format=json
 step bench_long 200 "$bin/attnscope_bench_kernels" --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
   --benchmark_filter='BM_Backward/.*/N:131072/' \
   --benchmark_out="$OUT/bench_backward_long.json" --benchmark_out_format=json
-step sdpa 200 "$PY" bench/sdpa_backward.py "$OUT/bench_backward_ours.json" "$OUT/bench_backward.json"
+step ratios 60 "$PY" bench/sdpa_backward.py --merge "$OUT/bench_backward_pytorch.json" \
+  "$OUT/bench_backward_ours.json" "$OUT/bench_backward.json"
 # One training step of each implementation under Nsight Compute: the first launches of the benchmark are the
 # forward (once) and the warm-up backward; caches flushed before each kernel (ncu's default).
 for impl in 0 1; do
@@ -63,7 +66,7 @@ step ncu_bwd_detail 120 ncu -k regex:tiled_bwd_kernel -c 1 --section SpeedOfLigh
   --benchmark_filter='BM_Backward/naive:0/bf16:0/d:64/N:4096/causal:0/H:32/B:1/Bc:128/Br:64/step:0'
 echo
 echo "== summary (exit codes; logs in backward.tar.gz)"
-for s in kernels_gpu_tests memcheck racecheck bench bench_long sdpa ncu_fig2_0 ncu_fig2_1 ncu_bwd_detail; do
+for s in kernels_gpu_tests memcheck racecheck sdpa bench bench_long ratios ncu_fig2_0 ncu_fig2_1 ncu_bwd_detail; do
   printf '%-20s %s\n' "$s" "$(cat "$OUT/$s.rc" 2>/dev/null || echo 'not run')"
 done
 grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]" "$OUT/kernels_gpu_tests.log" | head -20
@@ -72,5 +75,5 @@ grep -E "tiled_bwd|naive_bwd" "$OUT/res_usage.txt" -A1 | grep -oE "REG:[0-9]+ ST
 grep -E "^\[ error" "$OUT/kernels_gpu_tests.log" | grep -E "bwd|131072" | sort -t= -k2 -g | tail -6
 grep -hE "_median" "$OUT/bench.log" "$OUT/bench_long.log" | sed -E 's/ +/ /g; s/min_time:0.200.//; s/manual_time_median//' | cut -c1-190
 grep -hE "ERROR OCCURRED|does not fit" "$OUT/bench_long.log" | cut -c1-300
-grep -E " vs " "$OUT/sdpa.log"
+grep -E " vs " "$OUT/ratios.log"
 tar -czf "$FINAL/backward.tar.gz" -C "$FINAL" backward && rm -rf "$OUT"
