@@ -761,8 +761,8 @@ Report parse_report(std::string_view json_text, std::string_view origin) {
   try {
     doc = sim::parse_json_strict(json_text);
   } catch (const sim::JsonInputError& e) {
-    throw ReportError(fmt::format("report {} is not valid JSON{}: {}", where,
-                                  e.truncated() ? " (truncated: the file ends early)" : "", e.what()));
+    throw ReportError(fmt::format("report {} is not valid JSON{} at byte {}: {}", where,
+                                  e.truncated() ? " (truncated: the file ends early)" : "", e.byte(), e.what()));
   }
   return read_document(doc, where);
 }

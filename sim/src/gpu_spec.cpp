@@ -91,7 +91,7 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   try {
     doc = parse_json_strict(json_text);
   } catch (const JsonInputError& e) {
-    throw InvalidInput("GPU spec " + std::string(origin) + ": not valid JSON: " + e.what());
+    throw InvalidInput(fmt::format("GPU spec {}: not valid JSON at byte {}: {}", origin, e.byte(), e.what()));
   }
   if (!doc.is_object())
     throw InvalidInput("GPU spec " + std::string(origin) + ": top level must be an object");

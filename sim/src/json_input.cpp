@@ -115,12 +115,16 @@ class StrictSax {
     return dom_.end_array();
   }
   bool parse_error(std::size_t position, const std::string& /*last_token*/, const nlohmann::detail::exception& e) {
+    // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while parsing value -
+    // invalid literal": the part after the location, which the byte offset replaces.
     std::string detail = e.what();
-    if (auto pos = detail.find("syntax error while parsing value - "); pos != std::string::npos)
+    if (detail.rfind("[json.exception.", 0) == 0)
+      if (const auto close = detail.find("] "); close != std::string::npos) detail = detail.substr(close + 2);
+    if (const auto pos = detail.find("syntax error while parsing value - "); pos != std::string::npos)
       detail = detail.substr(pos + 35);
-    else if (auto pos2 = detail.find("] "); detail.rfind("[json.exception.", 0) == 0 && pos2 != std::string::npos)
-      detail = detail.substr(pos2 + 2);
-    throw JsonInputError(fmt::format("{} at byte {}", detail, position), position, position >= size_);
+    else if (const auto colon = detail.find(": "); detail.rfind("parse error", 0) == 0 && colon != std::string::npos)
+      detail = detail.substr(colon + 2);
+    throw JsonInputError(detail, position, position >= size_);
   }
 
  private:
@@ -129,7 +133,7 @@ class StrictSax {
     if (++depth_ > kMaxJsonDepth) fail(fmt::format("nesting deeper than {} levels", kMaxJsonDepth));
   }
   [[noreturn]] void fail(const std::string& what) const {
-    throw JsonInputError(fmt::format("{} at byte {}", what, consumed_), consumed_, false);
+    throw JsonInputError(what, consumed_, false);
   }
 
   nlohmann::detail::json_sax_dom_parser<json> dom_;

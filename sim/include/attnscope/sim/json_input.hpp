@@ -22,8 +22,8 @@ class InputFileError : public std::runtime_error {
   explicit InputFileError(const std::string& what) : std::runtime_error(what) {}
 };
 
-// A document that is not acceptable JSON. what() is the problem without the file's name ("duplicate key
-// 'kind' at byte 120"); byte is 1-based; truncated says the text ended before the document did.
+// A document that is not acceptable JSON. what() is the problem without the file's name or the place
+// ("duplicate key 'kind'"); byte is where (1-based); truncated says the text ended before the document did.
 class JsonInputError : public std::runtime_error {
  public:
   JsonInputError(const std::string& what, std::size_t byte, bool truncated)
