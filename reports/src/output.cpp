@@ -95,12 +95,15 @@ class Temporary {
 
 // ---- Destinations -----------------------------------------------------------------------------------
 
-enum class Method { replace, direct };
+// replace: temporary file and rename; direct: opened and written; descriptor: one of this process's open
+// descriptors (/dev/stdout and the like), written where it stands, so output printed before stays.
+enum class Method { replace, direct, descriptor };
 
 struct Destination {
   fs::path path;
   const std::string* contents = nullptr;
   Method method = Method::replace;
+  int fd = -1;  // Method::descriptor
   bool exists = false;
   struct stat st {};
   std::unique_ptr<Temporary> temporary;
@@ -118,9 +121,31 @@ fs::path parent_of(const fs::path& path) {
   return path.parent_path().empty() ? fs::path(".") : path.parent_path();
 }
 
+// /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: the descriptor, or -1.
+int descriptor_named(const std::string& text) {
+  if (text == "/dev/stdout") return STDOUT_FILENO;
+  if (text == "/dev/stderr") return STDERR_FILENO;
+  for (const std::string prefix : {"/dev/fd/", "/proc/self/fd/"}) {
+    if (text.rfind(prefix, 0) != 0 || text.size() == prefix.size() || text.size() > prefix.size() + 6) continue;
+    int fd = 0;
+    for (std::size_t i = prefix.size(); i < text.size(); ++i) {
+      if (text[i] < '0' || text[i] > '9') return -1;
+      fd = fd * 10 + (text[i] - '0');
+    }
+    return fd;
+  }
+  return -1;
+}
+
 void classify(Destination& d) {
   const std::string& text = d.path.native();
   if (text.empty()) throw OutputError("cannot write an output with an empty name");
+  if (const int fd = descriptor_named(text); fd >= 0) {
+    if (::fcntl(fd, F_GETFL) == -1) fail(d.path, "descriptor " + std::to_string(fd) + " is not open");
+    d.method = Method::descriptor;
+    d.fd = fd;
+    return;
+  }
   if (text.back() == '/' || d.path.filename() == "." || d.path.filename() == "..")
     fail(d.path, "the name is a directory's, not a file's");
   if (::lstat(d.path.c_str(), &d.st) != 0) {
@@ -200,7 +225,12 @@ void stage(Destination& d) {
 }
 
 void write_direct(const Destination& d) {
-  std::fflush(stdout);  // /dev/stdout: what was printed before comes first
+  std::fflush(stdout);  // what was printed before comes first
+  std::fflush(stderr);
+  if (d.method == Method::descriptor) {
+    write_all_bytes(d.fd, *d.contents, d.path);
+    return;
+  }
   const int fd = ::open(d.path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
   if (fd < 0) fail(d.path, errno_text());
   try {
@@ -324,7 +354,7 @@ std::vector<fs::path> OutputBatch::commit() {
   for (std::size_t i = 0; i < dests.size(); ++i) {
     Destination& d = dests[i];
     try {
-      if (d.method == Method::direct) {
+      if (d.method != Method::replace) {
         write_direct(d);
       } else if (::rename(d.temporary->path().c_str(), d.path.c_str()) == 0) {
         d.temporary->renamed();

@@ -11,10 +11,11 @@
 //   - a regular file, or a name that does not exist yet: a temporary file `.NAME.tmp-PID-RANDOM` beside it,
 //     flushed to disk, then renamed over it. An existing file's permission bits (and, for root, its owner)
 //     are kept; a new file gets 0666 less the umask. A missing parent folder is created.
-//   - a character device, FIFO or socket (/dev/null, /dev/stdout, a named pipe): written directly, never
+//   - /dev/stdout, /dev/stderr, /dev/fd/N: written to that open descriptor, after what was printed to it.
+//   - a character device, FIFO or socket (/dev/null, /dev/tty, a named pipe): written directly, never
 //     replaced.
-//   - a symbolic link: written through only when it leads to one of the above (/dev/stdout does); a link to
-//     a file or to nothing is refused, never followed or replaced silently.
+//   - a symbolic link: written through only when it leads to a device, FIFO or socket; a link to a file or
+//     to nothing is refused, never followed or replaced silently.
 //   - a directory, a block device or a name ending in '/': refused.
 // A batch checks every destination first, then writes every temporary file, then renames them one after
 // the other, so a failure before the renames leaves every destination as it was. Temporary files are
