@@ -6,24 +6,24 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
+#include <mutex>
 #include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "attnscope/profiler/accuracy.hpp"
 #include "attnscope/profiler/remodel.hpp"
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/reports/output.hpp"
-#include <atomic>
-#include <future>
-#include <mutex>
-#include <thread>
 #include "attnscope/sim/error.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"

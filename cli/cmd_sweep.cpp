@@ -27,7 +27,6 @@ namespace attnscope::cli {
 
 namespace {
 
-
 struct SweepOptions {
   WorkloadOptions workload;
   reports::SweepAxesText axes;
@@ -89,8 +88,8 @@ void print_table(const reports::Report& r, std::size_t top) {
     std::sort(ok.begin(), ok.end(), [](const auto* a, const auto* b) {
       return reports::modeled_metric(*a, reports::Metric::time) < reports::modeled_metric(*b, reports::Metric::time);
     });
-    std::printf("\n%s: %zu points, %zu feasible; fastest %zu:\n", reports::terminal_text(g.label).c_str(), g.points.size(), ok.size(),
-                std::min(top, ok.size()));
+    std::printf("\n%s: %zu points, %zu feasible; fastest %zu:\n", reports::terminal_text(g.label).c_str(),
+                g.points.size(), ok.size(), std::min(top, ok.size()));
     std::printf("  %-6s %-22s %10s %10s %12s %12s %12s\n", "kernel", "tiles", "smem lim", "smem/CTA", "Time",
                 "HBM bytes", "L2 read");
     for (std::size_t i = 0; i < std::min(top, ok.size()); ++i) {
@@ -202,7 +201,9 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
     cmd->remove_option(cmd->get_option(name));
   cmd->add_option("--br", o->axes.br, "query rows per CTA, e.g. 64,128");
   cmd->add_option("--bc", o->axes.bc, "key/value rows per step, e.g. 32,64,128");
-  cmd->add_option("--warps", o->axes.warps, "warps per CTA (default as the real kernel: Br/16 up to Br 64, Br/32 above, so 4 for Br 64 and 128)");
+  cmd->add_option(
+      "--warps", o->axes.warps,
+      "warps per CTA (default as the real kernel: Br/16 up to Br 64, Br/32 above, so 4 for Br 64 and 128)");
   cmd->add_option("--stages", o->axes.stages, "cp.async pipeline stages, e.g. 2,3");
   cmd->add_option("--seq,-n", o->axes.seq, "sequence lengths (queries = keys), e.g. 1024,2048,4K");
   cmd->add_option("--head-dim,-d", o->axes.head_dim, "head dimensions, e.g. 64,128");

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // attnscope: where the bytes of an attention kernel go, measured on the GPU and predicted by a model.
-#include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>

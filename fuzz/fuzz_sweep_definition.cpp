@@ -13,7 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace attnscope;
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
   reports::SweepAxesText t;
-  for (std::string* field : {&t.br, &t.bc, &t.warps, &t.stages, &t.seq, &t.head_dim, &t.smem, &t.gpu, &t.shard})
+  for (std::string* field :
+       {&t.br, &t.bc, &t.warps, &t.stages, &t.seq, &t.head_dim, &t.smem, &t.gpu, &t.shard})
     if (!std::getline(in, *field)) break;
   reports::SweepSpec spec;
   spec.base = sim::preset("llm-4k");

@@ -28,9 +28,35 @@ Bytes read_file(const std::filesystem::path& p) {
 // repeated and spliced ranges.
 void mutate(Bytes& b, const std::vector<Bytes>& seeds, std::mt19937_64& rng, std::size_t max_len) {
   const auto pick = [&rng](std::size_t n) { return n == 0 ? std::size_t{0} : std::size_t(rng() % n); };
-  static const char* const kTokens[] = {"{", "}", "[", "]", ",", ":", "\"", "null", "true", "-1", "0", "1e400",
-                                        "4294967360", "9223372036854775808", "-0", "1e-400", "\\u0000", "%",
-                                        "ms", "GB", "<", "<=", "==", ".", "/", "K", "e", "\x1b", "{\"a\":1,\"a\":2}"};
+  static const char* const kTokens[] = {"{",
+                                        "}",
+                                        "[",
+                                        "]",
+                                        ",",
+                                        ":",
+                                        "\"",
+                                        "null",
+                                        "true",
+                                        "-1",
+                                        "0",
+                                        "1e400",
+                                        "4294967360",
+                                        "9223372036854775808",
+                                        "-0",
+                                        "1e-400",
+                                        "\\u0000",
+                                        "%",
+                                        "ms",
+                                        "GB",
+                                        "<",
+                                        "<=",
+                                        "==",
+                                        ".",
+                                        "/",
+                                        "K",
+                                        "e",
+                                        "\x1b",
+                                        "{\"a\":1,\"a\":2}"};
   const int edits = 1 + int(rng() % 6);
   for (int e = 0; e < edits; ++e) {
     switch (rng() % 8) {
@@ -62,7 +88,8 @@ void mutate(Bytes& b, const std::vector<Bytes>& seeds, std::mt19937_64& rng, std
       case 6: {  // splice in a range of another seed
         const Bytes& other = seeds[pick(seeds.size())];
         if (other.empty()) break;
-        const std::size_t at = pick(other.size()), n = 1 + pick(std::min<std::size_t>(256, other.size() - at));
+        const std::size_t at = pick(other.size()),
+                          n = 1 + pick(std::min<std::size_t>(256, other.size() - at));
         b.insert(b.begin() + long(pick(b.size() + 1)), other.begin() + long(at),
                  other.begin() + long(std::min(other.size(), at + n)));
         break;

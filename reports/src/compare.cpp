@@ -148,12 +148,12 @@ std::string to_markdown(const ReportComparison& cmp) {
   out += "| | Kernel | Metric | Field | Old | New | Change |\n|---|---|---|---|---:|---:|---:|\n";
   for (const auto& c : cmp.changes) {
     if (c.kind == ChangeKind::unchanged) continue;
-    out +=
-        fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n",
-                    c.kind == ChangeKind::regression    ? "❌"
-                    : c.kind == ChangeKind::improvement ? "✅"
-                                                        : "·",
-                    detail::md_cell(c.kernel), vocab::key(c.metric), c.field, side(c.old_value, c), side(c.new_value, c), change_text(c));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n",
+                       c.kind == ChangeKind::regression    ? "❌"
+                       : c.kind == ChangeKind::improvement ? "✅"
+                                                           : "·",
+                       detail::md_cell(c.kernel), vocab::key(c.metric), c.field, side(c.old_value, c),
+                       side(c.new_value, c), change_text(c));
   }
   return out;
 }

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -762,7 +762,8 @@ Report parse_report(std::string_view json_text, std::string_view origin) {
     doc = sim::parse_json_strict(json_text);
   } catch (const sim::JsonInputError& e) {
     throw ReportError(fmt::format("report {} is not valid JSON{} at byte {}: {}", where,
-                                  e.truncated() ? " (truncated: the file ends early)" : "", e.byte(), e.what()));
+                                  e.truncated() ? " (truncated: the file ends early)" : "", e.byte(),
+                                  e.what()));
   }
   return read_document(doc, where);
 }

@@ -38,8 +38,8 @@ std::string to_markdown(const Report& report, const std::vector<GateResult>& gat
     out += fmt::format("### Gates: {} of {} passed\n\n| Gate | Result | Detail |\n|---|---|---|\n",
                        gates.size() - failed, gates.size());
     for (const auto& g : gates)
-      out += fmt::format("| `{}` | {} | {} |\n", detail::md_code(g.gate.text), g.passed ? "✅ pass" : "❌ **FAIL**",
-                         md_cell(g.message));
+      out += fmt::format("| `{}` | {} | {} |\n", detail::md_code(g.gate.text),
+                         g.passed ? "✅ pass" : "❌ **FAIL**", md_cell(g.message));
     out += '\n';
   }
 

@@ -109,13 +109,17 @@ struct Destination {
   std::unique_ptr<Temporary> temporary;
 };
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 [[noreturn]] void fail(const fs::path& path, const std::string& why) {
   throw OutputError(fmt::format("cannot write {}: {}", path.string(), why));
 }
 
-bool written_directly(mode_t mode) { return S_ISCHR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode); }
+bool written_directly(mode_t mode) {
+  return S_ISCHR(mode) || S_ISFIFO(mode) || S_ISSOCK(mode);
+}
 
 fs::path parent_of(const fs::path& path) {
   return path.parent_path().empty() ? fs::path(".") : path.parent_path();
@@ -126,7 +130,8 @@ int descriptor_named(const std::string& text) {
   if (text == "/dev/stdout") return STDOUT_FILENO;
   if (text == "/dev/stderr") return STDERR_FILENO;
   for (const std::string prefix : {"/dev/fd/", "/proc/self/fd/"}) {
-    if (text.rfind(prefix, 0) != 0 || text.size() == prefix.size() || text.size() > prefix.size() + 6) continue;
+    if (text.rfind(prefix, 0) != 0 || text.size() == prefix.size() || text.size() > prefix.size() + 6)
+      continue;
     int fd = 0;
     for (std::size_t i = prefix.size(); i < text.size(); ++i) {
       if (text[i] < '0' || text[i] > '9') return -1;
@@ -283,10 +288,11 @@ std::vector<fs::path> remove_stale_temporaries(const fs::path& dir) {
     struct stat st {};
     if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
     if (::unlink(path.c_str()) == 0) {
-      std::fprintf(stderr,
-                   "attnscope: removed %s, left by process %ld, which was stopped before it replaced %s; that "
-                   "file holds the output of an earlier run\n",
-                   path.c_str(), pid, (dir / name).c_str());
+      std::fprintf(
+          stderr,
+          "attnscope: removed %s, left by process %ld, which was stopped before it replaced %s; that "
+          "file holds the output of an earlier run\n",
+          path.c_str(), pid, (dir / name).c_str());
       stale.push_back(dir / name);
     }
   }

@@ -7,8 +7,8 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <stdexcept>
 #include <map>
+#include <stdexcept>
 
 #include "attnscope/reports/from_sim.hpp"
 #include "attnscope/reports/units.hpp"
@@ -59,8 +59,8 @@ std::vector<T> parse_int_list(const std::string& flag, const std::string& text) 
     T v{};
     const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (ec == std::errc::result_out_of_range)
-      throw sim::InvalidInput(fmt::format("{}: '{}' is out of range (at most {})", flag, item,
-                                          std::numeric_limits<T>::max()));
+      throw sim::InvalidInput(
+          fmt::format("{}: '{}' is out of range (at most {})", flag, item, std::numeric_limits<T>::max()));
     if (ec != std::errc() || end != item.data() + item.size())
       throw sim::InvalidInput(flag + ": '" + item + "' is not an integer");
     out.push_back(v);
@@ -87,7 +87,8 @@ std::vector<std::int64_t> parse_size_list(const std::string& flag, const std::st
     constexpr double kMax = 4611686018427387904.0;
     if (!std::isfinite(q.value) || std::fabs(q.value) > kMax)
       throw sim::InvalidInput(fmt::format("{}: '{}' is out of range (at most {})", flag, item, kMax));
-    if (q.value != std::floor(q.value)) throw sim::InvalidInput(flag + ": '" + item + "' is not a whole number");
+    if (q.value != std::floor(q.value))
+      throw sim::InvalidInput(flag + ": '" + item + "' is not a whole number");
     out.push_back(static_cast<std::int64_t>(q.value));
   }
   if (out.empty()) throw sim::InvalidInput(flag + ": empty list");
@@ -95,7 +96,8 @@ std::vector<std::int64_t> parse_size_list(const std::string& flag, const std::st
 }
 
 std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
-  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) return std::numeric_limits<std::uint64_t>::max();
+  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a)
+    return std::numeric_limits<std::uint64_t>::max();
   return a * b;
 }
 
@@ -108,7 +110,8 @@ void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults
   spec.bcs = text.bc.empty() ? std::vector<int>{defaults.bc} : parse_int_list<int>("--bc", text.bc);
   spec.warps.clear();
   if (!text.warps.empty()) spec.warps = parse_int_list<int>("--warps", text.warps);
-  spec.stages = text.stages.empty() ? std::vector<int>{defaults.stages} : parse_int_list<int>("--stages", text.stages);
+  spec.stages =
+      text.stages.empty() ? std::vector<int>{defaults.stages} : parse_int_list<int>("--stages", text.stages);
   spec.seqs.clear();
   if (!text.seq.empty()) spec.seqs = parse_size_list("--seq", text.seq, false);
   spec.head_dims.clear();
@@ -177,9 +180,8 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
     throw sim::InvalidInput("sweep: neither tiled points nor a naive baseline");
   sim::validate(spec.base);
   if (const std::uint64_t n = count_sweep_points(spec); spec.max_points != 0 && n > spec.max_points)
-    throw sim::InvalidInput(fmt::format(
-        "{} points are more than the limit of {} (--max-points raises it)", n,
-        spec.max_points));
+    throw sim::InvalidInput(
+        fmt::format("{} points are more than the limit of {} (--max-points raises it)", n, spec.max_points));
   const std::vector<std::int64_t> seqs = spec.seqs.empty() ? std::vector<std::int64_t>{-1} : spec.seqs;
   const std::vector<std::int64_t> dims =
       spec.head_dims.empty() ? std::vector<std::int64_t>{spec.base.head_dim} : spec.head_dims;

@@ -83,7 +83,9 @@ std::string provenance_text_unescaped(const Report& report) {
 }
 }  // namespace
 
-std::string provenance_text(const Report& report) { return detail::terminal_safe(provenance_text_unescaped(report)); }
+std::string provenance_text(const Report& report) {
+  return detail::terminal_safe(provenance_text_unescaped(report));
+}
 
 namespace {
 std::string overview_text_unescaped(const Report& report) {
@@ -131,7 +133,9 @@ std::string overview_text_unescaped(const Report& report) {
 }
 }  // namespace
 
-std::string overview_text(const Report& report) { return detail::terminal_safe(overview_text_unescaped(report)); }
+std::string overview_text(const Report& report) {
+  return detail::terminal_safe(overview_text_unescaped(report));
+}
 
 namespace {
 std::string to_text_table_unescaped(const Report& report) {
@@ -190,7 +194,9 @@ std::string to_text_table_unescaped(const Report& report) {
 }
 }  // namespace
 
-std::string to_text_table(const Report& report) { return detail::terminal_safe(to_text_table_unescaped(report)); }
+std::string to_text_table(const Report& report) {
+  return detail::terminal_safe(to_text_table_unescaped(report));
+}
 
 std::vector<std::filesystem::path> WrittenFiles::all() const {
   std::vector<std::filesystem::path> out;
@@ -199,6 +205,8 @@ std::vector<std::filesystem::path> WrittenFiles::all() const {
   return out;
 }
 
-std::string terminal_text(std::string_view text) { return detail::terminal_safe(text); }
+std::string terminal_text(std::string_view text) {
+  return detail::terminal_safe(text);
+}
 
 }  // namespace attnscope::reports

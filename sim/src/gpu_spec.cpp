@@ -4,10 +4,11 @@
 // default.
 #include "attnscope/sim/gpu_spec.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <limits>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "attnscope/sim/error.hpp"

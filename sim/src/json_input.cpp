@@ -114,7 +114,8 @@ class StrictSax {
     --depth_;
     return dom_.end_array();
   }
-  bool parse_error(std::size_t position, const std::string& /*last_token*/, const nlohmann::detail::exception& e) {
+  bool parse_error(std::size_t position, const std::string& /*last_token*/,
+                   const nlohmann::detail::exception& e) {
     // "[json.exception.parse_error.101] parse error at line 1, column 5: syntax error while parsing value -
     // invalid literal": the part after the location, which the byte offset replaces.
     std::string detail = e.what();
@@ -122,7 +123,8 @@ class StrictSax {
       if (const auto close = detail.find("] "); close != std::string::npos) detail = detail.substr(close + 2);
     if (const auto pos = detail.find("syntax error while parsing value - "); pos != std::string::npos)
       detail = detail.substr(pos + 35);
-    else if (const auto colon = detail.find(": "); detail.rfind("parse error", 0) == 0 && colon != std::string::npos)
+    else if (const auto colon = detail.find(": ");
+             detail.rfind("parse error", 0) == 0 && colon != std::string::npos)
       detail = detail.substr(colon + 2);
     throw JsonInputError(detail, position, position >= size_);
   }
@@ -132,9 +134,7 @@ class StrictSax {
   void enter() {
     if (++depth_ > kMaxJsonDepth) fail(fmt::format("nesting deeper than {} levels", kMaxJsonDepth));
   }
-  [[noreturn]] void fail(const std::string& what) const {
-    throw JsonInputError(what, consumed_, false);
-  }
+  [[noreturn]] void fail(const std::string& what) const { throw JsonInputError(what, consumed_, false); }
 
   nlohmann::detail::json_sax_dom_parser<json> dom_;
   const std::size_t& consumed_;
@@ -149,7 +149,8 @@ std::string read_input_file(const std::filesystem::path& path, std::size_t max_b
   // O_NONBLOCK: opening a FIFO that has no writer must not hang; anything but a regular file is refused
   // right after.
   const Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY));
-  if (fd.get() < 0) throw InputFileError(fmt::format("cannot open {} {}: {}", what, path.string(), std::strerror(errno)));
+  if (fd.get() < 0)
+    throw InputFileError(fmt::format("cannot open {} {}: {}", what, path.string(), std::strerror(errno)));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0)
     throw InputFileError(fmt::format("cannot read {} {}: {}", what, path.string(), std::strerror(errno)));
@@ -169,13 +170,14 @@ std::string read_input_file(const std::filesystem::path& path, std::size_t max_b
     }
     const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw InputFileError(fmt::format("cannot read {} {}: {}", what, path.string(), std::strerror(errno)));
+    if (n < 0)
+      throw InputFileError(fmt::format("cannot read {} {}: {}", what, path.string(), std::strerror(errno)));
     if (n == 0) break;
     got += static_cast<std::size_t>(n);
   }
   if (got > max_bytes)
-    throw InputFileError(fmt::format("{} {} is more than the {} bytes a {} may have", what, path.string(),
-                                     max_bytes, what));
+    throw InputFileError(
+        fmt::format("{} {} is more than the {} bytes a {} may have", what, path.string(), max_bytes, what));
   text.resize(got);
   return text;
 }

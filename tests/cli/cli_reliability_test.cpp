@@ -113,7 +113,8 @@ TEST_F(CliReliability, FifoDestinationIsWrittenDirectly) {
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   // The reader and the writer in one shell, which waits for the reader to have read everything.
   const std::string cmd = "cd " + dir_.string() + " && { cat pipe > from-pipe.md & " + ATTNSCOPE_BIN +
-                          " report -q " + data("synthetic-profile-small.json") + " --markdown pipe; rc=$?; wait; exit $rc; }";
+                          " report -q " + data("synthetic-profile-small.json") +
+                          " --markdown pipe; rc=$?; wait; exit $rc; }";
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 0);
@@ -168,7 +169,8 @@ TEST_F(CliReliability, StaleTemporaryOfADeadProcessIsRemoved) {
   const CommandResult r = run("report -q " + data("synthetic-profile-small.json") + " --markdown summary.md");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(stale));
-  EXPECT_THAT(r.err, AllOf(HasSubstr("removed"), HasSubstr("stopped before it replaced"), HasSubstr("summary.md")));
+  EXPECT_THAT(r.err,
+              AllOf(HasSubstr("removed"), HasSubstr("stopped before it replaced"), HasSubstr("summary.md")));
   EXPECT_EQ(temporaries(), 0u);
 }
 
@@ -176,8 +178,8 @@ TEST_F(CliReliability, StaleTemporaryOfADeadProcessIsRemoved) {
 TEST_F(CliReliability, FailedOutputOfSeveralReplacesNone) {
   write_text(dir_ / "r.html", "old html\n");
   fs::create_directory(dir_ / "taken.md");
-  const CommandResult r = run("report -q " + data("synthetic-profile-small.json") +
-                              " --html r.html --markdown taken.md --csv c");
+  const CommandResult r =
+      run("report -q " + data("synthetic-profile-small.json") + " --html r.html --markdown taken.md --csv c");
   EXPECT_EQ(r.exit_code, 15);
   EXPECT_THAT(r.err, HasSubstr("cannot write taken.md: it is a directory"));
   EXPECT_EQ(read_text(dir_ / "r.html"), "old html\n");
@@ -263,12 +265,15 @@ TEST_F(CliReliability, SweepNumbersAreRangeChecked) {
 
 TEST_F(CliReliability, HugeSweepIsRefusedBeforeItStarts) {
   // 983,040 points: 4 GPUs x 8 lengths x 4 head dims x 8 limits x 5 Br x 4 Bc x 6 warps x 8 stages.
-  const CommandResult r = run(
-      "sweep --no-progress --gpu h200,h100,a100,h200 --seq 128,256,512,1K,2K,4K,8K,16K --head-dim 32,64,128,256 "
-      "--smem 16K,32K,48K,64K,100K,160K,227K,256K --br 16,32,64,128,256 --bc 16,32,64,128 --warps 1,2,4,8,16,32 "
-      "--stages 1,2,3,4,5,6,7,8 --kernel tiled");
+  const CommandResult r =
+      run("sweep --no-progress --gpu h200,h100,a100,h200 --seq 128,256,512,1K,2K,4K,8K,16K --head-dim "
+          "32,64,128,256 "
+          "--smem 16K,32K,48K,64K,100K,160K,227K,256K --br 16,32,64,128,256 --bc 16,32,64,128 --warps "
+          "1,2,4,8,16,32 "
+          "--stages 1,2,3,4,5,6,7,8 --kernel tiled");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, AllOf(HasSubstr("983040 points are more than the limit of 100000"), HasSubstr("--max-points")));
+  EXPECT_THAT(r.err,
+              AllOf(HasSubstr("983040 points are more than the limit of 100000"), HasSubstr("--max-points")));
   EXPECT_FALSE(fs::exists(dir_ / "sweep.json"));
 }
 

@@ -18,13 +18,11 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
-
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "attnscope/sim/gpu_spec.hpp"
-
 #include "models/recent_files.hpp"
 #include "models/report_loader.hpp"
 #include "views/data_page.hpp"
@@ -191,7 +189,8 @@ bool MainWindow::openReport(const QString& path) {
   // read unless the user picks it (the GPU list's "spec file..." entry).
   const std::string& spec = loaded.report->provenance.gpu_spec;
   const std::vector<std::string> builtin = sim::builtin_gpu_names();
-  if (std::find(builtin.begin(), builtin.end(), spec) != builtin.end()) request.gpu = QString::fromStdString(spec);
+  if (std::find(builtin.begin(), builtin.end(), spec) != builtin.end())
+    request.gpu = QString::fromStdString(spec);
   whatif_page_->setRequest(request);
   document_->setPrimary(loaded.report, QFileInfo(path).fileName());
   return true;

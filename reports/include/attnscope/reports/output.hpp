@@ -5,7 +5,8 @@
 //   OutputBatch out;
 //   out.add("run.html", to_html(r));
 //   out.add("run.md", to_markdown(r));
-//   out.commit();   // both replaced, or an OutputError naming the ones written and the ones left as they were
+//   out.commit();   // both replaced, or an OutputError naming the ones written and the ones left as they
+//   were
 //
 // How each destination is written:
 //   - a regular file, or a name that does not exist yet: a temporary file `.NAME.tmp-PID-RANDOM` beside it,

@@ -38,9 +38,9 @@ class JsonInputError : public std::runtime_error {
 
 // Size limits, far above the largest file of each kind attnscope writes (a full llm-4k profile report with
 // every tile is about 60 MB compact).
-inline constexpr std::size_t kMaxReportBytes = std::size_t{1} << 30;        // 1 GiB
-inline constexpr std::size_t kMaxGpuSpecBytes = std::size_t{1} << 20;       // 1 MiB
-inline constexpr std::size_t kMaxSideFileBytes = std::size_t{256} << 20;    // benchmark results, baselines
+inline constexpr std::size_t kMaxReportBytes = std::size_t{1} << 30;      // 1 GiB
+inline constexpr std::size_t kMaxGpuSpecBytes = std::size_t{1} << 20;     // 1 MiB
+inline constexpr std::size_t kMaxSideFileBytes = std::size_t{256} << 20;  // benchmark results, baselines
 inline constexpr int kMaxJsonDepth = 128;
 
 // Reads the whole file. `what` names the kind of file in messages ("report", "GPU spec"). Throws
