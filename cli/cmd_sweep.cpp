@@ -213,13 +213,16 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--gpu", o->axes.gpu, "GPU specs, e.g. h200,h100 (or JSON files)")->capture_default_str();
   cmd->add_option("--shard", o->axes.shard, "run one deterministic slice i/n (points with index % n == i)");
   cmd->add_option("--max-points", o->max_points, "refuse sweeps of more points than this (0: no limit)")
+      ->check(CLI::NonNegativeNumber)  // an unsigned option would take -5 as 2^64 - 5
       ->capture_default_str();
   cmd->add_option("--threads,-j", o->threads, "worker threads (default: all cores)");
   cmd->add_option("--output,-o", o->output, "sweep report JSON")->capture_default_str();
   cmd->add_option("--html", o->html, "HTML with the block-size, shared-memory and Pareto charts");
   cmd->add_option("--markdown,--md", o->markdown, "Markdown summary");
   cmd->add_option("--csv", o->csv_prefix, "write PREFIX-sweep.csv");
-  cmd->add_option("--top", o->top, "rows of the table per problem")->capture_default_str();
+  cmd->add_option("--top", o->top, "rows of the table per problem")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--no-progress", o->no_progress, "no progress output on stderr");
   cmd->footer(
       "--kernel tiled sweeps tiles only; both (default) adds one naive baseline per problem; naive: "

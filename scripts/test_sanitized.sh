@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # The fast subset of the tests under ASan and UBSan (the `debug` preset): the vocabulary, the report
 # readers and writers, the command line end to end, and each fuzz target for a fixed number of inputs from
-# its seeds. CI runs it after scripts/test.sh. Without the GUI and the benchmarks, to keep the build short.
+# its seeds. CI runs it after scripts/test.sh. Without CUDA (no test here needs a device), the GUI and the
+# benchmarks, to keep the build short.
 # Ends with one summary line: "sanitized tests: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs="${ATTNSCOPE_JOBS:-$(nproc)}"
 labels='vocab|reports|cli|fuzz'
-cmake --preset debug -DATTNSCOPE_ENABLE_GUI=OFF -DATTNSCOPE_ENABLE_BENCHMARKS=OFF >build-configure-debug.log 2>&1 ||
+cmake --preset debug -DATTNSCOPE_ENABLE_GUI=OFF -DATTNSCOPE_ENABLE_BENCHMARKS=OFF -DATTNSCOPE_ENABLE_CUDA=OFF \
+  >build-configure-debug.log 2>&1 ||
   { cat build-configure-debug.log; exit 1; }
 # Only what the subset runs.
 targets=$(ctest --preset debug -N -L "$labels" | sed -n 's/^ *Test *#[0-9]*: //p' |

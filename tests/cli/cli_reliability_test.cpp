@@ -257,6 +257,9 @@ TEST_F(CliReliability, SweepNumbersAreRangeChecked) {
   r = run("sweep --no-progress --seq 1e30");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--seq: '1e30' is out of range"));
+  r = run("sweep --no-progress -n 256 --max-points -5");  // not 2^64 - 5
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--max-points"));
   r = run("sweep --no-progress --shard 0/99999999999");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, HasSubstr("--shard '0/99999999999' is not i/n"));
