@@ -6,23 +6,24 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <future>
+#include <mutex>
 #include <optional>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "attnscope/profiler/accuracy.hpp"
 #include "attnscope/profiler/remodel.hpp"
 #include "attnscope/reports/json_io.hpp"
-#include <atomic>
-#include <future>
-#include <mutex>
-#include <thread>
+#include "attnscope/reports/output.hpp"
 #include "attnscope/sim/error.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
@@ -75,9 +76,7 @@ void write_markdown(const fs::path& path, const std::string& table) {
     text = text.substr(0, b + begin.size()) + "\n" + table + text.substr(e);
   else
     text = begin + "\n" + table + end + "\n";
-  std::ofstream out(path);
-  if (!out) throw sim::InvalidInput("cannot write " + path.string());
-  out << text;
+  reports::write_file_atomic(path, text);
 }
 
 int run_accuracy(const AccuracyFlags& f) {
@@ -215,6 +214,9 @@ int run_accuracy(const AccuracyFlags& f) {
       fmt::print("accuracy check: no row drifted past its target or baseline ({})\n", baseline.string());
     }
     return kOk;
+  } catch (const reports::OutputError& e) {
+    fmt::print(stderr, "attnscope accuracy: {}\n", e.what());
+    return kIoError;
   } catch (const reports::ReportError& e) {
     fmt::print(stderr, "error: {}\n", e.what());
     return kMalformedReport;

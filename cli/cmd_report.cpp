@@ -9,6 +9,7 @@
 #include "attnscope/profiler/remodel.hpp"
 #include "attnscope/reports/gate.hpp"
 #include "attnscope/reports/json_io.hpp"
+#include "attnscope/reports/output.hpp"
 #include "attnscope/reports/writers.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/version.hpp"
@@ -81,20 +82,23 @@ int run_report(const ReportOptions& o) {
   std::size_t failed = 0;
   if (!results.empty()) std::printf("\ngates:\n");
   for (const auto& g : results) {
-    std::printf("  %s  %s: %s\n", g.passed ? "pass" : "FAIL", g.gate.text.c_str(), g.message.c_str());
+    std::printf("  %s  %s: %s\n", g.passed ? "pass" : "FAIL", reports::terminal_text(g.gate.text).c_str(),
+                reports::terminal_text(g.message).c_str());
     failed += g.passed ? 0 : 1;
   }
   try {
-    if (!o.html.empty()) reports::write_file_atomic(o.html, reports::to_html(report, results));
-    if (!o.junit.empty()) reports::write_file_atomic(o.junit, reports::to_junit(report, results));
-    if (!o.markdown.empty()) reports::write_file_atomic(o.markdown, reports::to_markdown(report, results));
-    if (!o.trace.empty()) reports::write_file_atomic(o.trace, reports::to_chrome_trace(report));
+    // One batch: every output is staged before any is replaced.
+    reports::OutputBatch batch;
+    if (!o.html.empty()) batch.add(o.html, reports::to_html(report, results));
+    if (!o.junit.empty()) batch.add(o.junit, reports::to_junit(report, results));
+    if (!o.markdown.empty()) batch.add(o.markdown, reports::to_markdown(report, results));
+    if (!o.trace.empty()) batch.add(o.trace, reports::to_chrome_trace(report));
     if (!o.csv_prefix.empty()) {
-      reports::write_file_atomic(o.csv_prefix + "-totals.csv", reports::totals_csv(report));
-      reports::write_file_atomic(o.csv_prefix + "-tiles.csv", reports::tiles_csv(report));
-      if (!report.sweep.empty())
-        reports::write_file_atomic(o.csv_prefix + "-sweep.csv", reports::sweep_csv(report));
+      batch.add(o.csv_prefix + "-totals.csv", reports::totals_csv(report));
+      batch.add(o.csv_prefix + "-tiles.csv", reports::tiles_csv(report));
+      if (!report.sweep.empty()) batch.add(o.csv_prefix + "-sweep.csv", reports::sweep_csv(report));
     }
+    batch.commit();
   } catch (const reports::ReportError& e) {
     std::fprintf(stderr, "attnscope report: %s\n", e.what());
     return kIoError;
@@ -102,7 +106,9 @@ int run_report(const ReportOptions& o) {
   if (failed > 0) {
     std::fprintf(stderr, "attnscope report: %zu of %zu gate(s) failed:\n", failed, results.size());
     for (const auto& g : results)
-      if (!g.passed) std::fprintf(stderr, "  FAILED %s: %s\n", g.gate.text.c_str(), g.message.c_str());
+      if (!g.passed)
+        std::fprintf(stderr, "  FAILED %s: %s\n", reports::terminal_text(g.gate.text).c_str(),
+                     reports::terminal_text(g.message).c_str());
     return kGateFailed;
   }
   return kOk;

@@ -22,6 +22,7 @@
 #include "attnscope/reports/from_sim.hpp"
 #include "attnscope/reports/gate.hpp"
 #include "attnscope/reports/json_io.hpp"
+#include "attnscope/reports/output.hpp"
 #include "attnscope/reports/writers.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/simulate.hpp"
@@ -273,9 +274,12 @@ void add_run_command(CLI::App& app, int* exit_code) {
     } catch (const reports::GateError& e) {
       std::fprintf(stderr, "attnscope run: %s\n", e.what());
       *exit_code = kBadInput;
-    } catch (const reports::ReportError& e) {
+    } catch (const reports::OutputError& e) {
       std::fprintf(stderr, "attnscope run: %s\n", e.what());
       *exit_code = kIoError;
+    } catch (const reports::ReportError& e) {
+      std::fprintf(stderr, "attnscope run: %s\n", e.what());
+      *exit_code = kMalformedReport;
     } catch (const profiler::ProfilerError& e) {
       std::fprintf(stderr, "attnscope run: %s\n", e.what());
       *exit_code = exit_code_for(e.code());

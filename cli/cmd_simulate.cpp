@@ -111,7 +111,7 @@ int run_simulate(const SimulateFlags& f) {
           report.kernels.push_back(reports::modeled_kernel_entry(k, results[i].gpu));
       reports::write_report_json(report, f.json);
     } catch (const reports::ReportError& e) {
-      std::fprintf(stderr, "attnscope simulate: cannot write %s: %s\n", f.json.c_str(), e.what());
+      std::fprintf(stderr, "attnscope simulate: %s\n", e.what());
       return kIoError;
     }
     std::printf("\nwrote %s\n", f.json.c_str());

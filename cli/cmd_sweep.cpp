@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `attnscope sweep`: what-if tile studies over Br, Bc, warps, stages, head dim, sequence length,
 // shared-memory limit and GPU spec, on all cores. `attnscope merge`: join the shards of one sweep.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "attnscope/reports/json_io.hpp"
+#include "attnscope/reports/output.hpp"
 #include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/sweep_runner.hpp"
 #include "attnscope/reports/units.hpp"
@@ -25,63 +27,10 @@ namespace attnscope::cli {
 
 namespace {
 
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::string item;
-  for (char c : text + ",") {
-    if (c == ',') {
-      if (!item.empty()) out.push_back(item);
-      item.clear();
-    } else if (c != ' ') {
-      item += c;
-    }
-  }
-  return out;
-}
-
-template <typename T>
-std::vector<T> parse_int_list(const std::string& flag, const std::string& text) {
-  std::vector<T> out;
-  for (const auto& item : split_list(text)) {
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size()) throw sim::InvalidInput(flag + ": '" + item + "' is not an integer");
-    out.push_back(static_cast<T>(v));
-  }
-  if (out.empty()) throw sim::InvalidInput(flag + ": empty list");
-  return out;
-}
-
-// Sequence lengths may be written 4096 or 4K (= 4096).
-std::vector<std::int64_t> parse_size_list(const std::string& flag, const std::string& text, bool bytes) {
-  std::vector<std::int64_t> out;
-  for (const auto& item : split_list(text)) {
-    reports::Quantity q;
-    try {
-      q = reports::parse_quantity(item);
-    } catch (const std::invalid_argument& e) {
-      throw sim::InvalidInput(flag + ": " + e.what());
-    }
-    if (q.dimension != reports::Dimension::none && q.dimension != reports::Dimension::bytes)
-      throw sim::InvalidInput(flag + ": '" + item + "' is not a size");
-    if (bytes == false && q.dimension == reports::Dimension::bytes && item.back() == 'B')
-      throw sim::InvalidInput(flag + ": '" + item + "' is a size in bytes, not a token count");
-    out.push_back(static_cast<std::int64_t>(q.value));
-  }
-  if (out.empty()) throw sim::InvalidInput(flag + ": empty list");
-  return out;
-}
-
 struct SweepOptions {
   WorkloadOptions workload;
-  std::string br, bc, warps, stages, seq, head_dim, smem, gpu{"h200"};
-  std::string shard;
+  reports::SweepAxesText axes;
+  std::uint64_t max_points = reports::kDefaultMaxSweepPoints;
   int threads = 0;
   std::string output{"sweep.json"}, html, markdown, csv_prefix;
   std::size_t top = 10;
@@ -96,14 +45,16 @@ class Progress {
     const auto now = std::chrono::steady_clock::now();
     const double elapsed = std::chrono::duration<double>(now - start_).count();
     const double rate = elapsed > 0 ? static_cast<double>(done) / elapsed : 0.0;
-    const double eta = rate > 0 ? static_cast<double>(total - done) / rate : 0.0;
+    // An estimate from less than a second of work (or none) says little: it is shown once there is one.
+    const double eta = rate > 0 && elapsed >= 1.0 ? static_cast<double>(total - done) / rate : -1.0;
+    const std::string eta_text = eta < 0 ? std::string("?") : fmt::format("{:.0f} s", eta);
     if (tty_) {
       if (done != total && now - last_ < std::chrono::milliseconds(100)) return;
       last_ = now;
       constexpr int kWidth = 32;
       const int filled = total ? static_cast<int>(kWidth * done / total) : kWidth;
-      std::fprintf(stderr, "\r[%s%s] %zu/%zu  %.0f points/s  ETA %.0f s ", std::string(filled, '#').c_str(),
-                   std::string(kWidth - filled, '.').c_str(), done, total, rate, eta);
+      std::fprintf(stderr, "\r[%s%s] %zu/%zu  %.0f points/s  ETA %s ", std::string(filled, '#').c_str(),
+                   std::string(kWidth - filled, '.').c_str(), done, total, rate, eta_text.c_str());
       if (done == total) std::fprintf(stderr, "\n");
     } else {
       // Not a terminal (CI log): a line every 10 % or 10 s.
@@ -111,8 +62,9 @@ class Progress {
       if (done != total && decile == last_decile_ && now - last_ < std::chrono::seconds(10)) return;
       last_decile_ = decile;
       last_ = now;
-      std::fprintf(stderr, "sweep: %zu/%zu points (%.0f%%), %.0f points/s, ETA %.0f s\n", done, total,
-                   total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, rate, eta);
+      std::fprintf(stderr, "sweep: %zu/%zu points (%.0f%%), %.0f points/s, ETA %s\n", done, total,
+                   total ? 100.0 * static_cast<double>(done) / static_cast<double>(total) : 100.0, rate,
+                   eta_text.c_str());
     }
     std::fflush(stderr);
   }
@@ -136,8 +88,8 @@ void print_table(const reports::Report& r, std::size_t top) {
     std::sort(ok.begin(), ok.end(), [](const auto* a, const auto* b) {
       return reports::modeled_metric(*a, reports::Metric::time) < reports::modeled_metric(*b, reports::Metric::time);
     });
-    std::printf("\n%s: %zu points, %zu feasible; fastest %zu:\n", g.label.c_str(), g.points.size(), ok.size(),
-                std::min(top, ok.size()));
+    std::printf("\n%s: %zu points, %zu feasible; fastest %zu:\n", reports::terminal_text(g.label).c_str(),
+                g.points.size(), ok.size(), std::min(top, ok.size()));
     std::printf("  %-6s %-22s %10s %10s %12s %12s %12s\n", "kernel", "tiles", "smem lim", "smem/CTA", "Time",
                 "HBM bytes", "L2 read");
     for (std::size_t i = 0; i < std::min(top, ok.size()); ++i) {
@@ -163,10 +115,12 @@ void print_table(const reports::Report& r, std::size_t top) {
 int write_outputs(const reports::Report& r, const std::string& json, const std::string& html,
                   const std::string& markdown, const std::string& csv_prefix, const char* who) {
   try {
-    if (!json.empty()) reports::write_report_json(r, json);
-    if (!html.empty()) reports::write_file_atomic(html, reports::to_html(r));
-    if (!markdown.empty()) reports::write_file_atomic(markdown, reports::to_markdown(r));
-    if (!csv_prefix.empty()) reports::write_file_atomic(csv_prefix + "-sweep.csv", reports::sweep_csv(r));
+    reports::OutputBatch batch;
+    if (!json.empty()) batch.add(json, reports::to_json_string(r, reports::default_json_indent(r)));
+    if (!html.empty()) batch.add(html, reports::to_html(r));
+    if (!markdown.empty()) batch.add(markdown, reports::to_markdown(r));
+    if (!csv_prefix.empty()) batch.add(csv_prefix + "-sweep.csv", reports::sweep_csv(r));
+    batch.commit();
   } catch (const reports::ReportError& e) {
     std::fprintf(stderr, "attnscope %s: %s\n", who, e.what());
     return kIoError;
@@ -182,35 +136,14 @@ int run_sweep_command(const SweepOptions& o) {
   reports::SweepRunOptions run;
   try {
     spec.base = o.workload.workload();
-    const sim::TileConfig defaults = o.workload.tile_config();
-    spec.order = defaults.order;
-    spec.brs = o.br.empty() ? std::vector<int>{defaults.br} : parse_int_list<int>("--br", o.br);
-    spec.bcs = o.bc.empty() ? std::vector<int>{defaults.bc} : parse_int_list<int>("--bc", o.bc);
-    if (!o.warps.empty()) spec.warps = parse_int_list<int>("--warps", o.warps);
-    spec.stages =
-        o.stages.empty() ? std::vector<int>{defaults.stages} : parse_int_list<int>("--stages", o.stages);
-    if (!o.seq.empty()) spec.seqs = parse_size_list("--seq", o.seq, false);
-    if (!o.head_dim.empty()) spec.head_dims = parse_int_list<std::int64_t>("--head-dim", o.head_dim);
-    if (!o.smem.empty()) spec.smem_limits = parse_size_list("--smem", o.smem, true);
-    spec.gpus = split_list(o.gpu);
+    reports::parse_sweep_axes(o.axes, o.workload.tile_config(), spec, run);
     spec.tiled = o.workload.kernel != "naive";
     spec.naive_baseline = o.workload.kernel != "tiled";
-    if (!o.shard.empty()) {
-      const auto slash = o.shard.find('/');
-      std::size_t u1 = 0, u2 = 0;
-      try {
-        if (slash == std::string::npos) throw std::invalid_argument("no slash");
-        run.shard_index = std::stoi(o.shard.substr(0, slash), &u1);
-        run.shard_count = std::stoi(o.shard.substr(slash + 1), &u2);
-        if (u1 != slash || u2 != o.shard.size() - slash - 1) throw std::invalid_argument("trailing text");
-      } catch (const std::exception&) {
-        throw sim::InvalidInput("--shard '" + o.shard + "' is not i/n (e.g. 0/4)");
-      }
-    }
+    spec.max_points = o.max_points;
     run.threads = o.threads;
     const std::size_t total = reports::enumerate_sweep(spec).size();
     std::fprintf(stderr, "attnscope sweep: %zu configurations%s\n", total,
-                 run.shard_count > 1 ? (" (shard " + o.shard + ")").c_str() : "");
+                 run.shard_count > 1 ? (" (shard " + o.axes.shard + ")").c_str() : "");
   } catch (const sim::InvalidInput& e) {
     std::fprintf(stderr, "attnscope sweep: %s\n", e.what());
     return kBadInput;
@@ -266,23 +199,30 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
   // The shared single-value tile and shape flags become lists here.
   for (const char* name : {"--br", "--bc", "--warps", "--stages", "--seq", "--head-dim", "--gpu"})
     cmd->remove_option(cmd->get_option(name));
-  cmd->add_option("--br", o->br, "query rows per CTA, e.g. 64,128");
-  cmd->add_option("--bc", o->bc, "key/value rows per step, e.g. 32,64,128");
-  cmd->add_option("--warps", o->warps, "warps per CTA (default as the real kernel: Br/16 up to Br 64, Br/32 above, so 4 for Br 64 and 128)");
-  cmd->add_option("--stages", o->stages, "cp.async pipeline stages, e.g. 2,3");
-  cmd->add_option("--seq,-n", o->seq, "sequence lengths (queries = keys), e.g. 1024,2048,4K");
-  cmd->add_option("--head-dim,-d", o->head_dim, "head dimensions, e.g. 64,128");
-  cmd->add_option("--smem", o->smem,
+  cmd->add_option("--br", o->axes.br, "query rows per CTA, e.g. 64,128");
+  cmd->add_option("--bc", o->axes.bc, "key/value rows per step, e.g. 32,64,128");
+  cmd->add_option(
+      "--warps", o->axes.warps,
+      "warps per CTA (default as the real kernel: Br/16 up to Br 64, Br/32 above, so 4 for Br 64 and 128)");
+  cmd->add_option("--stages", o->axes.stages, "cp.async pipeline stages, e.g. 2,3");
+  cmd->add_option("--seq,-n", o->axes.seq, "sequence lengths (queries = keys), e.g. 1024,2048,4K");
+  cmd->add_option("--head-dim,-d", o->axes.head_dim, "head dimensions, e.g. 64,128");
+  cmd->add_option("--smem", o->axes.smem,
                   "per-CTA shared-memory limits, e.g. 48K,100K,227K (default: the GPU's; above it models a "
                   "bigger SRAM)");
-  cmd->add_option("--gpu", o->gpu, "GPU specs, e.g. h200,h100 (or JSON files)")->capture_default_str();
-  cmd->add_option("--shard", o->shard, "run one deterministic slice i/n (points with index % n == i)");
+  cmd->add_option("--gpu", o->axes.gpu, "GPU specs, e.g. h200,h100 (or JSON files)")->capture_default_str();
+  cmd->add_option("--shard", o->axes.shard, "run one deterministic slice i/n (points with index % n == i)");
+  cmd->add_option("--max-points", o->max_points, "refuse sweeps of more points than this (0: no limit)")
+      ->check(CLI::NonNegativeNumber)  // an unsigned option would take -5 as 2^64 - 5
+      ->capture_default_str();
   cmd->add_option("--threads,-j", o->threads, "worker threads (default: all cores)");
   cmd->add_option("--output,-o", o->output, "sweep report JSON")->capture_default_str();
   cmd->add_option("--html", o->html, "HTML with the block-size, shared-memory and Pareto charts");
   cmd->add_option("--markdown,--md", o->markdown, "Markdown summary");
   cmd->add_option("--csv", o->csv_prefix, "write PREFIX-sweep.csv");
-  cmd->add_option("--top", o->top, "rows of the table per problem")->capture_default_str();
+  cmd->add_option("--top", o->top, "rows of the table per problem")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_flag("--no-progress", o->no_progress, "no progress output on stderr");
   cmd->footer(
       "--kernel tiled sweeps tiles only; both (default) adds one naive baseline per problem; naive: "

@@ -27,8 +27,10 @@ MetricChange value_change(const std::string& kernel, Metric metric, const std::s
     c.kind = (a.has_value() != b.has_value()) ? ChangeKind::neutral : ChangeKind::unchanged;
     return c;
   }
-  if (*a != 0) c.relative_change = (*b - *a) / std::fabs(*a);
-  const double rel = c.relative_change ? *c.relative_change : (*b == 0 ? 0.0 : std::copysign(1.0, *b));
+  // From a value so small (or to one so large) that the ratio overflows, there is no percentage to print.
+  if (*a != 0)
+    if (const double rel = (*b - *a) / std::fabs(*a); std::isfinite(rel)) c.relative_change = rel;
+  const double rel = c.relative_change ? *c.relative_change : (*b == *a ? 0.0 : std::copysign(1.0, *b - *a));
   if (std::fabs(rel) <= threshold) return c;
   if (!lower_better)
     c.kind = ChangeKind::neutral;
@@ -109,7 +111,10 @@ std::string side(const std::optional<double>& v, const MetricChange& c) {
 }
 
 std::string change_text(const MetricChange& c) {
-  if (!c.relative_change) return c.old_value && c.new_value ? "(from 0)" : "(one side missing)";
+  if (!c.relative_change) {
+    if (!c.old_value || !c.new_value) return "(one side missing)";
+    return *c.old_value == 0 ? "(from 0)" : "(too large a ratio)";
+  }
   if (c.field == "|error|") return fmt::format("{:+.2f} pts", *c.relative_change * 100);
   return format_percent(*c.relative_change);
 }
@@ -133,7 +138,7 @@ std::string to_text(const ReportComparison& cmp, bool show_unchanged) {
   }
   if (shown == 0) out += "no change beyond the threshold\n";
   out += fmt::format("{} regression(s)\n", cmp.regressions());
-  return out;
+  return detail::terminal_safe(out);
 }
 
 std::string to_markdown(const ReportComparison& cmp) {
@@ -143,12 +148,12 @@ std::string to_markdown(const ReportComparison& cmp) {
   out += "| | Kernel | Metric | Field | Old | New | Change |\n|---|---|---|---|---:|---:|---:|\n";
   for (const auto& c : cmp.changes) {
     if (c.kind == ChangeKind::unchanged) continue;
-    out +=
-        fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n",
-                    c.kind == ChangeKind::regression    ? "❌"
-                    : c.kind == ChangeKind::improvement ? "✅"
-                                                        : "·",
-                    c.kernel, vocab::key(c.metric), c.field, side(c.old_value, c), side(c.new_value, c), change_text(c));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n",
+                       c.kind == ChangeKind::regression    ? "❌"
+                       : c.kind == ChangeKind::improvement ? "✅"
+                                                           : "·",
+                       detail::md_cell(c.kernel), vocab::key(c.metric), c.field, side(c.old_value, c),
+                       side(c.new_value, c), change_text(c));
   }
   return out;
 }

@@ -3,21 +3,17 @@
 // document with the JSON pointer of every node in hand, so each error names where it is.
 #include "attnscope/reports/json_io.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <random>
-#include <sstream>
 
 #include "attnscope/sim/error.hpp"
+#include "attnscope/sim/json_input.hpp"
 #include "attnscope/vocab/geometry.hpp"
 
 namespace attnscope::reports {
@@ -242,49 +238,6 @@ int default_json_indent(const Report& report) {
   std::size_t tiles = 0;
   for (const auto& k : report.kernels) tiles += k.tiles.size();
   return tiles + report.sweep.size() > kPrettyJsonLimit ? -1 : 2;
-}
-
-void write_file_atomic(const std::filesystem::path& path, std::string_view contents) {
-  namespace fs = std::filesystem;
-  const fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) fs::create_directories(dir, ec);
-  if (ec) throw ReportError(fmt::format("cannot create directory {}: {}", dir.string(), ec.message()));
-  // A unique temporary name in the same directory, so the rename is atomic (same file system).
-  std::random_device rd;
-  const fs::path tmp = dir / fmt::format(".{}.tmp-{}-{:08x}", path.filename().string(), ::getpid(), rd());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw ReportError(fmt::format("cannot write {}: {}", path.string(), std::strerror(errno)));
-  const char* data = contents.data();
-  std::size_t left = contents.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, data, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw ReportError(fmt::format("cannot write {}: {}", path.string(), why));
-    }
-    data += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw ReportError(fmt::format("cannot write {}: {}", path.string(), why));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw ReportError(fmt::format("cannot write {}: {}", path.string(), why));
-  }
-  // Make the rename itself durable.
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    ::fsync(dfd);
-    ::close(dfd);
-  }
 }
 
 void write_report_json(const Report& report, const std::filesystem::path& path) {
@@ -806,28 +759,22 @@ Report parse_report(std::string_view json_text, std::string_view origin) {
   const std::string where(origin);
   json doc;
   try {
-    doc = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::parse_error& e) {
-    // e.byte is 1-based: the byte at which parsing stopped.
-    const bool truncated = e.byte >= json_text.size();
-    std::string detail = e.what();
-    if (auto pos = detail.find("syntax error while parsing value - "); pos != std::string::npos)
-      detail = detail.substr(pos + 35);
-    else if (auto pos2 = detail.find(": "); pos2 != std::string::npos)
-      detail = detail.substr(pos2 + 2);
+    doc = sim::parse_json_strict(json_text);
+  } catch (const sim::JsonInputError& e) {
     throw ReportError(fmt::format("report {} is not valid JSON{} at byte {}: {}", where,
-                                  truncated ? " (truncated: the file ends early)" : "", e.byte, detail));
+                                  e.truncated() ? " (truncated: the file ends early)" : "", e.byte(),
+                                  e.what()));
   }
   return read_document(doc, where);
 }
 
 Report read_report(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ReportError(fmt::format("cannot open report {}: {}", path.string(), std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw ReportError(fmt::format("cannot read report {}", path.string()));
-  const std::string text = buffer.str();
+  std::string text;
+  try {
+    text = sim::read_input_file(path, sim::kMaxReportBytes, "report");
+  } catch (const sim::InputFileError& e) {
+    throw ReportError(e.what());
+  }
   if (text.empty()) throw ReportError(fmt::format("report {} is empty (0 bytes)", path.string()));
   return parse_report(text, path.string());
 }

@@ -27,9 +27,10 @@ std::string to_markdown(const Report& report, const std::vector<GateResult>& gat
   out += fmt::format("- **Workload**: {}\n", md_cell(detail::workload_summary(report.workload)));
   if (report.kind != "sweep") out += fmt::format("- **Tiles**: {}\n", report.tiles.label());
   out += fmt::format("- **GPU**: {}{}{}\n", md_cell(p.gpu_name.empty() ? "-" : p.gpu_name),
-                     p.gpu_spec.empty() ? "" : fmt::format(" (model spec `{}`)", p.gpu_spec),
-                     p.driver.empty() ? "" : fmt::format(", driver {}", p.driver));
-  out += fmt::format("- **Tool**: attnscope {} (git `{}`), {}\n\n", p.tool_version, p.git_revision, p.date);
+                     p.gpu_spec.empty() ? "" : fmt::format(" (model spec `{}`)", detail::md_code(p.gpu_spec)),
+                     p.driver.empty() ? "" : fmt::format(", driver {}", md_cell(p.driver)));
+  out += fmt::format("- **Tool**: attnscope {} (git `{}`), {}\n\n", md_cell(p.tool_version),
+                     detail::md_code(p.git_revision), md_cell(p.date));
 
   if (!gates.empty()) {
     std::size_t failed = 0;
@@ -37,8 +38,8 @@ std::string to_markdown(const Report& report, const std::vector<GateResult>& gat
     out += fmt::format("### Gates: {} of {} passed\n\n| Gate | Result | Detail |\n|---|---|---|\n",
                        gates.size() - failed, gates.size());
     for (const auto& g : gates)
-      out += fmt::format("| `{}` | {} | {} |\n", md_cell(g.gate.text), g.passed ? "✅ pass" : "❌ **FAIL**",
-                         md_cell(g.message));
+      out += fmt::format("| `{}` | {} | {} |\n", detail::md_code(g.gate.text),
+                         g.passed ? "✅ pass" : "❌ **FAIL**", md_cell(g.message));
     out += '\n';
   }
 

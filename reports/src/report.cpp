@@ -2,12 +2,16 @@
 #include "attnscope/reports/report.hpp"
 
 #include <bit>
+#include <cmath>
 
 namespace attnscope::reports {
 
 std::optional<double> Value::relative_error() const {
   if (!measured || !modeled || *measured == 0.0) return std::nullopt;
-  return (*modeled - *measured) / *measured;
+  // A measured value so small that the ratio overflows has no error to speak of (no "inf%").
+  const double e = (*modeled - *measured) / *measured;
+  if (!std::isfinite(e)) return std::nullopt;
+  return e;
 }
 
 std::size_t Metrics::size() const {

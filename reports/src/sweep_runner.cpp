@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
 #include <map>
+#include <stdexcept>
 
 #include "attnscope/reports/from_sim.hpp"
 #include "attnscope/reports/units.hpp"
@@ -33,8 +37,118 @@ void require_non_empty_positive(const std::vector<T>& v, const char* axis, bool 
     if (x <= 0) throw sim::InvalidInput(fmt::format("sweep: {} must be positive, got {}", axis, x));
 }
 
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : text + ",") {
+    if (c == ',') {
+      if (!item.empty()) out.push_back(item);
+      item.clear();
+    } else if (c != ' ') {
+      item += c;
+    }
+  }
+  return out;
+}
+
+// Whole numbers of type T only: no fraction, no trailing text, no wrap-around.
+template <typename T>
+std::vector<T> parse_int_list(const std::string& flag, const std::string& text) {
+  std::vector<T> out;
+  for (const auto& item : split_list(text)) {
+    T v{};
+    const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (ec == std::errc::result_out_of_range)
+      throw sim::InvalidInput(
+          fmt::format("{}: '{}' is out of range (at most {})", flag, item, std::numeric_limits<T>::max()));
+    if (ec != std::errc() || end != item.data() + item.size())
+      throw sim::InvalidInput(flag + ": '" + item + "' is not an integer");
+    out.push_back(v);
+  }
+  if (out.empty()) throw sim::InvalidInput(flag + ": empty list");
+  return out;
+}
+
+// Sizes may be written 4096 or 4K (= 4096); they must come out whole and within 64 bits.
+std::vector<std::int64_t> parse_size_list(const std::string& flag, const std::string& text, bool bytes) {
+  std::vector<std::int64_t> out;
+  for (const auto& item : split_list(text)) {
+    Quantity q;
+    try {
+      q = parse_quantity(item);
+    } catch (const std::invalid_argument& e) {
+      throw sim::InvalidInput(flag + ": " + e.what());
+    }
+    if (q.dimension != Dimension::none && q.dimension != Dimension::bytes)
+      throw sim::InvalidInput(flag + ": '" + item + "' is not a size");
+    if (!bytes && q.dimension == Dimension::bytes && item.back() == 'B')
+      throw sim::InvalidInput(flag + ": '" + item + "' is a size in bytes, not a token count");
+    // 2^62: far above any limit the model accepts, and the cast below is defined.
+    constexpr double kMax = 4611686018427387904.0;
+    if (!std::isfinite(q.value) || std::fabs(q.value) > kMax)
+      throw sim::InvalidInput(fmt::format("{}: '{}' is out of range (at most {})", flag, item, kMax));
+    if (q.value != std::floor(q.value))
+      throw sim::InvalidInput(flag + ": '" + item + "' is not a whole number");
+    out.push_back(static_cast<std::int64_t>(q.value));
+  }
+  if (out.empty()) throw sim::InvalidInput(flag + ": empty list");
+  return out;
+}
+
+std::uint64_t saturating_mul(std::uint64_t a, std::uint64_t b) {
+  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a)
+    return std::numeric_limits<std::uint64_t>::max();
+  return a * b;
+}
 
 }  // namespace
+
+void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults, SweepSpec& spec,
+                      SweepRunOptions& run) {
+  spec.order = defaults.order;
+  spec.brs = text.br.empty() ? std::vector<int>{defaults.br} : parse_int_list<int>("--br", text.br);
+  spec.bcs = text.bc.empty() ? std::vector<int>{defaults.bc} : parse_int_list<int>("--bc", text.bc);
+  spec.warps.clear();
+  if (!text.warps.empty()) spec.warps = parse_int_list<int>("--warps", text.warps);
+  spec.stages =
+      text.stages.empty() ? std::vector<int>{defaults.stages} : parse_int_list<int>("--stages", text.stages);
+  spec.seqs.clear();
+  if (!text.seq.empty()) spec.seqs = parse_size_list("--seq", text.seq, false);
+  spec.head_dims.clear();
+  if (!text.head_dim.empty()) spec.head_dims = parse_int_list<std::int64_t>("--head-dim", text.head_dim);
+  spec.smem_limits.clear();
+  if (!text.smem.empty()) spec.smem_limits = parse_size_list("--smem", text.smem, true);
+  spec.gpus = split_list(text.gpu);
+  if (!text.shard.empty()) {
+    const auto slash = text.shard.find('/');
+    const auto whole = [&](std::string_view part, int& out) {
+      const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), out);
+      return ec == std::errc() && end == part.data() + part.size() && !part.empty();
+    };
+    const std::string_view all(text.shard);
+    if (slash == std::string::npos || !whole(all.substr(0, slash), run.shard_index) ||
+        !whole(all.substr(slash + 1), run.shard_count))
+      throw sim::InvalidInput("--shard '" + text.shard + "' is not i/n (e.g. 0/4)");
+  }
+}
+
+std::uint64_t count_sweep_points(const SweepSpec& spec) {
+  std::uint64_t per_problem = 0;
+  if (spec.tiled) {
+    std::uint64_t tiles = 0;
+    for (int br : spec.brs) {
+      (void)br;
+      tiles += spec.warps.empty() ? 1 : spec.warps.size();
+    }
+    tiles = saturating_mul(tiles, spec.bcs.size());
+    tiles = saturating_mul(tiles, spec.stages.size());
+    per_problem = saturating_mul(tiles, spec.smem_limits.empty() ? 1 : spec.smem_limits.size());
+  }
+  if (spec.naive_baseline) per_problem += 1;
+  std::uint64_t problems = saturating_mul(spec.gpus.size(), spec.seqs.empty() ? 1 : spec.seqs.size());
+  problems = saturating_mul(problems, spec.head_dims.empty() ? 1 : spec.head_dims.size());
+  return saturating_mul(problems, per_problem);
+}
 
 int default_sweep_warps(int br) {
   // The real kernel's defaults: 16 query rows per warp up to Br 64 (Br64 -> 4 warps), 32 rows per warp
@@ -65,6 +179,9 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
   if (!spec.tiled && !spec.naive_baseline)
     throw sim::InvalidInput("sweep: neither tiled points nor a naive baseline");
   sim::validate(spec.base);
+  if (const std::uint64_t n = count_sweep_points(spec); spec.max_points != 0 && n > spec.max_points)
+    throw sim::InvalidInput(
+        fmt::format("{} points are more than the limit of {} (--max-points raises it)", n, spec.max_points));
   const std::vector<std::int64_t> seqs = spec.seqs.empty() ? std::vector<std::int64_t>{-1} : spec.seqs;
   const std::vector<std::int64_t> dims =
       spec.head_dims.empty() ? std::vector<std::int64_t>{spec.base.head_dim} : spec.head_dims;

@@ -56,7 +56,8 @@ std::string protocol_text(const Provenance& p) {
 
 }  // namespace
 
-std::string provenance_text(const Report& report) {
+namespace {
+std::string provenance_text_unescaped(const Report& report) {
   const auto& p = report.provenance;
   std::string out = fmt::format("{} report, {}\n", report.kind, detail::workload_summary(report.workload));
   out += fmt::format("tiles {}, GPU {}{}, written by attnscope {} (git {}), {}\n", report.tiles.label(),
@@ -80,8 +81,14 @@ std::string provenance_text(const Report& report) {
   }
   return out;
 }
+}  // namespace
 
-std::string overview_text(const Report& report) {
+std::string provenance_text(const Report& report) {
+  return detail::terminal_safe(provenance_text_unescaped(report));
+}
+
+namespace {
+std::string overview_text_unescaped(const Report& report) {
   const auto kernels = overview(report);
   if (kernels.empty()) return {};
   // Columns: the headline metrics any kernel has.
@@ -124,8 +131,14 @@ std::string overview_text(const Report& report) {
   for (const auto& k : kernels) out += fmt::format("{}: {}\n", k.kernel, k.verdict);
   return out;
 }
+}  // namespace
 
-std::string to_text_table(const Report& report) {
+std::string overview_text(const Report& report) {
+  return detail::terminal_safe(overview_text_unescaped(report));
+}
+
+namespace {
+std::string to_text_table_unescaped(const Report& report) {
   std::string out = provenance_text(report) + "\n";
   out += overview_text(report);
   if (!report.kernels.empty()) {
@@ -179,12 +192,21 @@ std::string to_text_table(const Report& report) {
   }
   return out;
 }
+}  // namespace
+
+std::string to_text_table(const Report& report) {
+  return detail::terminal_safe(to_text_table_unescaped(report));
+}
 
 std::vector<std::filesystem::path> WrittenFiles::all() const {
   std::vector<std::filesystem::path> out;
   for (const auto* p : {&json, &html, &markdown, &totals_csv, &tiles_csv, &sweep_csv, &trace, &junit})
     if (!p->empty()) out.push_back(*p);
   return out;
+}
+
+std::string terminal_text(std::string_view text) {
+  return detail::terminal_safe(text);
 }
 
 }  // namespace attnscope::reports

@@ -18,7 +18,11 @@
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QToolBar>
+#include <algorithm>
+#include <string>
+#include <vector>
 
+#include "attnscope/sim/gpu_spec.hpp"
 #include "models/recent_files.hpp"
 #include "models/report_loader.hpp"
 #include "views/data_page.hpp"
@@ -193,8 +197,12 @@ bool MainWindow::openReport(const QString& path) {
                       : has_tiled            ? KernelChoice::tiled
                                              : KernelChoice::naive;
   }
-  if (!loaded.report->provenance.gpu_spec.empty())
-    request.gpu = QString::fromStdString(loaded.report->provenance.gpu_spec);
+  // Only a built-in GPU is taken over from the report: a spec path written in a file from elsewhere is not
+  // read unless the user picks it (the GPU list's "spec file..." entry).
+  const std::string& spec = loaded.report->provenance.gpu_spec;
+  const std::vector<std::string> builtin = sim::builtin_gpu_names();
+  if (std::find(builtin.begin(), builtin.end(), spec) != builtin.end())
+    request.gpu = QString::fromStdString(spec);
   whatif_page_->setRequest(request);
   document_->setPrimary(loaded.report, QFileInfo(path).fileName());
   return true;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reading and writing the report's JSON form. Readers reject malformed, truncated and newer-version files
 // with a ReportError whose message names the problem and where it is (file, JSON pointer / byte offset).
-// Writes are atomic: a temporary file in the same directory, flushed, then renamed over the target.
+// Writes are atomic: a temporary file in the same directory, flushed, then renamed over the target
+// (reports/output.hpp).
 #pragma once
 #include <filesystem>
 #include <stdexcept>
@@ -27,7 +28,8 @@ void write_report_json(const Report& report, const std::filesystem::path& path);
 inline constexpr std::size_t kPrettyJsonLimit = 20000;
 int default_json_indent(const Report& report);  // 2 or -1 (compact), as write_report_json uses
 
-// Write any text file atomically (used by every writer).
+// Write any text file atomically (used by every writer; reports/output.hpp says how each kind of
+// destination is written). Throws OutputError, a ReportError.
 void write_file_atomic(const std::filesystem::path& path, std::string_view contents);
 
 }  // namespace attnscope::reports

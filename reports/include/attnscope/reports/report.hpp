@@ -64,7 +64,7 @@ class MaybeDouble {
 struct Value {
   MaybeDouble measured;  // absent: not measured (no GPU, or metric unavailable on the chip)
   MaybeDouble modeled;   // absent: the model does not predict it
-  // (modeled - measured) / measured when both are present and measured != 0.
+  // (modeled - measured) / measured when both are present, measured != 0 and the ratio is finite.
   std::optional<double> relative_error() const;
   friend bool operator==(const Value&, const Value&) = default;
 };

@@ -14,9 +14,13 @@
 #include <vector>
 
 #include "attnscope/reports/report.hpp"
+#include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/workload.hpp"
 
 namespace attnscope::reports {
+
+// About a minute of work on 16 cores at the default workload; `attnscope sweep --max-points` raises it.
+inline constexpr std::uint64_t kDefaultMaxSweepPoints = 100000;
 
 struct SweepSpec {
   sim::Workload base;  // batch, heads, dtype, causal, scale (and seq/head dim if not swept)
@@ -30,6 +34,8 @@ struct SweepSpec {
   sim::LaunchOrder order = sim::LaunchOrder::q_tile_fastest;
   bool tiled = true;            // sweep the tiled kernel's tiles
   bool naive_baseline = false;  // add one naive point per problem
+  // Refuse sweeps of more points than this (0: no limit): a typo in a list should not start a day-long run.
+  std::uint64_t max_points = kDefaultMaxSweepPoints;
 
   // Canonical one-line description; equal strings mean the same enumeration (checked by merge).
   std::string definition_text() const;
@@ -42,8 +48,21 @@ struct SweepRunOptions {
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
+// The sweep's axes as typed on the command line: comma-separated lists ("64,128", "1024,4K", "48K,100K"),
+// empty for the default; shard is "i/n" or empty.
+struct SweepAxesText {
+  std::string br, bc, warps, stages, seq, head_dim, smem, gpu{"h200"}, shard;
+};
+// Fills spec's axes (defaults: the tile flags' values) and run's shard. Every value must be a whole number in
+// range: "4294967360" is not Br 64, "1000.7" is not 1000. Throws sim::InvalidInput naming the flag.
+void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults, SweepSpec& spec,
+                      SweepRunOptions& run);
+
+// How many points enumerate_sweep would make (saturating at UINT64_MAX), without making them.
+std::uint64_t count_sweep_points(const SweepSpec& spec);
+
 // All points of the sweep, unevaluated (metrics empty), in index order. Throws sim::InvalidInput for an
-// empty axis or a bad value.
+// empty axis or a bad value, and for more than spec.max_points points.
 std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec);
 
 // Warps per CTA a sweep uses when none are given: the real kernel's default for that Br (4 for Br 64 and 128).

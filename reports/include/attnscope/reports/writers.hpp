@@ -9,6 +9,7 @@
 #pragma once
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnscope/reports/gate.hpp"
@@ -36,6 +37,9 @@ std::string to_text_table(const Report& report);
 // kernel x metric relative-error overview against the targets, worst first, a verdict per kernel).
 std::string provenance_text(const Report& report);
 std::string overview_text(const Report& report);
+// Text from a report made safe to print on a terminal: control characters (escape sequences) shown as
+// \xNN. The three functions above apply it already.
+std::string terminal_text(std::string_view text);
 
 struct WrittenFiles {
   std::filesystem::path json, html, markdown, totals_csv, tiles_csv, sweep_csv, trace, junit;
