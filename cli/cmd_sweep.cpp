@@ -181,6 +181,7 @@ int run_sweep_command(const SweepOptions& o) {
   reports::SweepSpec spec;
   reports::SweepRunOptions run;
   try {
+    o.workload.require_forward_pass("sweep");
     spec.base = o.workload.workload();
     const sim::TileConfig defaults = o.workload.tile_config();
     spec.order = defaults.order;

@@ -101,6 +101,7 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   g.hbm_efficiency = r.number("hbm_efficiency", false);
   g.hbm_latency_ns = r.number("hbm_latency_ns", false);
   g.hbm_channels = r.small_count("hbm_channels");
+  g.hbm_capacity_bytes = static_cast<std::int64_t>(r.optional_number("hbm_capacity_bytes", true, 0.0));
   g.l2_bytes = r.count("l2_bytes");
   g.l2_line_bytes = r.small_count("l2_line_bytes");
   g.l2_sector_bytes = r.small_count("l2_sector_bytes");
