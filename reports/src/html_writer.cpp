@@ -466,8 +466,12 @@ std::string timeline_svg(const Report& r, bool measured) {
       const auto& e = measured ? t.end_measured_s : t.end_modeled_s;
       if (!sm || !s || !e) continue;
       any = true;
-      // For the tiled kernel a CTA is (batch, head, q_tile); for the others each record is its own CTA.
-      const std::tuple<int, int, int> cta{t.batch, t.head, k.name == "tiled" ? t.q_tile : cta_index + 1};
+      // For the tiled kernel a CTA is (batch, head, q_tile), for tiled_bwd (batch, head, kv_tile); for the
+      // others each record is its own CTA.
+      const std::tuple<int, int, int> cta{t.batch, t.head,
+                                          k.name == "tiled"       ? t.q_tile
+                                          : k.name == "tiled_bwd" ? t.kv_tile
+                                                                  : cta_index + 1};
       if (cta != last_cta) ++cta_index, last_cta = cta;
       lanes[*sm].push_back({offset + *s, offset + *e, ki, cta_index % 2,
                             fmt::format("{} b{} h{} q{}", k.name, t.batch, t.head, t.q_tile)});
