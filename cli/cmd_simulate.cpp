@@ -81,7 +81,7 @@ void print_result(const sim::SimResult& r) {
   }
   for (const sim::KernelResult& k : r.kernels)
     std::printf(
-        "  %-13s %d CTA/SM (limited by %s; %lld B smem, %d regs/thread); L2 at end: %s resident, %s dirty\n",
+        "  %-14s %d CTA/SM (limited by %s; %lld B smem, %d regs/thread); L2 at end: %s resident, %s dirty\n",
         k.name.c_str(), k.ctas_per_sm, k.occupancy_limiter.c_str(), static_cast<long long>(k.smem_per_cta),
         k.registers_per_thread, reports::format_bytes(static_cast<double>(k.l2_resident_end)).c_str(),
         reports::format_bytes(static_cast<double>(k.l2_dirty_end)).c_str());
