@@ -7,6 +7,7 @@
 #include <set>
 
 #include "attnscope/reports/overview.hpp"
+#include "attnscope/reports/pass_totals.hpp"
 #include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/reports/writers.hpp"
@@ -794,6 +795,16 @@ std::string sweep_section(const Report& r) {
   return out;
 }
 
+// Per kind with a backward pass: its forward, backward and training-step totals (pass_totals.hpp).
+std::string passes_section(const Report& report) {
+  const std::string text = pass_totals_text(report);
+  if (text.empty()) return {};
+  std::string out = "<h2 id=\"passes\">Per pass</h2>\n<ul>\n";
+  for (std::size_t at = 0, end; (end = text.find('\n', at)) != std::string::npos; at = end + 1)
+    out += "<li>" + xml_escape(text.substr(at, end - at)) + "</li>\n";
+  return out + "</ul>\n";
+}
+
 }  // namespace
 
 std::string to_html(const Report& report, const std::vector<GateResult>& gates) {
@@ -811,6 +822,7 @@ std::string to_html(const Report& report, const std::vector<GateResult>& gates) 
   out += "</nav>\n";
   out += gates_section(gates);
   if (!report.kernels.empty()) out += error_table(report);
+  out += passes_section(report);
   out += levels_section(report);
   out += heatmaps_section(report);
   out += timelines_section(report);
