@@ -15,12 +15,14 @@
 namespace attnscope::vocab {
 
 enum class KernelKind : std::uint8_t {
-  naive,  // three kernels: S = QK^T*scale -> HBM; softmax(S) -> P in place; O = P V
-  tiled,  // FlashAttention-2 forward: one CTA per (q-tile, head, batch), online softmax
+  naive,  // forward: S = QK^T*scale -> HBM; softmax(S) -> P in place; O = P V. Backward: five GEMM-like
+          // launches through P and dP = dS in HBM
+  tiled,  // FlashAttention-2: forward one CTA per (q-tile, head, batch), online softmax; backward one CTA
+          // per (kv-tile, head, batch), P recomputed from LSE
 };
 
-// Which gradients are computed: the forward pass (O from Q, K, V), the backward pass (dQ, dK, dV from dO),
-// or both, one after the other (a training step).
+// Which pass runs: the forward (O and LSE from Q, K, V), the backward (the gradients dQ, dK, dV from dO), or
+// both, one after the other (a training step).
 enum class Pass : std::uint8_t { fwd, bwd, both };
 
 constexpr std::string_view to_string(Pass p) {
