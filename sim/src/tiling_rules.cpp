@@ -153,14 +153,21 @@ int estimate_registers_per_thread(KernelId k, const Workload& w, const TileConfi
     case KernelId::naive_bwd_dp:
     case KernelId::naive_bwd_dq:
     case KernelId::naive_bwd_dk: {
-      // Each warp owns 16 rows x bn of C (fp32) and its A and B fragments, like naive.pv.
+      // Each warp owns 16 rows x bn of C (fp32) and its A and B fragments, like naive.pv. The compiled
+      // kernels (ptxas -v, sm_90a, fp16 and bf16 alike) use 128 registers at bn = 128 (dP; d 128), and at bn
+      // = d = 64 64 for dV and dK (A transposed) and 76 for dQ: those, where compiled; the estimate
+      // elsewhere.
       const vocab::NaiveBwdTiling n{};
       const std::int64_t bn = k == KernelId::naive_bwd_dp ? n.bn : d;
       regs += vocab::kMmaTile * bn / 32 + (vocab::kMmaTile + bn) * 16 * e / 4 / 32;
+      if (vocab::is_compiled_dtype(w.dtype) && (bn == 64 || bn == 128))
+        regs = bn == 128 ? 128 : k == KernelId::naive_bwd_dq ? 76 : 64;
       break;
     }
     case KernelId::naive_bwd_ds:
-      regs = 32;  // a running sum per lane and one 16-byte piece of each row: like naive.softmax
+      // One 16-byte piece of each row and a running sum per lane: 32 registers compiled for fp16, 40 for bf16
+      // (ptxas -v, sm_90a).
+      regs = w.dtype == DType::bf16 ? 40 : 32;
       break;
     case KernelId::naive_softmax:
       // The row lives in shared memory (or streams through twice): a few running values per lane. The
