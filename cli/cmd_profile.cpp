@@ -113,6 +113,7 @@ std::vector<sim::KernelKind> kinds_of(const std::string& kernel) {
 }
 
 int run_single(const ProfileFlags& f, const std::string& command) {
+  f.workload.require_forward_pass("profile");
   const sim::Workload w = f.workload.workload();
   for (auto kind : kinds_of(f.workload.kernel)) (void)options_from(f, w, kind);  // bad flags before the GPU
   profiler::SessionOptions so;
@@ -143,6 +144,7 @@ int run_single(const ProfileFlags& f, const std::string& command) {
 }
 
 int run_matrix(const ProfileFlags& f, const std::string& command) {
+  f.workload.require_forward_pass("profile --matrix");
   const auto points = profiler::measurement_matrix(f.matrix);
   if (f.only_metrics && f.metrics.empty())
     throw sim::InvalidInput("--only-metrics needs at least one --metric NAME to collect");

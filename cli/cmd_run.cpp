@@ -172,6 +172,7 @@ void add_modeled_only(reports::Report& into, const sim::Workload& w, const sim::
 
 int run(const RunFlags& f) {
   const std::string command = invoked_command_line();
+  f.workload.require_forward_pass("run");
   const sim::Workload w = f.workload.workload();
   const sim::TileConfig t = f.workload.tile_config();
   const sim::GpuSpec gpu = sim::load_gpu_spec(f.workload.gpu);

@@ -11,6 +11,7 @@
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/sim/error.hpp"
+#include "attnscope/sim/memory_footprint.hpp"
 #include "attnscope/sim/simulate.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
@@ -26,7 +27,6 @@ struct SimulateFlags {
   bool no_l2_reuse = false;
   std::string l2_start{"cold"};
 };
-
 
 double hit_rate(const sim::LevelBytes& b) {
   const auto requests = static_cast<double>(b.l2_read + b.l2_write);
@@ -49,24 +49,57 @@ void print_row(const std::string& name, const sim::LevelBytes& b, double flops, 
               waves.c_str());
 }
 
+std::string tiles_line(const sim::SimResult& r) {
+  const sim::Pass pass = r.workload.pass;
+  std::string s;
+  if (r.kind == sim::KernelKind::naive) {
+    if (pass != sim::Pass::bwd) s = "naive GEMM tiles 128x128x32, softmax 8 rows per CTA";
+    if (pass != sim::Pass::fwd)
+      s +=
+          std::string(s.empty() ? "" : "; ") + "backward GEMM tiles 128 x (d or 128) x 32, dS 8 rows per CTA";
+    return s;
+  }
+  if (pass != sim::Pass::bwd) s = r.tiles.label();
+  if (pass != sim::Pass::fwd) s += (s.empty() ? "" : ", ") + r.tiles.bwd_label(r.workload.head_dim);
+  return s;
+}
+
 void print_result(const sim::SimResult& r) {
-  std::printf(
-      "\n%s kernel, tiles %s%s\n", std::string(sim::to_string(r.kind)).c_str(), r.tiles.label().c_str(),
-      r.kind == sim::KernelKind::naive ? " (naive GEMM tiles 128x128x32, softmax 8 rows per CTA)" : "");
+  std::printf("\n%s kernel, %s pass, tiles %s\n", std::string(sim::to_string(r.kind)).c_str(),
+              std::string(sim::to_string(r.workload.pass)).c_str(), tiles_line(r).c_str());
   std::printf("%-15s %10s %10s %10s %10s %7s %10s %10s %11s %8s %9s %7s %6s\n", "kernel", "HBM read",
               "HBM write", "L2 read", "L2 write", "L2 hit", "smem r+w", "FLOPs", "Time", "TFLOP/s",
               "HBM GB/s", "CTAs", "waves");
   for (const sim::KernelResult& k : r.kernels)
     print_row(k.name, k.totals, k.flops, k.time_s, std::to_string(k.ctas), std::to_string(k.waves));
-  if (r.kernels.size() > 1) print_row("total", r.totals, r.flops, r.time_s, "", "");
+  if (r.workload.pass == sim::Pass::both) {
+    print_row("forward", r.forward.bytes, r.forward.flops, r.forward.time_s, "", "");
+    print_row("backward", r.backward.bytes, r.backward.flops, r.backward.time_s, "", "");
+    print_row("training step", r.totals, r.flops, r.time_s, "", "");
+  } else if (r.kernels.size() > 1) {
+    print_row("total", r.totals, r.flops, r.time_s, "", "");
+  }
   for (const sim::KernelResult& k : r.kernels)
     std::printf(
-        "  %-13s %d CTA/SM (limited by %s; %lld B smem, %d regs/thread); L2 at end: %s resident, %s dirty\n",
+        "  %-14s %d CTA/SM (limited by %s; %lld B smem, %d regs/thread); L2 at end: %s resident, %s dirty\n",
         k.name.c_str(), k.ctas_per_sm, k.occupancy_limiter.c_str(), static_cast<long long>(k.smem_per_cta),
         k.registers_per_thread, reports::format_bytes(static_cast<double>(k.l2_resident_end)).c_str(),
         reports::format_bytes(static_cast<double>(k.l2_dirty_end)).c_str());
-  std::printf("  attention FLOPs (4*B*H*Nq*Nkv*d%s): %.3g -> %.1f TFLOP/s\n", r.workload.causal ? "/2" : "",
-              r.workload.flops(), r.tflops_achieved());
+  const char* times = r.workload.pass == sim::Pass::fwd   ? ""
+                      : r.workload.pass == sim::Pass::bwd ? "2.5*"
+                                                          : "3.5*";
+  std::printf("  attention FLOPs (%s4*B*H*Nq*Nkv*d%s): %.3g -> %.1f TFLOP/s\n", times,
+              r.workload.causal ? "/2" : "", r.workload.flops(), r.tflops_achieved());
+  const sim::MemoryFootprint m = sim::memory_footprint(r.workload, r.kind, r.tiles);
+  std::printf("  HBM held: %s (%s tensors + %s scratch)%s\n",
+              reports::format_bytes(static_cast<double>(m.total())).c_str(),
+              reports::format_bytes(static_cast<double>(m.tensors)).c_str(),
+              reports::format_bytes(static_cast<double>(m.scratch)).c_str(),
+              r.gpu.hbm_capacity_bytes > 0
+                  ? fmt::format(" of {}'s {}", r.gpu.name,
+                                reports::format_bytes(static_cast<double>(r.gpu.hbm_capacity_bytes)))
+                        .c_str()
+                  : "");
 }
 
 int run_simulate(const SimulateFlags& f) {
@@ -86,6 +119,18 @@ int run_simulate(const SimulateFlags& f) {
       throw sim::InvalidInput("--l2-start '" + f.l2_start + "' is not one of cold, warm");
     if (f.workload.kernel != "tiled") kinds.push_back(sim::KernelKind::naive);
     if (f.workload.kernel != "naive") kinds.push_back(sim::KernelKind::tiled);
+    // A kind whose tensors do not fit the GPU's HBM (the naive backward's two N x N matrices) is refused
+    // with what it would need; with both kinds asked for, the other one is still simulated.
+    for (auto k = kinds.begin(); k != kinds.end();) {
+      try {
+        if (w.pass != sim::Pass::fwd) sim::check_hbm_capacity(gpu, w, *k, tiles);
+        ++k;
+      } catch (const sim::InvalidInput& e) {
+        if (kinds.size() == 1) throw;
+        std::printf("attnscope simulate: not simulated: %s\n", e.what());
+        k = kinds.erase(k);
+      }
+    }
     for (sim::KernelKind k : kinds) sim::check_config(gpu, w, k, tiles);
   } catch (const sim::InvalidInput& e) {
     std::fprintf(stderr, "attnscope simulate: %s\n", e.what());

@@ -135,6 +135,7 @@ int run_sweep_command(const SweepOptions& o) {
   reports::SweepSpec spec;
   reports::SweepRunOptions run;
   try {
+    o.workload.require_forward_pass("sweep");
     spec.base = o.workload.workload();
     reports::parse_sweep_axes(o.axes, o.workload.tile_config(), spec, run);
     spec.tiled = o.workload.kernel != "naive";

@@ -29,6 +29,15 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
   cmd.add_option("--kernel,-k", o.kernel, "naive, tiled or both")
       ->check(CLI::IsMember({"naive", "tiled", "both"}))
       ->capture_default_str();
+  cmd.add_option("--pass", o.pass,
+                 "fwd, bwd (gradients from dO) or both (a training step: forward, then backward)")
+      ->check(CLI::IsMember({"fwd", "bwd", "both"}))
+      ->capture_default_str();
+  cmd.add_option("--bwd-bc", o.bwd_bc, "tiled backward: keys per CTA (Bc; default 128)");
+  cmd.add_option("--bwd-br", o.bwd_br,
+                 "tiled backward: query rows per step (Br; default 64 at d 64, 32 at d 128)");
+  cmd.add_option("--bwd-stages", o.bwd_stages,
+                 "tiled backward: cp.async stages of Q, dO, LSE, D (default 2)");
   cmd.add_option("--gpu", o.gpu, "GPU spec: h200, h100, a100 or a JSON file")->capture_default_str();
 }
 
@@ -49,6 +58,10 @@ sim::Workload WorkloadOptions::workload() const {
   if (causal) w.causal = true;
   if (non_causal) w.causal = false;
   if (scale) w.scale = *scale;
+  if (const auto p = sim::parse_pass(pass))
+    w.pass = *p;
+  else
+    throw sim::InvalidInput("--pass '" + pass + "' is not one of fwd, bwd, both");
   if (batch || heads || seq || seq_q || seq_kv || head_dim || dtype || causal || non_causal || scale)
     w.name = preset + "*";
   sim::validate(w);
@@ -61,12 +74,22 @@ sim::TileConfig WorkloadOptions::tile_config() const {
   if (bc) t.bc = *bc;
   if (warps) t.warps = *warps;
   if (stages) t.stages = *stages;
+  if (bwd_bc) t.bwd_bc = *bwd_bc;
+  if (bwd_br) t.bwd_br = *bwd_br;
+  if (bwd_stages) t.bwd_stages = *bwd_stages;
   if (order) {
     auto o = sim::parse_launch_order(*order);
     if (!o) throw sim::InvalidInput("--order '" + *order + "' is not one of q_tile_fastest, head_fastest");
     t.order = *o;
   }
   return t;
+}
+
+void WorkloadOptions::require_forward_pass(const char* command) const {
+  if (pass != "fwd")
+    throw sim::InvalidInput(std::string("--pass ") + pass + ": `attnscope " + command +
+                            "` runs the forward pass only so far; `attnscope simulate --pass " + pass +
+                            "` models the backward kernels");
 }
 
 }  // namespace attnscope::cli

@@ -19,15 +19,20 @@ struct WorkloadOptions {
   // Tile flags
   std::optional<int> br, bc, warps, stages;
   std::optional<std::string> order;
-  std::string kernel{"both"};  // naive | tiled | both
-  std::string gpu{"h200"};     // h200 | h100 | a100 | FILE
+  std::string kernel{"both"};                     // naive | tiled | both
+  std::string pass{"fwd"};                        // fwd | bwd | both (a training step)
+  std::optional<int> bwd_bc, bwd_br, bwd_stages;  // the tiled backward's tile
+  std::string gpu{"h200"};                        // h200 | h100 | a100 | FILE
 
-  sim::Workload workload() const;    // preset with the flags applied; throws sim::InvalidInput
+  sim::Workload workload() const;  // preset with the flags applied; throws sim::InvalidInput
   sim::TileConfig tile_config() const;
+  // For commands that run only the forward pass: throws sim::InvalidInput naming `command` unless --pass is
+  // fwd.
+  void require_forward_pass(const char* command) const;
 };
 
 // Adds --preset, --batch, --heads, --seq, --seq-q, --seq-kv, --head-dim, --dtype, --causal/--no-causal,
-// --scale, --br, --bc, --warps, --stages, --order, --kernel, --gpu.
+// --scale, --br, --bc, --warps, --stages, --order, --kernel, --pass, --bwd-bc, --bwd-br, --bwd-stages, --gpu.
 void add_workload_options(CLI::App& cmd, WorkloadOptions& o);
 
 }  // namespace attnscope::cli

@@ -38,7 +38,7 @@ std::vector<sim::KernelResult> model_kernels(const sim::GpuSpec& gpu, const sim:
     // inherit softmax's dirty lines and write them back during its own run (tens of MB the GPU never
     // writes while pv runs under this protocol).
     std::vector<sim::KernelResult> out;
-    for (const sim::KernelId id : sim::kernels_of(kind)) {
+    for (const sim::KernelId id : sim::kernels_of(kind, w.pass)) {
       sim::SimOptions o = options_for(protocol, record_tiles);
       o.only = id;
       sim::SimResult r = sim::simulate(gpu, w, kind, t, o);

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "attnscope/reports/overview.hpp"
+#include "attnscope/reports/pass_totals.hpp"
 #include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/reports/writers.hpp"
@@ -466,8 +467,12 @@ std::string timeline_svg(const Report& r, bool measured) {
       const auto& e = measured ? t.end_measured_s : t.end_modeled_s;
       if (!sm || !s || !e) continue;
       any = true;
-      // For the tiled kernel a CTA is (batch, head, q_tile); for the others each record is its own CTA.
-      const std::tuple<int, int, int> cta{t.batch, t.head, k.name == "tiled" ? t.q_tile : cta_index + 1};
+      // For the tiled kernel a CTA is (batch, head, q_tile), for tiled_bwd (batch, head, kv_tile); for the
+      // others each record is its own CTA.
+      const std::tuple<int, int, int> cta{t.batch, t.head,
+                                          k.name == "tiled"       ? t.q_tile
+                                          : k.name == "tiled_bwd" ? t.kv_tile
+                                                                  : cta_index + 1};
       if (cta != last_cta) ++cta_index, last_cta = cta;
       lanes[*sm].push_back({offset + *s, offset + *e, ki, cta_index % 2,
                             fmt::format("{} b{} h{} q{}", k.name, t.batch, t.head, t.q_tile)});
@@ -790,6 +795,16 @@ std::string sweep_section(const Report& r) {
   return out;
 }
 
+// Per kind with a backward pass: its forward, backward and training-step totals (pass_totals.hpp).
+std::string passes_section(const Report& report) {
+  const std::string text = pass_totals_text(report);
+  if (text.empty()) return {};
+  std::string out = "<h2 id=\"passes\">Per pass</h2>\n<ul>\n";
+  for (std::size_t at = 0, end; (end = text.find('\n', at)) != std::string::npos; at = end + 1)
+    out += "<li>" + xml_escape(text.substr(at, end - at)) + "</li>\n";
+  return out + "</ul>\n";
+}
+
 }  // namespace
 
 std::string to_html(const Report& report, const std::vector<GateResult>& gates) {
@@ -807,6 +822,7 @@ std::string to_html(const Report& report, const std::vector<GateResult>& gates) 
   out += "</nav>\n";
   out += gates_section(gates);
   if (!report.kernels.empty()) out += error_table(report);
+  out += passes_section(report);
   out += levels_section(report);
   out += heatmaps_section(report);
   out += timelines_section(report);

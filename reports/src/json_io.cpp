@@ -51,16 +51,19 @@ ojson counters_to_json(const Counters& counters) {
   return out;
 }
 
+// "pass" only when the workload has a backward pass: forward reports stay as they were written.
 ojson workload_to_json(const sim::Workload& w) {
-  return {{"name", w.name},
-          {"batch", w.batch},
-          {"heads", w.heads},
-          {"seq_q", w.seq_q},
-          {"seq_kv", w.seq_kv},
-          {"head_dim", w.head_dim},
-          {"dtype", std::string(sim::to_string(w.dtype))},
-          {"causal", w.causal},
-          {"scale", w.scale}};
+  ojson j = {{"name", w.name},
+             {"batch", w.batch},
+             {"heads", w.heads},
+             {"seq_q", w.seq_q},
+             {"seq_kv", w.seq_kv},
+             {"head_dim", w.head_dim},
+             {"dtype", std::string(sim::to_string(w.dtype))},
+             {"causal", w.causal},
+             {"scale", w.scale}};
+  if (w.pass != sim::Pass::fwd) j["pass"] = std::string(sim::to_string(w.pass));
+  return j;
 }
 
 ojson tile_config_to_json(const sim::TileConfig& t) {
@@ -77,6 +80,18 @@ ojson tile_config_to_json(const sim::TileConfig& t) {
           {"gemm_qk_tiles_per_cta", t.gemm_qk_tiles_per_cta},
           {"gemm_qk_stages", t.gemm_qk_stages},
           {"gemm_pv_l2_fetch_bytes", t.gemm_pv_l2_fetch_bytes}};
+}
+
+// The tiled backward's tile, resolved at the workload's head dim, only when there is a backward pass.
+ojson tile_config_to_json(const sim::TileConfig& t, const sim::Workload& w) {
+  ojson j = tile_config_to_json(t);
+  if (w.pass != sim::Pass::fwd) {
+    const vocab::TiledBwdConfig b = t.tiled_bwd(w.head_dim);
+    j["bwd_bc"] = b.bc;
+    j["bwd_br"] = b.br;
+    j["bwd_stages"] = b.stages;
+  }
+  return j;
 }
 
 // Tiles as columns: one array per field, null where a tile has no value; a column is written only when
@@ -180,7 +195,7 @@ ojson report_to_json(const Report& r) {
   j["kind"] = r.kind;
   j["provenance"] = provenance_to_json(r.provenance);
   j["workload"] = workload_to_json(r.workload);
-  j["tiles"] = tile_config_to_json(r.tiles);
+  j["tiles"] = tile_config_to_json(r.tiles, r.workload);
   ojson kernels = ojson::array();
   for (const auto& k : r.kernels) {
     ojson notes = ojson::object();
@@ -215,7 +230,7 @@ ojson report_to_json(const Report& r) {
       ojson pj{{"index", p.index},
                {"workload", workload_to_json(p.workload)},
                {"kind", std::string(sim::to_string(p.kind))},
-               {"tiles", tile_config_to_json(p.tiles)},
+               {"tiles", tile_config_to_json(p.tiles, p.workload)},
                {"gpu_spec", p.gpu_spec},
                {"smem_limit", p.smem_limit},
                {"feasible", p.feasible},
@@ -436,6 +451,11 @@ sim::Workload read_workload(const Node& n) {
   w.dtype = *t;
   w.causal = n.bool_field("causal");
   w.scale = n.double_field("scale");
+  if (const auto pass = n.optional_field("pass")) {  // absent: the forward pass (reports before it existed)
+    const auto p = sim::parse_pass(pass->as_string());
+    if (!p) pass->fail("unknown pass '" + pass->as_string() + "' (expected fwd, bwd or both)");
+    w.pass = *p;
+  }
   return w;
 }
 
@@ -463,6 +483,9 @@ sim::TileConfig read_tiles(const Node& n, std::string_view written) {
   t.gemm_qk_stages = n.optional_int("gemm_qk_stages").value_or(of_date.gemm_qk_stages);
   t.gemm_pv_l2_fetch_bytes =
       n.optional_int("gemm_pv_l2_fetch_bytes").value_or(of_date.gemm_pv_l2_fetch_bytes);
+  t.bwd_bc = n.optional_int("bwd_bc").value_or(0);  // absent: the compiled default at the head dim
+  t.bwd_br = n.optional_int("bwd_br").value_or(0);
+  t.bwd_stages = n.optional_int("bwd_stages").value_or(0);
   return t;
 }
 
@@ -694,8 +717,10 @@ void check_shapes(const Report& r, const Node& root) {
     const KernelEntry& k = r.kernels[i];
     const auto id = vocab::parse_kernel_id(k.name);
     if (!id) continue;  // measured only: no geometry to hold it to
-    const vocab::WindowTiles grid =
-        vocab::window_tiles(*id, r.tiles.tiled(), r.tiles.naive(), r.workload.seq_q, r.workload.seq_kv);
+    vocab::WindowTiles grid =
+        vocab::window_tiles(*id, r.tiles.tiled(), r.tiles.naive(), r.workload.seq_q, r.workload.seq_kv,
+                            r.tiles.tiled_bwd(r.workload.head_dim), r.workload.head_dim);
+    if (*id == vocab::KernelId::tiled_bwd) std::swap(grid.q, grid.kv);  // its records say (q tile, kv tile)
     const std::int64_t kv_tiles = std::max<std::int64_t>(grid.kv, 1);
     for (std::size_t j = 0; j < k.tiles.size(); ++j) {
       const TileEntry& t = k.tiles[j];

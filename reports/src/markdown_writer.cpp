@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "attnscope/reports/overview.hpp"
+#include "attnscope/reports/pass_totals.hpp"
 #include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/reports/writers.hpp"
@@ -56,6 +57,12 @@ std::string to_markdown(const Report& report, const std::vector<GateResult>& gat
                            cell(c.value.measured, c.metric), cell(c.value.modeled, c.metric), cell_text(c));
       }
     out += "\nOther metrics, raw counters and tiles: see the JSON or HTML report.\n\n";
+  }
+  if (const std::string passes = pass_totals_text(report); !passes.empty()) {
+    out += "### Per pass\n\n";
+    for (std::size_t at = 0, end; (end = passes.find('\n', at)) != std::string::npos; at = end + 1)
+      out += "- " + md_cell(passes.substr(at, end - at)) + "\n";
+    out += '\n';
   }
 
   if (!report.sweep.empty()) {

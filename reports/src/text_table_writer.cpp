@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "attnscope/reports/overview.hpp"
+#include "attnscope/reports/pass_totals.hpp"
 #include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/reports/writers.hpp"
@@ -141,6 +142,7 @@ namespace {
 std::string to_text_table_unescaped(const Report& report) {
   std::string out = provenance_text(report) + "\n";
   out += overview_text(report);
+  if (const std::string passes = pass_totals_text(report); !passes.empty()) out += "\nPer pass:\n" + passes;
   if (!report.kernels.empty()) {
     out += "\nEvery metric, measured and modeled:\n";
     std::vector<std::vector<std::string>> rows{{"kernel", "metric", "measured", "modeled", "error", "note"}};

@@ -138,8 +138,11 @@ inline std::string md_code(std::string_view s) {
 }
 
 inline std::string workload_summary(const sim::Workload& w) {
-  return fmt::format("{}: B={} H={} Nq={} Nkv={} d={} {}{}", w.name, w.batch, w.heads, w.seq_q, w.seq_kv,
-                     w.head_dim, sim::to_string(w.dtype), w.causal ? " causal" : "");
+  const char* pass = w.pass == sim::Pass::fwd   ? ""
+                     : w.pass == sim::Pass::bwd ? ", backward pass"
+                                                : ", training step";
+  return fmt::format("{}: B={} H={} Nq={} Nkv={} d={} {}{}{}", w.name, w.batch, w.heads, w.seq_q, w.seq_kv,
+                     w.head_dim, sim::to_string(w.dtype), w.causal ? " causal" : "", pass);
 }
 
 }  // namespace attnscope::reports::detail

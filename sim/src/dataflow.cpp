@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// CTA programs of the four kernels, written from the dataflow contract (docs/dataflow.md); grids, shared
-// memory and tile counts are the shared vocabulary's (attnscope/vocab/geometry.hpp).
+// CTA programs of the forward kernels, written from the dataflow contract (docs/dataflow.md); grids, shared
+// memory and tile counts are the shared vocabulary's (attnscope/vocab/geometry.hpp). The backward kernels'
+// programs are in dataflow_backward.cpp.
 #include "attnscope/sim/dataflow.hpp"
 
 #include <algorithm>
@@ -10,12 +11,19 @@
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/tiling_rules.hpp"
 #include "attnscope/vocab/geometry.hpp"
+#include "dataflow_blocks.hpp"
 
 namespace attnscope::sim {
 
-std::vector<KernelId> kernels_of(KernelKind kind) {
-  if (kind == KernelKind::tiled) return {KernelId::tiled};
-  return {KernelId::naive_qk, KernelId::naive_softmax, KernelId::naive_pv};
+using detail::block;
+
+std::vector<KernelId> kernels_of(KernelKind kind, Pass pass) {
+  std::vector<KernelId> out;
+  for (KernelId k : vocab::kAllKernelIds)  // kAllKernelIds lists each (kind, pass)'s kernels in launch order
+    if (vocab::kind_of(k) == kind && pass_of(k) == Pass::fwd && pass != Pass::bwd) out.push_back(k);
+  for (KernelId k : vocab::kAllKernelIds)
+    if (vocab::kind_of(k) == kind && pass_of(k) == Pass::bwd && pass != Pass::fwd) out.push_back(k);
+  return out;
 }
 
 std::uint64_t BlockAccess::sectors(std::uint32_t sector_bytes) const {
@@ -32,24 +40,6 @@ std::uint64_t BlockAccess::sectors(std::uint32_t sector_bytes) const {
 }
 
 namespace {
-
-// A rectangle of `rows` rows starting at `address`; rows that touch end to end become one long row, which
-// the cache model walks faster.
-BlockAccess block(Tensor t, std::uint64_t address, std::int64_t rows, std::int64_t row_bytes,
-                  std::uint64_t pitch) {
-  BlockAccess a;
-  a.tensor = t;
-  a.address = address;
-  a.pitch = pitch;
-  if (static_cast<std::uint64_t>(row_bytes) == pitch && rows * row_bytes < (std::int64_t{1} << 31)) {
-    a.rows = 1;
-    a.row_bytes = static_cast<std::uint32_t>(rows * row_bytes);
-  } else {
-    a.rows = static_cast<std::uint32_t>(rows);
-    a.row_bytes = static_cast<std::uint32_t>(row_bytes);
-  }
-  return a;
-}
 
 // Window [begin, end) of `count` tiles, checked: end = -1 means all.
 std::pair<std::int64_t, std::int64_t> window_range(int begin, int end, std::int64_t count, const char* what) {
@@ -76,10 +66,23 @@ int tiled_kv_tiles_visited(const Workload& w, const TileConfig& t, int q_tile) {
 
 KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig& tiles,
                                const TileWindow& window)
-    : id_(id), w_(w), t_(tiles), window_(window), map_(w) {
+    : id_(id),
+      w_(w),
+      t_(tiles),
+      window_(window),
+      map_(w, vocab::tiled_bwd_padded_rows(tiles.tiled_bwd(w.head_dim), w.seq_q)),
+      bwd_(tiles.tiled_bwd(w.head_dim)) {
   validate_tiling(id, w, tiles);
   smem_ = smem_bytes_per_cta(id, w, tiles);
   const std::int64_t slices = w.batch * w.heads;
+  if (pass_of(id) == Pass::bwd) {
+    if (!window.is_all())
+      throw InvalidInput(std::string(to_string(id)) +
+                         ": tile windows are not modeled for the backward kernels (the whole grid only)");
+    backward_grid();
+    cta_count_ = (grid_.x1 - grid_.x0) * (grid_.y1 - grid_.y0) * (grid_.z1 - grid_.z0);
+    return;
+  }
   const vocab::WindowTiles all = vocab::window_tiles(id, tiles.tiled(), tiles.naive(), w.seq_q, w.seq_kv);
   const auto [q0, q1] = window_range(window.q_tile_begin, window.q_tile_end, all.q, "q_tile");
   // The launched part of the grid: the vocabulary's grid for the window, offset to the window's first tile.
@@ -124,6 +127,8 @@ KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig&
       place(vocab::naive_pv_grid(q1 - q0, slices), q0, 0);
       break;
     }
+    default:
+      break;  // the backward kernels: backward_grid()
   }
   cta_count_ = (grid_.x1 - grid_.x0) * (grid_.y1 - grid_.y0) * (grid_.z1 - grid_.z0);
 }
@@ -161,6 +166,22 @@ void KernelDataflow::program(std::int64_t cta, CtaProgram& out, int first_step, 
       break;
     case KernelId::naive_pv:
       pv_program(x, y, range, out);
+      break;
+    case KernelId::tiled_bwd_pre:
+    case KernelId::tiled_bwd_post:
+      bwd_row_program(x, y, range, out);
+      break;
+    case KernelId::tiled_bwd:
+      tiled_bwd_program(x, y, z, range, out);
+      break;
+    case KernelId::naive_bwd_dv:
+    case KernelId::naive_bwd_dp:
+    case KernelId::naive_bwd_dq:
+    case KernelId::naive_bwd_dk:
+      bwd_gemm_program(x, y, z, range, out);
+      break;
+    case KernelId::naive_bwd_ds:
+      bwd_ds_program(x, y, range, out);
       break;
   }
   if (out.first_step > 0) out.records.clear();  // see the header: records come with step 0's range
@@ -381,10 +402,13 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, StepRa
 }
 
 std::int64_t KernelDataflow::max_records() const {
-  const vocab::WindowTiles all = vocab::window_tiles(id_, t_.tiled(), t_.naive(), w_.seq_q, w_.seq_kv);
+  const vocab::WindowTiles all =
+      vocab::window_tiles(id_, t_.tiled(), t_.naive(), w_.seq_q, w_.seq_kv, bwd_, w_.head_dim);
   const auto span = [](int begin, int end, std::int64_t count) {
     return (end < 0 ? count : std::int64_t{end}) - begin;
   };
+  if (pass_of(id_) == Pass::bwd)  // the whole grid (no windows)
+    return vocab::records_per_window(id_, all.q, all.kv, std::int64_t{w_.batch} * w_.heads);
   const std::int64_t kv =
       id_ == KernelId::naive_softmax ? 1 : span(window_.kv_tile_begin, window_.kv_tile_end, all.kv);
   return vocab::records_per_window(id_, span(window_.q_tile_begin, window_.q_tile_end, all.q), kv,

@@ -130,6 +130,7 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   g.smem_bytes_per_cycle = r.optional_number("smem_bytes_per_cycle", false, g.smem_bytes_per_cycle);
   g.warp_step_overhead_cycles =
       r.optional_number("warp_step_overhead_cycles", false, g.warp_step_overhead_cycles);
+  g.hbm_capacity_bytes = static_cast<std::int64_t>(r.optional_number("hbm_capacity_bytes", true, 0.0));
 
   // Consistency the cache model relies on.
   if (g.hbm_efficiency > 1.0) r.fail("hbm_efficiency", "must be at most 1");

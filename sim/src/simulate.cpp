@@ -7,6 +7,7 @@
 
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/l2_cache.hpp"
+#include "attnscope/sim/memory_footprint.hpp"
 #include "attnscope/sim/occupancy.hpp"
 #include "attnscope/sim/tiling_rules.hpp"
 #include "kernel_engine.hpp"
@@ -15,7 +16,7 @@ namespace attnscope::sim {
 
 std::int64_t smem_bytes_per_cta(const Workload& w, KernelKind kind, const TileConfig& tiles) {
   std::int64_t most = 0;  // the naive kind: its largest kernel (naive.pv or naive.qk)
-  for (KernelId k : kernels_of(kind)) most = std::max(most, smem_bytes_per_cta(k, w, tiles));
+  for (KernelId k : kernels_of(kind, w.pass)) most = std::max(most, smem_bytes_per_cta(k, w, tiles));
   return most;
 }
 
@@ -24,14 +25,15 @@ namespace {
 // Shape, tiling and occupancy of every kernel of `kind`; `registers` overrides the estimate per kernel.
 void check_kernels(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles,
                    const std::array<int, kKernelIdCount>& registers) {
-  for (KernelId k : kernels_of(kind)) {
+  for (KernelId k : kernels_of(kind, w.pass)) {
     const KernelDataflow flow(k, w, tiles);  // validates shape and tiling
     const int given = registers[static_cast<std::size_t>(k)];
     try {
       occupancy(gpu, flow.smem_per_cta(), flow.threads_per_cta(),
                 given > 0 ? given : flow.estimated_registers_per_thread());
     } catch (const InvalidInput& e) {
-      throw InvalidInput(std::string(to_string(k)) + " " + tiles.label() + ": " + e.what());
+      const std::string tile = k == KernelId::tiled_bwd ? tiles.bwd_label(w.head_dim) : tiles.label();
+      throw InvalidInput(std::string(to_string(k)) + " " + tile + ": " + e.what());
     }
   }
 }
@@ -61,6 +63,9 @@ L2Cache& thread_l2(const GpuSpec& gpu) {
 
 void check_config(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles) {
   check_kernels(gpu, w, kind, tiles, {});
+  // The backward pass's memory is checked: its naive kind holds two N x N matrices. (The forward's check
+  // is left to the caller, so that the model can still price a forward shape past the GPU's memory.)
+  if (w.pass != Pass::fwd) check_hbm_capacity(gpu, w, kind, tiles);
 }
 
 SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles,
@@ -68,15 +73,18 @@ SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const
   for (int r : options.registers_per_thread)
     if (r < 0 || r > 255) throw InvalidInput("registers_per_thread must be in [0, 255] (0 = estimate)");
   check_kernels(gpu, w, kind, tiles, options.registers_per_thread);
-  std::vector<KernelId> kernels = kernels_of(kind);
+  if (w.pass != Pass::fwd) check_hbm_capacity(gpu, w, kind, tiles);
+  std::vector<KernelId> kernels = kernels_of(kind, w.pass);
   if (options.only) {
     if (std::find(kernels.begin(), kernels.end(), *options.only) == kernels.end())
       throw InvalidInput("kernel " + std::string(to_string(*options.only)) + " is not part of the " +
-                         std::string(to_string(kind)) + " kind");
+                         std::string(to_string(kind)) + " kind's " + std::string(to_string(w.pass)) +
+                         " pass");
     kernels = {*options.only};
   }
   L2Cache& l2 = thread_l2(gpu);
-  if (AddressMap(w).end() / static_cast<std::uint64_t>(gpu.l2_line_bytes) / l2.sets() >= L2Cache::kMaxBlocks)
+  const AddressMap map(w, vocab::tiled_bwd_padded_rows(tiles.tiled_bwd(w.head_dim), w.seq_q));
+  if (map.end() / static_cast<std::uint64_t>(gpu.l2_line_bytes) / l2.sets() >= L2Cache::kMaxBlocks)
     throw InvalidInput("workload: tensors too large for the model's address space (23-bit L2 tags)");
 
   SimResult result;
@@ -103,6 +111,13 @@ SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const
     result.totals += k.totals;
     result.flops += k.flops;
     result.time_s += k.time_s;
+    if (const auto id = parse_kernel_id(k.name)) {
+      PassTotals& p = pass_of(*id) == Pass::fwd ? result.forward : result.backward;
+      p.bytes += k.totals;
+      p.flops += k.flops;
+      p.time_s += k.time_s;
+      ++p.kernels;
+    }
   }
   return result;
 }

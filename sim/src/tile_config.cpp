@@ -31,6 +31,11 @@ TileConfig naive_tiling_measured_at(TileConfig t, std::string_view date) {
   return t;
 }
 
+std::string TileConfig::bwd_label(std::int64_t head_dim) const {
+  const vocab::TiledBwdConfig c = tiled_bwd(head_dim);
+  return fmt::format("bwd-Bc{}-Br{}-s{}", c.bc, c.br, c.stages);
+}
+
 std::string TileConfig::label() const {
   return fmt::format("Br{}-Bc{}-w{}-s{}", br, bc, warps, stages);
 }

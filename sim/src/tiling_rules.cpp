@@ -30,6 +30,26 @@ void require_multiple_of_16(int v, KernelId k, const char* field) {
 void validate_tiling(KernelId k, const Workload& w, const TileConfig& t) {
   validate(w);
   const auto e = static_cast<std::int64_t>(bytes_of(w.dtype));
+  if (pass_of(k) == Pass::bwd) {
+    // Both backward kinds are compiled for fp16 and bf16, d = 64 and 128 (kernels/backward.hpp).
+    require(vocab::is_compiled_dtype(w.dtype), k,
+            "dtype fp32 is not supported (the backward kernels are compiled for fp16 and bf16)");
+    require(vocab::is_compiled_head_dim(w.head_dim), k,
+            "head_dim " + std::to_string(w.head_dim) + " is not supported (compiled for 64 and 128)");
+    if (k != KernelId::tiled_bwd && k != KernelId::tiled_bwd_pre && k != KernelId::tiled_bwd_post) return;
+    const vocab::TiledBwdConfig c = t.tiled_bwd(w.head_dim);
+    require_multiple_of_16(c.bc, k, "backward Bc");
+    require_multiple_of_16(c.br, k, "backward Br");
+    require_range(c.bc / vocab::kMmaTile, 1, 32, k, "backward warps (Bc / 16)");
+    // dQ_i = dS K_j [Br x d] is split into Br / 16 row slabs, the warps of a slab sharing its columns.
+    require((c.bc / vocab::kMmaTile) % (c.br / vocab::kMmaTile) == 0, k,
+            "the warps (Bc / 16) must split evenly over Br / 16 row slabs of dQ: Bc " + std::to_string(c.bc) +
+                ", Br " + std::to_string(c.br));
+    require(c.br % 4 == 0 && c.br / 4 * 2 <= vocab::tiled_bwd_threads_per_cta(c), k,
+            "one thread per 16-byte piece of LSE and D: Br / 2 must not exceed the CTA's threads");
+    require_range(c.stages, 1, 8, k, "backward stages");
+    return;
+  }
   if (k == KernelId::tiled) {
     require(vocab::is_compiled_dtype(w.dtype), k,
             "dtype fp32 is not supported (the tiled kernel is compiled for fp16 and bf16)");
@@ -74,6 +94,18 @@ std::int64_t smem_bytes_per_cta(KernelId k, const Workload& w, const TileConfig&
       return vocab::naive_softmax_smem_bytes(t.naive(), w.seq_kv, w.dtype);
     case KernelId::naive_pv:
       return vocab::naive_pv_smem_bytes(t.naive(), w.head_dim, w.dtype);
+    case KernelId::tiled_bwd:
+      return vocab::tiled_bwd_smem_bytes(t.tiled_bwd(w.head_dim), w.head_dim, w.dtype);
+    case KernelId::tiled_bwd_pre:
+    case KernelId::tiled_bwd_post:
+    case KernelId::naive_bwd_ds:
+      return 0;  // registers only
+    case KernelId::naive_bwd_dp:
+      return vocab::naive_bwd_gemm_smem_bytes(vocab::NaiveBwdTiling{}, vocab::NaiveBwdTiling{}.bn, w.dtype);
+    case KernelId::naive_bwd_dv:
+    case KernelId::naive_bwd_dq:
+    case KernelId::naive_bwd_dk:
+      return vocab::naive_bwd_gemm_smem_bytes(vocab::NaiveBwdTiling{}, w.head_dim, w.dtype);
   }
   return 0;
 }
@@ -107,6 +139,36 @@ int estimate_registers_per_thread(KernelId k, const Workload& w, const TileConfi
       if (d == 64) regs = vocab::naive_rows_aligned(w.seq_kv) ? 64 : 106;
       break;
     }
+    case KernelId::tiled_bwd:
+      // dK and dV accumulators [16 keys x d] per warp (fp32), S^T and dP^T [16 x Br], K and V fragments at
+      // d = 64: the compiled kernels use 245-255 registers (__launch_bounds__ with 1 or 2 CTAs per SM), so
+      // the register file, not shared memory, sets their occupancy.
+      regs = 255;
+      break;
+    case KernelId::tiled_bwd_pre:
+    case KernelId::tiled_bwd_post:
+      regs = 24;  // the compiled pre and post kernels use 17-21 registers; allocated in units of 8
+      break;
+    case KernelId::naive_bwd_dv:
+    case KernelId::naive_bwd_dp:
+    case KernelId::naive_bwd_dq:
+    case KernelId::naive_bwd_dk: {
+      // Each warp owns 16 rows x bn of C (fp32) and its A and B fragments, like naive.pv. The compiled
+      // kernels (ptxas -v, sm_90a, fp16 and bf16 alike) use 128 registers at bn = 128 (dP; d 128), and at bn
+      // = d = 64 64 for dV and dK (A transposed) and 76 for dQ: those, where compiled; the estimate
+      // elsewhere.
+      const vocab::NaiveBwdTiling n{};
+      const std::int64_t bn = k == KernelId::naive_bwd_dp ? n.bn : d;
+      regs += vocab::kMmaTile * bn / 32 + (vocab::kMmaTile + bn) * 16 * e / 4 / 32;
+      if (vocab::is_compiled_dtype(w.dtype) && (bn == 64 || bn == 128))
+        regs = bn == 128 ? 128 : k == KernelId::naive_bwd_dq ? 76 : 64;
+      break;
+    }
+    case KernelId::naive_bwd_ds:
+      // One 16-byte piece of each row and a running sum per lane: 32 registers compiled for fp16, 40 for bf16
+      // (ptxas -v, sm_90a).
+      regs = w.dtype == DType::bf16 ? 40 : 32;
+      break;
     case KernelId::naive_softmax:
       // The row lives in shared memory (or streams through twice): a few running values per lane. The
       // compiled kernels use 25-32 registers (docs/kernel-notes.md); occupancy is set by shared memory or

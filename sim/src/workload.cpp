@@ -13,9 +13,14 @@ double Workload::effective_scale() const {
 }
 
 double Workload::flops() const {
-  const double f = 4.0 * static_cast<double>(batch) * static_cast<double>(heads) *
-                   static_cast<double>(seq_q) * static_cast<double>(seq_kv) * static_cast<double>(head_dim);
-  return causal ? f / 2.0 : f;
+  return flops(pass);
+}
+
+double Workload::flops(Pass p) const {
+  double f = 4.0 * static_cast<double>(batch) * static_cast<double>(heads) * static_cast<double>(seq_q) *
+             static_cast<double>(seq_kv) * static_cast<double>(head_dim);
+  if (causal) f /= 2.0;
+  return p == Pass::fwd ? f : p == Pass::bwd ? 2.5 * f : 3.5 * f;
 }
 
 namespace {

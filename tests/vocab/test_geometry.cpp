@@ -4,6 +4,7 @@
 // formulas are constexpr, and the kernels rely on exactly that.
 #include <gtest/gtest.h>
 
+#include "attnscope/vocab/backward.hpp"
 #include "attnscope/vocab/dtype.hpp"
 #include "attnscope/vocab/geometry.hpp"
 #include "attnscope/vocab/kernel.hpp"
@@ -85,12 +86,30 @@ static_assert(records(KernelId::tiled) == 65536);  // 32 q tiles x 64 kv tiles x
 static_assert(records(KernelId::naive_qk) == 32768);
 static_assert(records(KernelId::naive_softmax) == 16384);
 static_assert(records(KernelId::naive_pv) == 1024);
+// The backward kernels at llm-4k, default backward tile at d 64 (Bc 128, Br 64): tiled_bwd one record per CTA
+// step (32 kv tiles x 64 q steps x 32 heads, an upper bound when causal), naive_bwd.dp one per dP tile, the
+// others one per CTA; pre and post 4096 padded rows in CTAs of 256 / (64 / 8) = 32 rows.
+static_assert(records(KernelId::tiled_bwd) == 65536);
+static_assert(records(KernelId::tiled_bwd_pre) == 128 * 32);
+static_assert(records(KernelId::tiled_bwd_post) == 128 * 32);
+static_assert(records(KernelId::naive_bwd_dp) == 32 * 32 * 32);
+static_assert(records(KernelId::naive_bwd_dv) == 32 * 32);
+static_assert(records(KernelId::naive_bwd_ds) == 512 * 32);
+static_assert(
+    window_tiles(KernelId::tiled_bwd_pre, kTiled, kNaive, kSeq, kSeq, default_tiled_bwd_config(128), 128).q ==
+    4096 / 16);  // 256 / (128 / 8) = 16 rows per CTA at d 128
 
 TEST(VocabKernel, NamesRoundTrip) {
   for (KernelId k : kAllKernelIds) EXPECT_EQ(parse_kernel_id(to_string(k)), k);
   EXPECT_EQ(to_string(KernelId::naive_qk), "naive.qk");
   EXPECT_FALSE(parse_kernel_id("naive_qk").has_value());
   EXPECT_EQ(kind_of(KernelId::naive_pv), KernelKind::naive);
+  EXPECT_EQ(kind_of(KernelId::tiled_bwd_post), KernelKind::tiled);
+  EXPECT_EQ(kind_of(KernelId::naive_bwd_ds), KernelKind::naive);
+  EXPECT_EQ(pass_of(KernelId::tiled), Pass::fwd);
+  EXPECT_EQ(pass_of(KernelId::naive_bwd_dk), Pass::bwd);
+  EXPECT_TRUE(runs_in(KernelId::tiled_bwd, Pass::both));
+  EXPECT_FALSE(runs_in(KernelId::tiled_bwd, Pass::fwd));
   EXPECT_EQ(parse_kernel_kind("flash"), KernelKind::tiled);
   EXPECT_EQ(parse_dtype("bfloat16"), DType::bf16);
   EXPECT_EQ(bytes_of(DType::fp32), 4u);

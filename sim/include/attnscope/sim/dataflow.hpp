@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// The kernels' dataflow as CTA programs: for each kernel (tiled, naive.qk, naive.softmax, naive.pv) the
-// CTAs it launches, in launch order, and what each CTA does step by step: which rectangles of which tensor
-// it loads and stores, and how much math it does. This mirrors the real kernels (the dataflow contract,
+// The kernels' dataflow as CTA programs: for each kernel (tiled, naive.qk, naive.softmax, naive.pv, and the
+// backward pass's tiled_bwd.pre, tiled_bwd, tiled_bwd.post, naive_bwd.dv .. naive_bwd.dk) the CTAs it
+// launches, in launch order, and what each CTA does step by step: which rectangles of which tensor it loads
+// and stores, and how much math it does. This mirrors the real kernels (the dataflow contract,
 // docs/dataflow.md; grids, shared memory and tile counts come from attnscope/vocab/geometry.hpp) and is
 // public so that the profiler can compute the bytes a tile window requests without running the timing model:
 //
@@ -30,12 +31,15 @@
 
 namespace attnscope::sim {
 
-// One launched kernel (attnscope/vocab/kernel.hpp). The naive kind launches three, in this order.
+// One launched kernel (attnscope/vocab/kernel.hpp). The naive kind launches three forward and five
+// backward, the tiled kind one forward and three backward.
 using vocab::KernelId;
 using vocab::kKernelIdCount;
-using vocab::parse_kernel_id;                       // inverse of to_string
-using vocab::to_string;                             // "tiled", "naive.qk", ...
-std::vector<KernelId> kernels_of(KernelKind kind);  // launch order
+using vocab::parse_kernel_id;  // inverse of to_string
+using vocab::pass_of;          // fwd or bwd
+using vocab::to_string;        // "tiled", "naive.qk", "tiled_bwd", ...
+// The kernels `kind` launches for `pass`, in launch order (both: the forward's, then the backward's).
+std::vector<KernelId> kernels_of(KernelKind kind, Pass pass = Pass::fwd);
 
 // A rectangle of one tensor: `rows` rows of `row_bytes` contiguous bytes, `pitch` bytes apart.
 struct BlockAccess {
@@ -53,13 +57,17 @@ struct BlockAccess {
   std::uint64_t sectors(std::uint32_t sector_bytes) const;
 };
 
-inline constexpr int kMaxLoadsPerStep = 8;  // the causal softmax loads each of its 8 rows up to its diagonal
+inline constexpr int kMaxLoadsPerStep = 8;   // the causal softmax loads each of its 8 rows up to its diagonal
+inline constexpr int kMaxStoresPerStep = 3;  // tiled_bwd's last step: dQ accumulator, dK, dV
 
 struct CtaStep {
   int record = 0;  // index into CtaProgram::records that this step's bytes and time belong to
   std::array<BlockAccess, kMaxLoadsPerStep> loads{};
   int load_count = 0;
-  std::array<BlockAccess, 2> stores{};
+  // Stores, from registers (or staged in shared memory) to global memory. The tiled backward's dQ
+  // accumulation (red.global.add.f32) is a store too: the reduction is done in L2, so it is an L2 write
+  // request and reaches HBM only when the dirty line is evicted.
+  std::array<BlockAccess, kMaxStoresPerStep> stores{};
   int store_count = 0;
   double tensor_flops = 0;       // matrix-product FLOPs on tensor cores
   double exps = 0;               // exponentials on the special-function units
@@ -122,6 +130,13 @@ class KernelDataflow {
                   CtaProgram& out) const;
   void softmax_program(std::int64_t x, std::int64_t y, StepRange range, CtaProgram& out) const;
   void pv_program(std::int64_t x, std::int64_t y, StepRange range, CtaProgram& out) const;
+  void bwd_row_program(std::int64_t row_block, std::int64_t slice, StepRange range, CtaProgram& out) const;
+  void tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std::int64_t b, StepRange range,
+                         CtaProgram& out) const;
+  void bwd_gemm_program(std::int64_t column_block, std::int64_t row_block, std::int64_t slice,
+                        StepRange range, CtaProgram& out) const;
+  void bwd_ds_program(std::int64_t row_block, std::int64_t slice, StepRange range, CtaProgram& out) const;
+  void backward_grid();  // grid_, warps_, threads_ and stages_ of a backward kernel (dataflow_backward.cpp)
   int kv_step_begin() const;
   int kv_step_end(int available) const;
 
@@ -137,7 +152,11 @@ class KernelDataflow {
   int stages_ = 1;
   std::int64_t smem_ = 0;
   std::int64_t qk_column_end_ = 0;  // naive.qk: end of the window's column blocks
+  vocab::TiledBwdConfig bwd_{};     // the tiled backward's tile (TileConfig::tiled_bwd at the head dim)
 };
+
+// Number of q tiles (steps) kv tile `kv_tile` of tiled_bwd visits: from vocab::bwd_first_q_tile to the last.
+int tiled_bwd_q_tiles_visited(const Workload& w, const TileConfig& tiles, int kv_tile);
 
 // Number of kv tiles q-tile `q_tile` of the tiled kernel visits (all of them unless causal, where it stops at
 // the diagonal; 0 when none of its rows sees a key).

@@ -30,6 +30,8 @@ struct GpuSpec {
   double hbm_efficiency = 1.0;  // achievable fraction of peak for streaming (measured copy / peak)
   double hbm_latency_ns = 0;
   int hbm_channels = 0;
+  // HBM capacity (datasheet), what a workload's tensors and scratch must fit in; 0 = not given.
+  std::int64_t hbm_capacity_bytes = 0;
   std::int64_t l2_bytes = 0;
   int l2_line_bytes = 128;
   int l2_sector_bytes = 32;

@@ -43,7 +43,7 @@ struct TileRecord {
 };
 
 struct KernelResult {
-  std::string name;  // "tiled" or "naive.qk", "naive.softmax", "naive.pv"
+  std::string name;  // vocab::to_string(KernelId): "tiled", "naive.qk", ..., "tiled_bwd", "naive_bwd.dv", ...
   LevelBytes totals;
   double flops = 0;
   std::uint64_t cycles = 0;  // SM cycles from first CTA start to last CTA end
@@ -61,13 +61,22 @@ struct KernelResult {
   std::vector<TileRecord> tiles;
 };
 
+// One pass's share of a simulation: the sum over its kernels (forward or backward).
+struct PassTotals {
+  LevelBytes bytes;
+  double flops = 0;   // the kernels' tensor FLOPs
+  double time_s = 0;  // sum over the pass's kernels
+  int kernels = 0;    // 0: the pass did not run
+};
+
 struct SimResult {
   GpuSpec gpu;
   Workload workload;
   TileConfig tiles;
   KernelKind kind = KernelKind::tiled;
   std::vector<KernelResult> kernels;  // in launch order
-  LevelBytes totals;                  // sum over kernels
+  LevelBytes totals;                  // sum over kernels: the whole step (workload.pass)
+  PassTotals forward, backward;       // per pass; a pass that did not run has kernels == 0
   double flops = 0;
   double time_s = 0;                      // sum over kernels
   double hbm_bandwidth_achieved() const;  // bytes/s

@@ -7,6 +7,7 @@
 //   sim::SimResult r = sim::simulate(gpu, wl, sim::KernelKind::tiled, tc, {});
 //   r.totals.hbm_read;             // bytes predicted to come from HBM
 //   r.kernels[0].tiles;            // per-tile records, summing to the totals
+//   wl.pass = sim::Pass::both;     // a training step: forward, then backward (r.forward, r.backward)
 //
 // simulate() is thread-safe (no shared state) and deterministic. One simulation is one event loop on the
 // calling thread (the CTAs of a kernel share the L2 and HBM, so they do not split); run it on a std::jthread
@@ -41,8 +42,10 @@ struct SimOptions {
   const std::atomic<bool>* cancel = nullptr;
 };
 
-// Throws InvalidInput for a bad workload, a tile that does not fit shared memory, or a head dim / dtype
-// the kernel does not support.
+// Simulates the kernels of `kind` for w.pass (kernels_of: a training step runs the forward's kernels, then
+// the backward's, in one L2), with per-kernel, per-pass (SimResult::forward, backward) and total results.
+// Throws InvalidInput for a bad workload, a tile that does not fit shared memory, a head dim / dtype the
+// kernel does not support, or a backward pass whose tensors do not fit the GPU's HBM (check_hbm_capacity).
 SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles,
                    const SimOptions& options = {});
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "attnscope/vocab/backward.hpp"
 #include "attnscope/vocab/kernel.hpp"
 #include "attnscope/vocab/tile_config.hpp"
 
@@ -49,7 +50,19 @@ struct TileConfig {
   // makes L2 fetch the whole aligned block from HBM, so the next steps' P pieces of that row hit.
   int gemm_pv_l2_fetch_bytes = vocab::NaiveTiling{}.pv_l2_prefetch_bytes;
 
+  // Tiled backward (tiled_bwd): vocab::TiledBwdConfig; 0 = the compiled default for the workload's head dim
+  // (vocab::default_tiled_bwd_config: Bc 128, Br 64 at d = 64, Br 32 at d = 128; 2 stages).
+  int bwd_bc = 0;      // keys per CTA (a kv tile); warps = bwd_bc / 16
+  int bwd_br = 0;      // query rows per step (a q tile)
+  int bwd_stages = 0;  // cp.async ring of Q, dO, LSE and D tiles
+  // (The naive backward's tiling is fixed: vocab::NaiveBwdTiling{}.)
+
   // The same tilings as the vocabulary's plain data, for its geometry functions.
+  constexpr vocab::TiledBwdConfig tiled_bwd(std::int64_t head_dim) const {
+    const vocab::TiledBwdConfig d = vocab::default_tiled_bwd_config(head_dim);
+    return vocab::TiledBwdConfig{bwd_bc > 0 ? bwd_bc : d.bc, bwd_br > 0 ? bwd_br : d.br,
+                                 bwd_stages > 0 ? bwd_stages : d.stages};
+  }
   constexpr vocab::TiledConfig tiled() const { return vocab::TiledConfig{br, bc, warps, stages}; }
   constexpr vocab::NaiveTiling naive() const {
     return vocab::NaiveTiling{gemm_bm,
@@ -64,6 +77,8 @@ struct TileConfig {
   }
 
   std::string label() const;  // e.g. "Br128-Bc64-w4-s2"
+  // The backward tile at head dim `head_dim`, e.g. "bwd-Bc128-Br64-s2".
+  std::string bwd_label(std::int64_t head_dim) const;
   // Whether the naive kernels' qk and pv fields equal other's (label() covers the tiled kernel's only).
   bool same_naive_tiling(const TileConfig& other) const;
 };

@@ -9,8 +9,12 @@
 #include <vector>
 
 #include "attnscope/sim/dtype.hpp"
+#include "attnscope/vocab/kernel.hpp"
 
 namespace attnscope::sim {
+
+using vocab::parse_pass;  // "fwd" | "bwd" | "both"
+using vocab::Pass;        // fwd | bwd | both (a training step: forward, then backward)
 
 struct Workload {
   std::string name = "custom";
@@ -20,12 +24,16 @@ struct Workload {
   std::int64_t seq_kv = 4096;  // key/value length (rows of K and V)
   std::int64_t head_dim = 64;
   DType dtype = DType::fp16;
-  bool causal = false;  // bottom-right aligned mask when seq_q != seq_kv (FlashAttention-2 convention)
-  double scale = 0.0;   // softmax scale; 0 means 1/sqrt(head_dim)
+  bool causal = false;    // bottom-right aligned mask when seq_q != seq_kv (FlashAttention-2 convention)
+  double scale = 0.0;     // softmax scale; 0 means 1/sqrt(head_dim)
+  Pass pass = Pass::fwd;  // which pass runs: the forward, the backward (given O, LSE and dO), or both
 
   double effective_scale() const;
-  // FLOPs by the convention 4*B*H*Nq*Nkv*d, halved when causal (the reference-speed convention).
+  // FLOPs by the convention 4*B*H*Nq*Nkv*d, halved when causal (the reference-speed convention), of the
+  // forward pass; the backward counts 2.5 times that (five products against two, the FlashAttention
+  // papers' convention), a training step 3.5 times.
   double flops() const;
+  double flops(Pass p) const;
 };
 
 // Throws InvalidInput with a message naming the field when a size is zero/negative or too large.

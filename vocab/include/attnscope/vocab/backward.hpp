@@ -29,13 +29,13 @@
 
 namespace attnscope::vocab {
 
-// The tiled backward's CTA tile: Bc keys per CTA (warps = Bc / 16, each warp owns 16 keys of dK and dV),
-// Br query rows per step, a `stages`-deep ring of Q, dO, LSE and D tiles.
-struct TiledBwdConfig {
-  int bc = 128;
-  int br = 64;
-  int stages = 2;
-};
+// TiledBwdConfig and NaiveBwdTiling, the plain tile data, are in tile_config.hpp.
+
+// The compiled default tile per head dim: Bc 128, Br 64 at d = 64; Br 32 at d = 128, where Br 64 made ptxas
+// spill. (kernels::default_tiled_bwd_config returns the same.)
+constexpr TiledBwdConfig default_tiled_bwd_config(std::int64_t head_dim) {
+  return head_dim == 128 ? TiledBwdConfig{128, 32, 2} : TiledBwdConfig{128, 64, 2};
+}
 
 constexpr int tiled_bwd_warps(const TiledBwdConfig& c) {
   return c.bc / kMmaTile;
@@ -92,7 +92,7 @@ constexpr Int bwd_first_q_tile(Int tile_rows, Int tile_keys, Int seq_q, Int seq_
 
 // The pre- and post-processing kernels: 256 threads, one 16-byte piece of a row per thread, so
 // 256 / (d / 8) rows per CTA; grid x = row blocks of the padded rows, y = batch x heads.
-inline constexpr int kBwdRowThreads = 256;
+inline constexpr int kBwdRowThreads = kBwdRowThreadsPerCta;  // geometry.hpp
 constexpr std::int64_t bwd_rows_per_cta(std::int64_t head_dim) {
   return kBwdRowThreads / (head_dim / 8);
 }
@@ -123,15 +123,7 @@ constexpr BwdWorkspace tiled_bwd_workspace(const TiledBwdConfig& c, std::int64_t
 // ---- naive backward: GEMMs of 128-row blocks x (d or 128) columns, reduction steps of 32 ----------------
 // The five launches share one GEMM kernel: C [M x N] = alpha * op(A) op(B) with A given as [M x K] or
 // [K x M] and B as [K x N] or [N x K] (row-major), 8 warps of 16 rows x BN, a 2-stage cp.async ring of
-// A and B slices, C staged in shared memory for 16-byte stores.
-struct NaiveBwdTiling {
-  int bm = 128;
-  int bn = 128;  // columns of naive_bwd.dp's tiles; the d-wide GEMMs use bn = d
-  int bk = 32;
-  int warps = 8;
-  int stages = 2;
-  int ds_rows_per_cta = 8;  // naive_bwd.ds: one warp per row
-};
+// A and B slices, C staged in shared memory for 16-byte stores. (NaiveBwdTiling: tile_config.hpp.)
 
 constexpr int naive_bwd_gemm_threads(const NaiveBwdTiling& n) {
   return kWarpThreads * n.warps;
@@ -144,8 +136,8 @@ constexpr std::int64_t naive_bwd_gemm_smem_bytes(const NaiveBwdTiling& n, std::i
   return (ring > stage ? ring : stage) * bytes_of(t);
 }
 // Grid of a GEMM: x = column block, y = row block, z = batch x heads.
-constexpr Dim3 naive_bwd_gemm_grid(const NaiveBwdTiling& n, std::int64_t m, std::int64_t cols, std::int64_t bn,
-                                   std::int64_t slices) {
+constexpr Dim3 naive_bwd_gemm_grid(const NaiveBwdTiling& n, std::int64_t m, std::int64_t cols,
+                                   std::int64_t bn, std::int64_t slices) {
   return Dim3{ceil_div(cols, bn), ceil_div(m, n.bm), slices};
 }
 constexpr Dim3 naive_bwd_ds_grid(const NaiveBwdTiling& n, std::int64_t seq_q, std::int64_t slices) {

@@ -208,18 +208,32 @@ constexpr Dim3 naive_pv_grid(std::int64_t row_blocks, std::int64_t slices) {
   return Dim3{row_blocks, slices, 1};
 }
 
+// Threads of the backward pass's row kernels (tiled_bwd.pre and .post; backward.hpp): one 16-byte piece of
+// a row each.
+inline constexpr int kBwdRowThreadsPerCta = 256;
+
 // ---- every kernel
 // ---------------------------------------------------------------------------------------------
 
 // Tiles of the whole problem in the kernel's window units: q (rows) and kv (columns; 1 for naive.softmax,
-// whose window has no kv dimension).
+// whose window has no kv dimension). The backward kernels' units (their tile is `b`, default the d = 64
+// default; `head_dim` sets the rows of a pre/post CTA):
+//   tiled_bwd             q = kv tiles of Bc keys (the CTAs), kv = q tiles of Br rows (the CTA's steps);
+//   tiled_bwd.pre, .post  q = row blocks of 256 / (d / 8) padded query rows, kv = 1;
+//   naive_bwd.dv, .dk     q = row blocks of bm keys, kv = reduction steps of bk query rows;
+//   naive_bwd.dq          q = row blocks of bm query rows, kv = reduction steps of bk keys;
+//   naive_bwd.dp          q = row blocks of bm query rows, kv = column blocks of bn keys;
+//   naive_bwd.ds          q = blocks of ds_rows_per_cta query rows, kv = 1.
 struct WindowTiles {
   std::int64_t q = 0;
   std::int64_t kv = 0;
 };
 
 constexpr WindowTiles window_tiles(KernelId k, const TiledConfig& c, const NaiveTiling& n, std::int64_t seq_q,
-                                   std::int64_t seq_kv) {
+                                   std::int64_t seq_kv, const TiledBwdConfig& b = TiledBwdConfig{},
+                                   std::int64_t head_dim = 64) {
+  constexpr NaiveBwdTiling nb{};
+  const std::int64_t padded_rows = ceil_div(seq_q, b.br) * b.br;
   switch (k) {
     case KernelId::tiled:
       return {tiled_q_tiles(c, seq_q), tiled_kv_tiles(c, seq_kv)};
@@ -229,6 +243,20 @@ constexpr WindowTiles window_tiles(KernelId k, const TiledConfig& c, const Naive
       return {naive_softmax_row_blocks(n, seq_q), 1};
     case KernelId::naive_pv:
       return {naive_pv_row_blocks(n, seq_q), naive_pv_steps(n, seq_kv)};
+    case KernelId::tiled_bwd:
+      return {ceil_div(seq_kv, b.bc), ceil_div(seq_q, b.br)};
+    case KernelId::tiled_bwd_pre:
+    case KernelId::tiled_bwd_post:
+      return {ceil_div(padded_rows, kBwdRowThreadsPerCta / (head_dim / 8)), 1};
+    case KernelId::naive_bwd_dv:
+    case KernelId::naive_bwd_dk:
+      return {ceil_div(seq_kv, nb.bm), ceil_div(seq_q, nb.bk)};
+    case KernelId::naive_bwd_dq:
+      return {ceil_div(seq_q, nb.bm), ceil_div(seq_kv, nb.bk)};
+    case KernelId::naive_bwd_dp:
+      return {ceil_div(seq_q, nb.bm), ceil_div(seq_kv, nb.bn)};
+    case KernelId::naive_bwd_ds:
+      return {ceil_div(seq_q, nb.ds_rows_per_cta), 1};
   }
   return {};
 }
@@ -236,10 +264,15 @@ constexpr WindowTiles window_tiles(KernelId k, const TiledConfig& c, const Naive
 // Timeline records of a window of `q_tiles` x `kv_tiles` over `slices` = batch x heads: one per (q tile,
 // kv tile) for the tiled kernel (a kv step past the causal diagonal leaves its record unwritten; a CTA
 // that sees no key writes one, at the window's first kv tile) and for naive.qk (one per S tile); one per
-// CTA (row block) for naive.softmax and naive.pv.
+// CTA (row block) for naive.softmax and naive.pv. Backward: one per CTA step for tiled_bwd (kv tile, q
+// step; a CTA with no visible q tile writes one, like the forward), one per tile of dP for naive_bwd.dp,
+// one per CTA for the others.
 constexpr std::int64_t records_per_window(KernelId k, std::int64_t q_tiles, std::int64_t kv_tiles,
                                           std::int64_t slices) {
-  return k == KernelId::tiled || k == KernelId::naive_qk ? slices * q_tiles * kv_tiles : slices * q_tiles;
+  return k == KernelId::tiled || k == KernelId::naive_qk || k == KernelId::tiled_bwd ||
+                 k == KernelId::naive_bwd_dp
+             ? slices * q_tiles * kv_tiles
+             : slices * q_tiles;
 }
 
 }  // namespace attnscope::vocab

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Which attention kernels exist. Two kinds: the naive (unfused) attention of three launches, and the tiled
-// FlashAttention-2 forward of one. Each launch is a KernelId; its name ("tiled", "naive.qk", ...) is what
-// reports, timelines and the command line call it.
+// Which attention kernels exist. Two kinds, each with a forward and a backward pass: the naive (unfused)
+// attention, three launches forward and five backward, and the tiled FlashAttention-2 attention, one launch
+// forward and three backward. Each launch is a KernelId; its name ("tiled", "naive.qk", "tiled_bwd", ...) is
+// what reports, timelines and the command line call it. A training step is the forward pass, then the
+// backward pass.
 //
 // C++17 and constexpr only: the CUDA translation units of kernels/ include this header.
 #pragma once
@@ -13,18 +15,74 @@
 namespace attnscope::vocab {
 
 enum class KernelKind : std::uint8_t {
-  naive,  // three kernels: S = QK^T*scale -> HBM; softmax(S) -> P in place; O = P V
-  tiled,  // FlashAttention-2 forward: one CTA per (q-tile, head, batch), online softmax
+  naive,  // forward: S = QK^T*scale -> HBM; softmax(S) -> P in place; O = P V. Backward: five GEMM-like
+          // launches through P and dP = dS in HBM
+  tiled,  // FlashAttention-2: forward one CTA per (q-tile, head, batch), online softmax; backward one CTA
+          // per (kv-tile, head, batch), P recomputed from LSE
 };
 
-// One launched kernel. The naive kind launches three, in this order.
-enum class KernelId : std::uint8_t { tiled, naive_qk, naive_softmax, naive_pv };
-inline constexpr int kKernelIdCount = 4;
+// Which pass runs: the forward (O and LSE from Q, K, V), the backward (the gradients dQ, dK, dV from dO), or
+// both, one after the other (a training step).
+enum class Pass : std::uint8_t { fwd, bwd, both };
+
+constexpr std::string_view to_string(Pass p) {
+  return p == Pass::fwd ? "fwd" : p == Pass::bwd ? "bwd" : "both";
+}
+
+// "fwd" | "bwd" | "both".
+constexpr std::optional<Pass> parse_pass(std::string_view s) {
+  if (s == "fwd") return Pass::fwd;
+  if (s == "bwd") return Pass::bwd;
+  if (s == "both") return Pass::both;
+  return std::nullopt;
+}
+
+// One launched kernel; kAllKernelIds lists them in launch order within each (kind, pass): naive forward qk,
+// softmax, pv; naive backward dv, dp, ds, dq, dk; tiled forward tiled; tiled backward pre, main, post. New
+// ids are appended, so that the values of the older ones (indices of per-kernel arrays) stay.
+enum class KernelId : std::uint8_t {
+  tiled,
+  naive_qk,
+  naive_softmax,
+  naive_pv,
+  tiled_bwd_pre,   // D = rowsum(dO o O), LSE * log2 e, dQ accumulator zeroed
+  tiled_bwd,       // one CTA per kv tile: dK, dV in registers, dQ through fp32 atomics
+  tiled_bwd_post,  // dQ = scale * accumulator
+  naive_bwd_dv,    // dV = P^T dO
+  naive_bwd_dp,    // dP = dO V^T (to HBM)
+  naive_bwd_ds,    // dS = P o (dP - D), in place of dP
+  naive_bwd_dq,    // dQ = scale * dS K
+  naive_bwd_dk,    // dK = scale * dS^T Q
+};
+inline constexpr int kKernelIdCount = 12;
 inline constexpr std::array<KernelId, kKernelIdCount> kAllKernelIds = {
-    KernelId::tiled, KernelId::naive_qk, KernelId::naive_softmax, KernelId::naive_pv};
+    KernelId::tiled,         KernelId::naive_qk,     KernelId::naive_softmax,  KernelId::naive_pv,
+    KernelId::tiled_bwd_pre, KernelId::tiled_bwd,    KernelId::tiled_bwd_post, KernelId::naive_bwd_dv,
+    KernelId::naive_bwd_dp,  KernelId::naive_bwd_ds, KernelId::naive_bwd_dq,   KernelId::naive_bwd_dk};
 
 constexpr KernelKind kind_of(KernelId k) {
-  return k == KernelId::tiled ? KernelKind::tiled : KernelKind::naive;
+  switch (k) {
+    case KernelId::tiled:
+    case KernelId::tiled_bwd_pre:
+    case KernelId::tiled_bwd:
+    case KernelId::tiled_bwd_post:
+      return KernelKind::tiled;
+    default:
+      return KernelKind::naive;
+  }
+}
+
+// The pass a kernel belongs to: fwd or bwd (never both).
+constexpr Pass pass_of(KernelId k) {
+  return k == KernelId::tiled || k == KernelId::naive_qk || k == KernelId::naive_softmax ||
+                 k == KernelId::naive_pv
+             ? Pass::fwd
+             : Pass::bwd;
+}
+
+// Whether kernel `k` runs in `p` (a training step runs both passes' kernels).
+constexpr bool runs_in(KernelId k, Pass p) {
+  return p == Pass::both || pass_of(k) == p;
 }
 
 constexpr std::string_view to_string(KernelKind k) {
@@ -48,6 +106,22 @@ constexpr std::string_view to_string(KernelId k) {
       return "naive.softmax";
     case KernelId::naive_pv:
       return "naive.pv";
+    case KernelId::tiled_bwd_pre:
+      return "tiled_bwd.pre";
+    case KernelId::tiled_bwd:
+      return "tiled_bwd";
+    case KernelId::tiled_bwd_post:
+      return "tiled_bwd.post";
+    case KernelId::naive_bwd_dv:
+      return "naive_bwd.dv";
+    case KernelId::naive_bwd_dp:
+      return "naive_bwd.dp";
+    case KernelId::naive_bwd_ds:
+      return "naive_bwd.ds";
+    case KernelId::naive_bwd_dq:
+      return "naive_bwd.dq";
+    case KernelId::naive_bwd_dk:
+      return "naive_bwd.dk";
   }
   return "?";
 }

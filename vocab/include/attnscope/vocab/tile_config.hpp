@@ -38,4 +38,24 @@ struct NaiveTiling {
   int pv_l2_prefetch_bytes = 256;
 };
 
+// The tiled backward's CTA tile: Bc keys per CTA (warps = Bc / 16, each warp owns 16 keys of dK and dV),
+// Br query rows per step, a `stages`-deep ring of Q, dO, LSE and D tiles.
+struct TiledBwdConfig {
+  int bc = 128;
+  int br = 64;
+  int stages = 2;
+};
+
+// The naive backward's tiling (fixed in the real kernels): GEMMs of bm rows x (d, or bn for dP) columns,
+// reduction steps of bk through a `stages`-slot ring, `warps` warps of 16 rows; naive_bwd.ds one warp per
+// row.
+struct NaiveBwdTiling {
+  int bm = 128;
+  int bn = 128;  // columns of naive_bwd.dp's tiles; the d-wide GEMMs use bn = d
+  int bk = 32;
+  int warps = 8;
+  int stages = 2;
+  int ds_rows_per_cta = 8;  // naive_bwd.ds: one warp per row
+};
+
 }  // namespace attnscope::vocab

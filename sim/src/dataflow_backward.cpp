@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: Apache-2.0
+// CTA programs of the backward pass's kernels, written from the dataflow contract (docs/dataflow.md,
+// "Backward pass") and the kernels themselves (kernels/src/tiled_bwd_kernel.cuh, naive_bwd.cu); grids,
+// shared memory and tile counts are the shared vocabulary's (attnscope/vocab/backward.hpp).
+//
+// Backward kernels launch their whole grid: tile windows are not modeled for them.
+#include <algorithm>
+
+#include "attnscope/sim/dataflow.hpp"
+#include "attnscope/vocab/backward.hpp"
+#include "dataflow_blocks.hpp"
+
+namespace attnscope::sim {
+
+using detail::block;
+
+namespace {
+
+constexpr vocab::NaiveBwdTiling kNaiveBwd{};
+
+// One of naive_bwd's four GEMM launches: C [M x N] = alpha * op(A) op(B), reduction over K. A is given as
+// [M x K] or, transposed, stored [K x M]; B as [K x N] or, transposed, stored [N x K] (row-major, as the
+// address map lays the tensors out).
+struct BwdGemm {
+  Tensor a, b, c;
+  bool a_transposed, b_transposed;
+  std::int64_t m, n, k;
+  std::int64_t bn;  // columns of the CTA tile: d, or NaiveBwdTiling::bn for dP
+  bool scaled;      // alpha = softmax scale (dQ, dK): one multiply per output element
+};
+
+BwdGemm bwd_gemm(KernelId id, const Workload& w) {
+  const std::int64_t nq = w.seq_q, nkv = w.seq_kv, d = w.head_dim;
+  switch (id) {
+    case KernelId::naive_bwd_dv:  // dV = P^T dO
+      return {Tensor::s, Tensor::d_o, Tensor::dv, true, false, nkv, d, nq, d, false};
+    case KernelId::naive_bwd_dp:  // dP = dO V^T, into the dS matrix
+      return {Tensor::d_o, Tensor::v, Tensor::ds, false, true, nq, nkv, d, kNaiveBwd.bn, false};
+    case KernelId::naive_bwd_dq:  // dQ = scale dS K
+      return {Tensor::ds, Tensor::k, Tensor::dq, false, false, nq, d, nkv, d, true};
+    default:  // naive_bwd_dk: dK = scale dS^T Q
+      return {Tensor::ds, Tensor::q, Tensor::dk, true, false, nkv, d, nq, d, true};
+  }
+}
+
+}  // namespace
+
+int tiled_bwd_q_tiles_visited(const Workload& w, const TileConfig& tiles, int kv_tile) {
+  const vocab::TiledBwdConfig c = tiles.tiled_bwd(w.head_dim);
+  const std::int64_t q_tiles = vocab::tiled_bwd_q_tiles(c, w.seq_q);
+  return static_cast<int>(q_tiles - vocab::bwd_first_q_tile<std::int64_t>(c.br, c.bc, w.seq_q, w.seq_kv,
+                                                                          vocab::mask_of(w.causal), kv_tile));
+}
+
+void KernelDataflow::backward_grid() {
+  const std::int64_t slices = w_.batch * w_.heads;
+  vocab::Dim3 g;
+  switch (id_) {
+    case KernelId::tiled_bwd_pre:
+    case KernelId::tiled_bwd_post:
+      g = vocab::tiled_bwd_row_grid(bwd_, w_.seq_q, w_.head_dim, slices);
+      threads_ = vocab::kBwdRowThreads;
+      stages_ = 1;  // plain loads
+      break;
+    case KernelId::tiled_bwd:
+      g = vocab::tiled_bwd_grid(bwd_, w_.seq_kv, w_.heads, w_.batch);
+      threads_ = vocab::tiled_bwd_threads_per_cta(bwd_);
+      stages_ = bwd_.stages;
+      break;
+    case KernelId::naive_bwd_ds:
+      g = vocab::naive_bwd_ds_grid(kNaiveBwd, w_.seq_q, slices);
+      threads_ = vocab::kWarpThreads * kNaiveBwd.ds_rows_per_cta;  // one warp per row
+      stages_ = 1;
+      break;
+    default: {
+      const BwdGemm m = bwd_gemm(id_, w_);
+      g = vocab::naive_bwd_gemm_grid(kNaiveBwd, m.m, m.n, m.bn, slices);
+      threads_ = vocab::naive_bwd_gemm_threads(kNaiveBwd);
+      stages_ = kNaiveBwd.stages;
+      break;
+    }
+  }
+  warps_ = threads_ / vocab::kWarpThreads;
+  grid_ = {0, g.x, 0, g.y, 0, g.z};
+}
+
+// tiled_bwd.pre and tiled_bwd.post: 256 / (d / 8) rows of the padded query rows per CTA, one 16-byte piece
+// of a row per thread. pre reads O, dO and LSE of the rows < Nq, zeroes their dQ accumulator rows and
+// writes D and LSE * log2 e of every padded row; post reads the accumulator rows < Nq and writes dQ.
+void KernelDataflow::bwd_row_program(std::int64_t row_block, std::int64_t slice, StepRange range,
+                                     CtaProgram& out) const {
+  const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
+  const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
+  const std::int64_t per_cta = vocab::bwd_rows_per_cta(d);
+  const std::int64_t padded = vocab::tiled_bwd_padded_rows(bwd_, w_.seq_q);
+  const std::int64_t r0 = row_block * per_cta, r1 = std::min(r0 + per_cta, padded);
+  const std::int64_t rows = std::max<std::int64_t>(0, std::min(r1, w_.seq_q) - r0);  // rows < Nq
+  out.records.push_back({static_cast<int>(b), static_cast<int>(h), static_cast<int>(row_block), 0});
+  out.step_count = 1;
+  if (range.begin(1) == range.end(1)) return;
+  CtaStep& s = out.steps.emplace_back();
+  const auto rows_of = [&](Tensor t, std::int64_t row_bytes) {
+    return block(t, map_.address(t, b, h, r0, 0), rows, row_bytes, map_.row_pitch(t));
+  };
+  if (id_ == KernelId::tiled_bwd_pre) {
+    if (rows > 0) {
+      s.loads[s.load_count++] = rows_of(Tensor::o, d * e);
+      s.loads[s.load_count++] = rows_of(Tensor::d_o, d * e);
+      s.loads[s.load_count++] = block(Tensor::lse, map_.address(Tensor::lse, b, h, r0, 0), 1, rows * 4,
+                                      static_cast<std::uint64_t>(rows * 4));
+      s.stores[s.store_count++] = rows_of(Tensor::dq_accum, d * 4);
+    }
+    const std::int64_t vec = (r1 - r0) * 4;  // one float per padded row
+    for (Tensor t : {Tensor::delta, Tensor::lse_log2})
+      s.stores[s.store_count++] =
+          block(t, map_.address(t, b, h, r0, 0), 1, vec, static_cast<std::uint64_t>(vec));
+    s.fp32_ops = 2.0 * static_cast<double>(rows * d);  // the dot product dO . O, one FMA per element pair
+    return;
+  }
+  if (rows == 0) return;  // padding rows only: nothing to convert
+  s.loads[s.load_count++] = rows_of(Tensor::dq_accum, d * 4);
+  s.stores[s.store_count++] = rows_of(Tensor::dq, d * e);
+  s.fp32_ops = static_cast<double>(rows * d);  // the scale
+}
+
+// tiled_bwd: one CTA per (kv tile j, head, batch). K_j and V_j are copied once with the first step's tiles;
+// each step i (a visible q tile) brings Q_i, dO_i [Br x d] and LSE_i, D_i [Br] (padded: always Br floats)
+// through the ring, computes S^T, dP^T, P^T, dS^T and the dV, dK updates in registers, stages dS^T in shared
+// memory and adds dQ_i = dS K_j [Br x d] into the fp32 accumulator (atomics, reduced in L2). The last step
+// stores dK_j and dV_j, staged through the K and V tiles. A kv tile that no q tile sees stores zeros.
+void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std::int64_t b, StepRange range,
+                                       CtaProgram& out) const {
+  const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
+  const std::int64_t c0 = kv_tile * bwd_.bc, cols = std::min<std::int64_t>(bwd_.bc, w_.seq_kv - c0);
+  const auto q_tiles = static_cast<int>(vocab::tiled_bwd_q_tiles(bwd_, w_.seq_q));
+  const int first = q_tiles - tiled_bwd_q_tiles_visited(w_, t_, static_cast<int>(kv_tile));
+  const auto key = [&](int q_tile) {
+    return RecordKey{static_cast<int>(b), static_cast<int>(h), q_tile, static_cast<int>(kv_tile)};
+  };
+  const auto kv_rows = [&](Tensor t) {
+    return block(t, map_.address(t, b, h, c0, 0), cols, d * e, map_.row_pitch(t));
+  };
+  const auto kv_bytes = static_cast<std::uint64_t>(cols * d * e);
+  const int steps = std::max(1, q_tiles - first);
+  out.step_count = steps;
+  if (range.first == 0) {
+    out.records.reserve(static_cast<std::size_t>(steps));
+    for (int i = 0; i < steps; ++i) out.records.push_back(key(std::min(first + i, q_tiles - 1)));
+  }
+  if (first == q_tiles) {  // no visible q tile: dK_j = dV_j = 0, stored
+    if (range.begin(1) == range.end(1)) return;
+    CtaStep& s = out.steps.emplace_back();
+    s.stores[0] = kv_rows(Tensor::dk);
+    s.stores[1] = kv_rows(Tensor::dv);
+    s.store_count = 2;
+    return;
+  }
+  // Shared-memory reads per warp and step (ldmatrix): Q_i and dO_i twice each (B operands of S^T and dP^T,
+  // then transposed of dV and dK); at d = 128 the warp's 16 keys of K_j and V_j (at d = 64 they stay in
+  // registers after the first step); LSE_i and D_i; for dQ_i its dS^T slab [16 x Bc] and its columns of K_j:
+  // the Br / 16 row slabs of dQ_i split the warps, each warp d / (warps / (Br / 16)) columns.
+  const std::int64_t warps = warps_, br = bwd_.br;
+  const std::int64_t dq_column_warps = std::max<std::int64_t>(1, warps / (br / vocab::kMmaTile));
+  const std::int64_t kv_fragment = 2 * vocab::kMmaTile * d * e;  // the warp's 16 keys of K and V
+  const int begin = first + range.begin(steps), end = first + range.end(steps);
+  out.steps.reserve(static_cast<std::size_t>(end - begin));
+  for (int i = begin; i < end; ++i) {
+    const std::int64_t r0 = std::int64_t{i} * br, rows = std::min(br, w_.seq_q - r0);
+    CtaStep& s = out.steps.emplace_back();
+    s.record = i - first;
+    const auto q_rows = [&](Tensor t, std::int64_t row_bytes) {
+      return block(t, map_.address(t, b, h, r0, 0), rows, row_bytes, map_.row_pitch(t));
+    };
+    const auto vec = [&](Tensor t) {  // the padded fp32 vectors: all Br floats of the q tile
+      return block(t, map_.address(t, b, h, r0, 0), 1, br * 4, static_cast<std::uint64_t>(br * 4));
+    };
+    if (i == first) {
+      s.loads[s.load_count++] = kv_rows(Tensor::k);
+      s.loads[s.load_count++] = kv_rows(Tensor::v);
+      s.smem_write += 2 * kv_bytes;
+    }
+    s.loads[s.load_count++] = q_rows(Tensor::q, d * e);
+    s.loads[s.load_count++] = q_rows(Tensor::d_o, d * e);
+    s.loads[s.load_count++] = vec(Tensor::lse_log2);
+    s.loads[s.load_count++] = vec(Tensor::delta);
+    const auto tile = static_cast<std::uint64_t>(rows * d * e);
+    const auto ds = static_cast<std::uint64_t>(cols * br * e);
+    s.smem_write += 2 * tile + static_cast<std::uint64_t>(2 * br * 4) + ds;
+    const std::int64_t per_warp = 4 * rows * d * e + (d == 64 && i != first ? 0 : kv_fragment) + 2 * br * 4 +
+                                  vocab::kMmaTile * cols * e + cols * (d / dq_column_warps) * e;
+    s.smem_read = static_cast<std::uint64_t>(warps * per_warp);
+    const auto rc = static_cast<double>(rows * cols);
+    // Five products of 2 * rows * cols * d FLOPs: S^T, dP^T, dV, dK, dQ.
+    s.tensor_flops = 10.0 * rc * static_cast<double>(d);
+    s.exps = rc;                                                  // P^T = 2^(S^T scale log2e - LSE log2e)
+    s.fp32_ops = 3.0 * rc;                                        // the exponent's FMA, dP - D, times P
+    s.stores[s.store_count++] = q_rows(Tensor::dq_accum, d * 4);  // red.global.add.v2.f32: reduced in L2
+    if (i == q_tiles - 1) {
+      s.stores[s.store_count++] = kv_rows(Tensor::dk);
+      s.stores[s.store_count++] = kv_rows(Tensor::dv);
+      s.smem_write += 2 * kv_bytes;  // dK and dV staged in the K and V tiles for 16-byte stores
+      s.smem_read += 2 * kv_bytes;
+      s.fp32_ops += static_cast<double>(cols * d);  // dK's scale
+    }
+  }
+}
+
+// naive_bwd.dv, .dp, .dq, .dk: one GEMM kernel, CTA tile bm rows x bn columns of C, reduction steps of bk
+// through a 2-slot cp.async ring of A and B slices; the warps split the rows (16 each), so each reads its
+// rows of the A slice and all of the B slice. The last step stages C in shared memory for 16-byte stores.
+void KernelDataflow::bwd_gemm_program(std::int64_t column_block, std::int64_t row_block, std::int64_t slice,
+                                      StepRange range, CtaProgram& out) const {
+  const std::int64_t e = bytes_of(w_.dtype);
+  const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
+  const BwdGemm g = bwd_gemm(id_, w_);
+  const std::int64_t m0 = row_block * kNaiveBwd.bm, m = std::min<std::int64_t>(kNaiveBwd.bm, g.m - m0);
+  const std::int64_t n0 = column_block * g.bn, n = std::min(g.bn, g.n - n0);
+  const auto k_steps = static_cast<int>(vocab::ceil_div(g.k, kNaiveBwd.bk));
+  out.records.push_back({static_cast<int>(b), static_cast<int>(h), static_cast<int>(row_block),
+                         static_cast<int>(column_block)});
+  out.step_count = k_steps;
+  const int first = range.begin(k_steps), last = range.end(k_steps);
+  out.steps.reserve(static_cast<std::size_t>(last - first));
+  for (int step = first; step < last; ++step) {
+    const std::int64_t k0 = std::int64_t{step} * kNaiveBwd.bk,
+                       kc = std::min<std::int64_t>(kNaiveBwd.bk, g.k - k0);
+    CtaStep& s = out.steps.emplace_back();
+    s.loads[0] = g.a_transposed ? block(g.a, map_.address(g.a, b, h, k0, m0), kc, m * e, map_.row_pitch(g.a))
+                                : block(g.a, map_.address(g.a, b, h, m0, k0), m, kc * e, map_.row_pitch(g.a));
+    s.loads[1] = g.b_transposed ? block(g.b, map_.address(g.b, b, h, n0, k0), n, kc * e, map_.row_pitch(g.b))
+                                : block(g.b, map_.address(g.b, b, h, k0, n0), kc, n * e, map_.row_pitch(g.b));
+    s.load_count = 2;
+    const auto a_bytes = static_cast<std::uint64_t>(m * kc * e),
+               b_bytes = static_cast<std::uint64_t>(kc * n * e);
+    s.smem_write = a_bytes + b_bytes;
+    s.smem_read = a_bytes + static_cast<std::uint64_t>(warps_) * b_bytes;
+    s.tensor_flops = 2.0 * static_cast<double>(m * n * kc);
+    if (step == k_steps - 1) {
+      const auto c_bytes = static_cast<std::uint64_t>(m * n * e);
+      s.smem_write += c_bytes;
+      s.smem_read += c_bytes;
+      if (g.scaled) s.fp32_ops = static_cast<double>(m * n);
+      s.stores[0] = block(g.c, map_.address(g.c, b, h, m0, n0), m, n * e, map_.row_pitch(g.c));
+      s.store_count = 1;
+    }
+  }
+}
+
+// naive_bwd.ds: one warp per query row, ds_rows_per_cta rows per CTA: D = rowsum(dO o O) from the O and dO
+// rows, then dS = P o (dP - D) over the whole row (P and dP read, dS written in place of dP). No shared
+// memory; the causal mask needs nothing (P is 0 past the diagonal).
+void KernelDataflow::bwd_ds_program(std::int64_t row_block, std::int64_t slice, StepRange range,
+                                    CtaProgram& out) const {
+  const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim, nkv = w_.seq_kv;
+  const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
+  const std::int64_t r0 = row_block * kNaiveBwd.ds_rows_per_cta;
+  const std::int64_t rows = std::min<std::int64_t>(kNaiveBwd.ds_rows_per_cta, w_.seq_q - r0);
+  out.records.push_back({static_cast<int>(b), static_cast<int>(h), static_cast<int>(row_block), 0});
+  out.step_count = 1;
+  if (range.begin(1) == range.end(1)) return;
+  const auto rows_of = [&](Tensor t, std::int64_t row_bytes) {
+    return block(t, map_.address(t, b, h, r0, 0), rows, row_bytes, map_.row_pitch(t));
+  };
+  CtaStep& s = out.steps.emplace_back();
+  s.loads[0] = rows_of(Tensor::o, d * e);
+  s.loads[1] = rows_of(Tensor::d_o, d * e);
+  s.loads[2] = rows_of(Tensor::s, nkv * e);
+  s.loads[3] = rows_of(Tensor::ds, nkv * e);
+  s.load_count = 4;
+  s.stores[0] = rows_of(Tensor::ds, nkv * e);
+  s.store_count = 1;
+  s.fp32_ops = 2.0 * static_cast<double>(rows * d) + 2.0 * static_cast<double>(rows * nkv);
+}
+
+}  // namespace attnscope::sim

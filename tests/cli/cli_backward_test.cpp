@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs the attnscope binary on the backward pass (cli/cmd_simulate.cpp, workload_options.cpp): the training
+// step of both kinds at the FlashAttention paper's Figure 2 shape, the naive step that does not fit in HBM,
+// and the commands that do not run a backward pass yet.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "attnscope/reports/json_io.hpp"
+#include "attnscope/vocab/kernel.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class CliBackward : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("attnscope_cli_bwd_" + std::to_string(::getpid()) + "_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  CommandResult run(const std::string& args) {
+    const std::string cmd = std::string(ATTNSCOPE_BIN) + " " + args + " >" + (dir_ / "out.txt").string() +
+                            " 2>" + (dir_ / "err.txt").string();
+    const int status = std::system(cmd.c_str());
+    CommandResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = read_text(dir_ / "out.txt");
+    r.err = read_text(dir_ / "err.txt");
+    return r;
+  }
+  fs::path dir_;
+};
+
+// FlashAttention (Dao et al. 2022), Figure 2's shape: B 64, H 16, N 1024, d 64, fp16. Without L2 reuse the
+// HBM bytes are the requests' closed form; the naive step moves at least 11 passes over its N x N matrices.
+TEST_F(CliBackward, TrainingStepAtFigureTwoShapePrintsBothKindsHbmBytes) {
+  const fs::path json = dir_ / "fig2.json";
+  const CommandResult r =
+      run("simulate -b 64 --heads 16 -n 1024 -d 64 --pass both --no-l2-reuse --json " + json.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("naive kernel, both pass"));
+  EXPECT_THAT(r.out, HasSubstr("tiled kernel, both pass"));
+  EXPECT_THAT(r.out, HasSubstr("training step"));
+  const auto report = attnscope::reports::read_report(json);
+  ASSERT_EQ(report.kernels.size(), 12u);  // 3 + 5 naive, 1 + 3 tiled
+  double naive = 0, tiled = 0;
+  for (const auto& k : report.kernels) {
+    const auto id = attnscope::vocab::parse_kernel_id(k.name);
+    ASSERT_TRUE(id.has_value()) << k.name;
+    const auto* read = k.metrics.find(attnscope::vocab::Metric::dram_read);
+    const auto* write = k.metrics.find(attnscope::vocab::Metric::dram_write);
+    ASSERT_TRUE(read != nullptr && write != nullptr) << k.name;
+    const double hbm = read->modeled.value_or(0) + write->modeled.value_or(0);
+    (attnscope::vocab::kind_of(*id) == attnscope::vocab::KernelKind::naive ? naive : tiled) += hbm;
+  }
+  const double matrix = 64.0 * 16 * 1024 * 1024 * 2;
+  EXPECT_GE(naive, 11 * matrix);
+  EXPECT_LT(tiled, naive);
+  const CommandResult printed = run("report " + json.string());
+  EXPECT_THAT(printed.out, HasSubstr("naive training step (8 kernels): modeled HBM"));
+  EXPECT_THAT(printed.out, HasSubstr("tiled training step (4 kernels): modeled HBM"));
+}
+
+TEST_F(CliBackward, NaiveTrainingStepPastHbmIsRefusedWithWhatItNeeds) {
+  CommandResult r = run("simulate -b 1 --heads 8 -n 131072 -d 128 --pass both --kernel naive");
+  EXPECT_EQ(r.exit_code, 2) << r.out;
+  EXPECT_THAT(r.err, HasSubstr("naive attention does not fit in HBM: a training step at this shape needs "
+                               "551.9 GB"));
+  EXPECT_THAT(r.err, HasSubstr("NVIDIA H200 has 141.0 GB of HBM"));
+}
+
+TEST_F(CliBackward, CommandsWithoutABackwardPassRefuseIt) {
+  for (const char* command : {"profile", "sweep", "run"}) {
+    const CommandResult r = run(std::string(command) + " --pass bwd");
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_THAT(r.err, HasSubstr("runs the forward pass only")) << command;
+  }
+  EXPECT_EQ(run("simulate --pass sideways").exit_code, 2);
+}
+
+}  // namespace

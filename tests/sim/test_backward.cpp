@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: Apache-2.0
+// Covers the backward pass in the model: vocab/kernel.hpp's ids and passes, sim/src/dataflow_backward.cpp
+// (CTA programs against docs/dataflow.md, "Backward pass"), per-pass totals (simulate.cpp) and the HBM a
+// workload holds (memory_footprint.cpp). Byte counts are closed forms of the dataflow contract, checked
+// through expected_bytes (every sector requested, no cache).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "attnscope/sim/dataflow.hpp"
+#include "attnscope/sim/error.hpp"
+#include "attnscope/sim/memory_footprint.hpp"
+#include "attnscope/sim/simulate.hpp"
+#include "attnscope/sim/tiling_rules.hpp"
+#include "attnscope/vocab/backward.hpp"
+
+namespace attnscope::sim {
+namespace {
+
+using ::testing::HasSubstr;
+using u64 = std::uint64_t;
+
+Workload shape(std::int64_t b, std::int64_t h, std::int64_t nq, std::int64_t nkv, std::int64_t d,
+               bool causal = false, Pass pass = Pass::bwd) {
+  Workload w;
+  w.batch = b;
+  w.heads = h;
+  w.seq_q = nq;
+  w.seq_kv = nkv;
+  w.head_dim = d;
+  w.dtype = DType::fp16;
+  w.causal = causal;
+  w.pass = pass;
+  return w;
+}
+
+u64 count(std::int64_t v) {
+  return static_cast<u64>(v);
+}
+
+TEST(Backward, KernelNamesPassesAndLaunchOrder) {
+  const std::vector<std::pair<KernelId, std::string_view>> names = {
+      {KernelId::tiled_bwd_pre, "tiled_bwd.pre"},   {KernelId::tiled_bwd, "tiled_bwd"},
+      {KernelId::tiled_bwd_post, "tiled_bwd.post"}, {KernelId::naive_bwd_dv, "naive_bwd.dv"},
+      {KernelId::naive_bwd_dp, "naive_bwd.dp"},     {KernelId::naive_bwd_ds, "naive_bwd.ds"},
+      {KernelId::naive_bwd_dq, "naive_bwd.dq"},     {KernelId::naive_bwd_dk, "naive_bwd.dk"}};
+  for (const auto& [id, name] : names) {
+    EXPECT_EQ(to_string(id), name);
+    EXPECT_EQ(parse_kernel_id(name), id);
+    EXPECT_EQ(pass_of(id), Pass::bwd) << name;
+    EXPECT_EQ(vocab::kind_of(id), name.substr(0, 5) == "tiled" ? KernelKind::tiled : KernelKind::naive);
+  }
+  EXPECT_EQ(pass_of(KernelId::naive_pv), Pass::fwd);
+  EXPECT_EQ(vocab::parse_pass("both"), Pass::both);
+  EXPECT_FALSE(vocab::parse_pass("backward").has_value());
+
+  using K = KernelId;
+  EXPECT_EQ(kernels_of(KernelKind::tiled), (std::vector<K>{K::tiled}));
+  EXPECT_EQ(kernels_of(KernelKind::tiled, Pass::bwd),
+            (std::vector<K>{K::tiled_bwd_pre, K::tiled_bwd, K::tiled_bwd_post}));
+  EXPECT_EQ(kernels_of(KernelKind::tiled, Pass::both),
+            (std::vector<K>{K::tiled, K::tiled_bwd_pre, K::tiled_bwd, K::tiled_bwd_post}));
+  EXPECT_EQ(kernels_of(KernelKind::naive, Pass::both),
+            (std::vector<K>{K::naive_qk, K::naive_softmax, K::naive_pv, K::naive_bwd_dv, K::naive_bwd_dp,
+                            K::naive_bwd_ds, K::naive_bwd_dq, K::naive_bwd_dk}));
+}
+
+TEST(Backward, DefaultTileIsTheCompiledOnePerHeadDim) {
+  const TileConfig t;
+  EXPECT_EQ(t.tiled_bwd(64).bc, 128);
+  EXPECT_EQ(t.tiled_bwd(64).br, 64);
+  EXPECT_EQ(t.tiled_bwd(128).br, 32);
+  EXPECT_EQ(t.tiled_bwd(128).stages, 2);
+  // docs/dataflow.md's worked value: 82,944 B at d 64, default tile.
+  const Workload w = shape(1, 32, 4096, 4096, 64);
+  EXPECT_EQ(smem_bytes_per_cta(KernelId::tiled_bwd, w, t), 82944);
+  const KernelDataflow flow(KernelId::tiled_bwd, w, t);
+  EXPECT_EQ(flow.cta_count(), 32 * 32);
+  EXPECT_EQ(flow.threads_per_cta(), 256);
+  EXPECT_EQ(KernelDataflow(KernelId::tiled_bwd_pre, w, t).cta_count(), 128 * 32);
+}
+
+// tiled_bwd without a mask: K_j and V_j once per CTA; Q_i, dO_i [Br x d] and the padded LSE_i, D_i [Br] once
+// per (CTA, q tile); the dQ accumulator [Br x d] fp32 once per (CTA, q tile); dK, dV once.
+TEST(Backward, TiledBwdReadsKvOncePerCtaAndQTilesOncePerVisit) {
+  const std::int64_t b = 2, h = 3, n = 512, d = 64, e = 2;
+  const Workload w = shape(b, h, n, n, d);
+  const TileConfig t;  // Bc 128, Br 64
+  const std::int64_t bh = b * h, kv_tiles = n / 128, q_tiles = n / 64;
+  const LevelBytes x = expected_bytes(KernelId::tiled_bwd, w, t);
+  EXPECT_EQ(x.l2_read, count(bh * (2 * n * d * e + kv_tiles * q_tiles * (2 * 64 * d * e + 2 * 64 * 4))));
+  EXPECT_EQ(x.l2_write, count(bh * (kv_tiles * n * d * 4 + 2 * n * d * e)));
+}
+
+// Causal: kv tile j visits q tiles from vocab::bwd_first_q_tile on; in llm-4k with Bc 128, Br 64 that is
+// 64 - 2j of them (docs/dataflow.md), and only those tiles' Q, dO, LSE and D are read.
+TEST(Backward, CausalStepsStartAtTheFirstQTileThatSeesTheKvTile) {
+  const Workload w = shape(1, 1, 4096, 4096, 64, true);
+  const TileConfig t;
+  const KernelDataflow flow(KernelId::tiled_bwd, w, t);
+  CtaProgram p;
+  std::int64_t visits = 0;
+  for (int j = 0; j < 32; ++j) {
+    EXPECT_EQ(tiled_bwd_q_tiles_visited(w, t, j), 64 - 2 * j);
+    flow.program(j, p);
+    EXPECT_EQ(p.step_count, 64 - 2 * j);
+    ASSERT_EQ(p.records.size(), static_cast<std::size_t>(64 - 2 * j));
+    EXPECT_EQ(p.records.front().q_tile, 2 * j);
+    EXPECT_EQ(p.records.front().kv_tile, j);
+    visits += 64 - 2 * j;
+  }
+  const LevelBytes x = expected_bytes(KernelId::tiled_bwd, w, t);
+  EXPECT_EQ(x.l2_read, count(2 * 4096 * 64 * 2 + visits * (2 * 64 * 64 * 2 + 2 * 64 * 4)));
+  // Nq < Nkv, bottom-right aligned: the last query row sees every key, so every kv tile has a step.
+  const Workload tall = shape(1, 1, 100, 1000, 64, true);
+  for (int j = 0; j < 8; ++j) EXPECT_GE(tiled_bwd_q_tiles_visited(tall, t, j), 1);
+}
+
+TEST(Backward, PreAndPostTouchEachRowOnce) {
+  const std::int64_t b = 1, h = 2, n = 1000, d = 128, e = 2;  // d 128: Br 32, P = 1024 padded rows
+  const Workload w = shape(b, h, n, n, d);
+  const TileConfig t;
+  const std::int64_t padded = vocab::tiled_bwd_padded_rows(t.tiled_bwd(d), n);
+  ASSERT_EQ(padded, 1024);
+  const LevelBytes pre = expected_bytes(KernelId::tiled_bwd_pre, w, t);
+  EXPECT_EQ(pre.l2_read, count(b * h * (2 * n * d * e + n * 4)));        // O, dO, LSE
+  EXPECT_EQ(pre.l2_write, count(b * h * (n * d * 4 + 2 * padded * 4)));  // accumulator, D, LSE*log2e
+  const LevelBytes post = expected_bytes(KernelId::tiled_bwd_post, w, t);
+  EXPECT_EQ(post.l2_read, count(b * h * n * d * 4));
+  EXPECT_EQ(post.l2_write, count(b * h * n * d * e));
+}
+
+// naive_bwd: each GEMM reads its N x N operand once and its d-wide operand once per CTA row (or column)
+// block; naive_bwd.dp writes exactly B*H*Nq*Nkv*e; naive_bwd.ds reads P and dP and writes dS, one pass each.
+TEST(Backward, NaiveBackwardBytesAreItsMatrixPasses) {
+  const std::int64_t b = 1, h = 2, nq = 512, nkv = 384, d = 64, e = 2;
+  const Workload w = shape(b, h, nq, nkv, d);
+  const TileConfig t;
+  const std::int64_t bh = b * h, matrix = bh * nq * nkv * e;
+  const LevelBytes dv = expected_bytes(KernelId::naive_bwd_dv, w, t);
+  EXPECT_EQ(dv.l2_read, count(matrix + (nkv / 128) * bh * nq * d * e));  // P once, dO per row block of dV
+  EXPECT_EQ(dv.l2_write, count(bh * nkv * d * e));
+  const LevelBytes dp = expected_bytes(KernelId::naive_bwd_dp, w, t);
+  EXPECT_EQ(dp.l2_write, count(matrix));
+  EXPECT_EQ(dp.l2_read, count((nkv / 128) * bh * nq * d * e + (nq / 128) * bh * nkv * d * e));
+  const LevelBytes ds = expected_bytes(KernelId::naive_bwd_ds, w, t);
+  EXPECT_EQ(ds.l2_read, count(2 * matrix + 2 * bh * nq * d * e));  // P, dP; O and dO for D
+  EXPECT_EQ(ds.l2_write, count(matrix));
+  const LevelBytes dq = expected_bytes(KernelId::naive_bwd_dq, w, t);
+  EXPECT_EQ(dq.l2_read, count(matrix + (nq / 128) * bh * nkv * d * e));
+  EXPECT_EQ(dq.l2_write, count(bh * nq * d * e));
+  const LevelBytes dk = expected_bytes(KernelId::naive_bwd_dk, w, t);
+  EXPECT_EQ(dk.l2_read, count(matrix + (nkv / 128) * bh * nq * d * e));
+  EXPECT_EQ(dk.l2_write, count(bh * nkv * d * e));
+}
+
+// The tiled backward computes five products of 2*Nq*Nkv*d (S recomputed, dP, dV, dK, dQ): the 2.5 x forward
+// the FLOPs convention counts. The naive backward computes four (P was stored by the forward).
+TEST(Backward, TensorFlopsAreFiveProductsTiledAndFourNaive) {
+  const Workload w = shape(1, 2, 256, 256, 64);
+  const double product = 2.0 * 2 * 256 * 256 * 64;
+  SimOptions o;
+  o.record_tiles = false;
+  const GpuSpec gpu = load_gpu_spec("h200");
+  EXPECT_DOUBLE_EQ(simulate(gpu, w, KernelKind::tiled, TileConfig{}, o).flops, 5.0 * product);
+  EXPECT_DOUBLE_EQ(simulate(gpu, w, KernelKind::naive, TileConfig{}, o).flops, 4.0 * product);
+  EXPECT_DOUBLE_EQ(w.flops(), 2.5 * 2.0 * product);
+}
+
+// A training step is the forward, then the backward, in one L2: the forward's share equals a forward-only
+// simulation (same addresses, same cold start), and the passes add up to the step.
+TEST(Backward, TrainingStepIsForwardThenBackward) {
+  const GpuSpec gpu = load_gpu_spec("h200");
+  const TileConfig t;
+  for (KernelKind kind : {KernelKind::naive, KernelKind::tiled}) {
+    const SimResult fwd = simulate(gpu, shape(1, 4, 512, 512, 64, true, Pass::fwd), kind, t);
+    const SimResult step = simulate(gpu, shape(1, 4, 512, 512, 64, true, Pass::both), kind, t);
+    EXPECT_EQ(step.forward.bytes, fwd.totals) << to_string(kind);
+    EXPECT_EQ(step.forward.kernels, static_cast<int>(fwd.kernels.size()));
+    EXPECT_EQ(step.backward.kernels, kind == KernelKind::tiled ? 3 : 5);
+    EXPECT_EQ(step.forward.bytes + step.backward.bytes, step.totals);
+    EXPECT_DOUBLE_EQ(step.forward.time_s + step.backward.time_s, step.time_s);
+    LevelBytes from_tiles;
+    for (const KernelResult& k : step.kernels)
+      for (const TileRecord& r : k.tiles) from_tiles += r.bytes;
+    EXPECT_EQ(from_tiles, step.totals) << "per-tile records sum to the totals";
+  }
+}
+
+// Without L2 reuse every request reaches HBM: the step's HBM bytes are the closed-form requests of its
+// kernels, and the naive step's include 11 passes over a [B, H, Nq, Nkv] matrix: forward S written, read
+// and P written (rows held in shared memory), P read; backward P read twice, dP written and read, dS
+// written and read twice.
+TEST(Backward, NaiveTrainingStepWithoutReuseMovesElevenMatrixPasses) {
+  const Workload w = shape(1, 2, 512, 512, 64, false, Pass::both);
+  const TileConfig t;
+  SimOptions o;
+  o.l2_reuse = false;
+  o.record_tiles = false;
+  const SimResult r = simulate(load_gpu_spec("h200"), w, KernelKind::naive, t, o);
+  u64 requested = 0;
+  for (KernelId k : kernels_of(KernelKind::naive, Pass::both)) {
+    const LevelBytes x = expected_bytes(k, w, t);
+    requested += x.l2_read + x.l2_write;
+  }
+  const u64 hbm = r.totals.hbm_read + r.totals.hbm_write;
+  EXPECT_EQ(hbm, requested);
+  EXPECT_GE(hbm, 11 * u64{2 * 512 * 512 * 2});
+}
+
+TEST(Backward, NaiveTrainingStepAt128kTokensIsRefusedWithWhatItNeeds) {
+  const Workload w = shape(1, 8, 131072, 131072, 128, false, Pass::both);
+  const GpuSpec gpu = load_gpu_spec("h200");
+  ASSERT_EQ(gpu.hbm_capacity_bytes, 141'000'000'000);
+  const MemoryFootprint f = memory_footprint(w, KernelKind::naive, TileConfig{});
+  EXPECT_EQ(f.scratch, vocab::naive_bwd_scratch_bytes(1, 8, 131072, 131072, DType::fp16));
+  EXPECT_EQ(f.tensors, std::int64_t{8} * (4 * 131072 + 4 * 131072) * 128 * 2 + 8 * 131072 * 4);
+  try {
+    check_config(gpu, w, KernelKind::naive, TileConfig{});
+    FAIL() << "a 552 GB training step fit in 141 GB";
+  } catch (const InvalidInput& e) {
+    EXPECT_THAT(e.what(), HasSubstr("needs 551.9 GB"));
+    EXPECT_THAT(e.what(), HasSubstr("141.0 GB"));
+  }
+  EXPECT_NO_THROW(check_config(gpu, w, KernelKind::tiled, TileConfig{}));  // O(N): 2.2 GB
+}
+
+TEST(Backward, BadBackwardTilesAndWindowsAreRefused) {
+  const Workload w = shape(1, 1, 256, 256, 64);
+  TileConfig t;
+  t.bwd_br = 48;
+  EXPECT_THROW(KernelDataflow(KernelId::tiled_bwd, w, t), InvalidInput);
+  t.bwd_br = 0;
+  t.bwd_bc = 32;
+  t.bwd_br = 64;  // 2 warps cannot split over 4 row slabs of dQ
+  EXPECT_THROW(KernelDataflow(KernelId::tiled_bwd, w, t), InvalidInput);
+  EXPECT_THROW(KernelDataflow(KernelId::naive_bwd_dq, shape(1, 1, 256, 256, 96), TileConfig{}), InvalidInput);
+  EXPECT_THROW(KernelDataflow(KernelId::tiled_bwd, w, TileConfig{}, TileWindow{0, 1, 0, -1}), InvalidInput);
+}
+
+}  // namespace
+}  // namespace attnscope::sim
