@@ -389,7 +389,7 @@ std::vector<TiledBwdConfig> compiled_tiled_bwd_configs(int head_dim, DType dtype
 }
 
 TiledBwdConfig default_tiled_bwd_config(int head_dim) {
-  return head_dim == 128 ? TiledBwdConfig{128, 32, 2} : TiledBwdConfig{128, 64, 2};
+  return vocab::default_tiled_bwd_config(head_dim);
 }
 
 std::size_t tiled_bwd_workspace_bytes(const AttentionShape& s, const TiledBwdConfig& c) {

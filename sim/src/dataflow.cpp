@@ -423,18 +423,22 @@ LevelBytes expected_bytes(KernelId k, const Workload& w, const TileConfig& tiles
                           std::uint32_t sector_bytes) {
   const KernelDataflow flow(k, w, tiles, window);
   LevelBytes total;
+  std::uint64_t reduced = 0;
   CtaProgram p;
   for (std::int64_t c = 0; c < flow.cta_count(); ++c) {
     flow.program(c, p);
     for (const CtaStep& s : p.steps) {
       for (int i = 0; i < s.load_count; ++i) total.l2_read += s.loads[i].sectors(sector_bytes) * sector_bytes;
-      for (int i = 0; i < s.store_count; ++i)
-        total.l2_write += s.stores[i].sectors(sector_bytes) * sector_bytes;
+      for (int i = 0; i < s.store_count; ++i) {
+        const std::uint64_t bytes = s.stores[i].sectors(sector_bytes) * sector_bytes;
+        total.l2_write += bytes;
+        if (s.stores[i].reduce) reduced += bytes;  // the old value, read from HBM without reuse
+      }
       total.smem_read += s.smem_read;
       total.smem_write += s.smem_write;
     }
   }
-  total.hbm_read = total.l2_read;
+  total.hbm_read = total.l2_read + reduced;
   total.hbm_write = total.l2_write;
   return total;
 }

@@ -194,7 +194,9 @@ void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std
     s.tensor_flops = 10.0 * rc * static_cast<double>(d);
     s.exps = rc;                                                  // P^T = 2^(S^T scale log2e - LSE log2e)
     s.fp32_ops = 3.0 * rc;                                        // the exponent's FMA, dP - D, times P
-    s.stores[s.store_count++] = q_rows(Tensor::dq_accum, d * 4);  // red.global.add.v2.f32: reduced in L2
+    BlockAccess& acc = s.stores[s.store_count++];
+    acc = q_rows(Tensor::dq_accum, d * 4);  // red.global.add.v2.f32: reduced in L2
+    acc.reduce = true;
     if (i == q_tiles - 1) {
       s.stores[s.store_count++] = kv_rows(Tensor::dk);
       s.stores[s.store_count++] = kv_rows(Tensor::dv);

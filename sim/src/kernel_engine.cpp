@@ -183,6 +183,7 @@ class Engine {
   bool request_missed_ = false;
   L2Cache::Cursor cursor_;
   bool cursor_valid_ = false;
+  bool reduce_ = false;  // the walk in progress is an atomic reduction: missed sectors are read from HBM first
   struct Pending {
     std::uint64_t line;
     std::uint64_t block;
@@ -428,10 +429,13 @@ void Engine::finish_cta(std::uint32_t slot_index, double now) {
 }
 
 void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {
-  if (!write && a.l2_fetch_bytes > 0 && opt_.l2_reuse)
+  if (!write && a.l2_fetch_bytes > 0 && opt_.l2_reuse) {
     walk_lines<true>(a, false, bytes);
-  else
-    walk_lines<false>(a, write, bytes);
+    return;
+  }
+  reduce_ = write && a.reduce;  // read by the flushes of this walk
+  walk_lines<false>(a, write, bytes);
+  reduce_ = false;
 }
 
 // With kFetch (a read with a prefetch-size hint), each gathered line also carries the sectors of its piece's
@@ -553,8 +557,10 @@ void Engine::flush_through(bool write, LevelBytes& bytes) {
     requested += p.count;
     partition_sectors_[home_partition(p.set)] += p.count;
     (write ? channel_write_ : channel_read_)[hbm_channel(p.line, channel_count_)] += p.count;
+    if (reduce_) channel_read_[hbm_channel(p.line, channel_count_)] += p.count;  // the old value
   }
   (write ? bytes.hbm_write : bytes.hbm_read) += requested << sector_shift_;
+  if (reduce_) bytes.hbm_read += requested << sector_shift_;
   (write ? bytes.l2_write : bytes.l2_read) += requested << sector_shift_;
   request_sectors_ += requested;
   request_hbm_ = request_missed_ = true;
@@ -631,6 +637,13 @@ void Engine::flush_cached(LevelBytes& bytes) {
     }
     const std::uint32_t home_hit = cached(p.set, p.block, want, kWrite, false);
     hit += L2Cache::sector_count(home_hit);
+    if (kWrite && reduce_) {  // a reduction into sectors L2 lacks reads their old value from HBM first
+      const std::uint32_t miss = L2Cache::sector_count(want & ~home_hit);
+      if (miss > 0) {
+        missed += miss;
+        channel_read_[hbm_channel(p.line, channel_count_)] += miss;
+      }
+    }
     if (!kWrite) {
       const std::uint32_t miss = L2Cache::sector_count(want & ~home_hit);
       if (miss > 0) {

@@ -91,6 +91,32 @@ TEST(Backward, TiledBwdReadsKvOncePerCtaAndQTilesOncePerVisit) {
   EXPECT_EQ(x.l2_write, count(bh * (kv_tiles * n * d * 4 + 2 * n * d * e)));
 }
 
+// The dQ accumulation is an atomic reduction done in L2, which needs each line's old value: a reduction into
+// sectors L2 does not hold reads them from HBM first (Nsight Compute on the H200, Figure 2 shape: tiled_bwd
+// read its loads plus the whole fp32 accumulator). Without reuse the closed form counts that read; with the
+// cache, an accumulator twice the L2's size (zeroed by tiled_bwd.pre, mostly written back before tiled_bwd
+// reads it) is read back at least by the part that cannot have stayed resident.
+TEST(Backward, AccumulatorReductionsReadTheLinesL2Lacks) {
+  const std::int64_t b = 1, h = 128, n = 4096, d = 64, e = 2;
+  const Workload w = shape(b, h, n, n, d);
+  const TileConfig t;
+  const LevelBytes x = expected_bytes(KernelId::tiled_bwd, w, t);
+  const u64 accumulator_requests = count(b * h * (n / 128) * n * d * 4);  // every kv tile adds its dQ share
+  EXPECT_EQ(x.hbm_read, x.l2_read + accumulator_requests);
+  EXPECT_EQ(x.hbm_write, x.l2_write);
+
+  const GpuSpec gpu = load_gpu_spec("h200");
+  const SimResult r = simulate(gpu, w, KernelKind::tiled, t);
+  ASSERT_EQ(r.kernels.size(), 3u);
+  const KernelResult& main = r.kernels[1];
+  ASSERT_EQ(main.name, "tiled_bwd");
+  const u64 loads = count(b * h * 4 * n * d * e);  // K, V, Q, dO at least once from HBM (cold)
+  const u64 accumulator = count(b * h * n * d * 4);
+  ASSERT_GT(accumulator, count(2 * gpu.l2_bytes));
+  EXPECT_GE(main.totals.hbm_read, loads + accumulator - count(gpu.l2_bytes));
+  EXPECT_LE(main.totals.hbm_read, x.hbm_read);
+}
+
 // Causal: kv tile j visits q tiles from vocab::bwd_first_q_tile on; in llm-4k with Bc 128, Br 64 that is
 // 64 - 2j of them (docs/dataflow.md), and only those tiles' Q, dO, LSE and D are read.
 TEST(Backward, CausalStepsStartAtTheFirstQTileThatSeesTheKvTile) {

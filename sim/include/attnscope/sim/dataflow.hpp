@@ -51,6 +51,10 @@ struct BlockAccess {
   // L2 prefetch-size hint of the copies (cp.async ... .L2::256B): L2 fetches the aligned block of this many
   // bytes around each requested piece from HBM. Only the requested sectors count as L2 requests; 0 = none.
   std::uint16_t l2_fetch_bytes = 0;
+  // A store that is an atomic reduction (red.global.add: the tiled backward's dQ accumulator). L2 performs
+  // it, and needs the line's old value for that: the sectors it misses are read from HBM before the write
+  // (Nsight Compute on the H200: tiled_bwd read 2T more than its loads, T the accumulator's bytes).
+  bool reduce = false;
 
   std::uint64_t bytes() const { return std::uint64_t{rows} * row_bytes; }
   // 32-byte (or `sector_bytes`) sectors touched: what L2 counts for this request.
@@ -65,8 +69,9 @@ struct CtaStep {
   std::array<BlockAccess, kMaxLoadsPerStep> loads{};
   int load_count = 0;
   // Stores, from registers (or staged in shared memory) to global memory. The tiled backward's dQ
-  // accumulation (red.global.add.f32) is a store too: the reduction is done in L2, so it is an L2 write
-  // request and reaches HBM only when the dirty line is evicted.
+  // accumulation (red.global.add.f32) is a store too (BlockAccess::reduce): the reduction is done in L2, so
+  // it is an L2 write request; it reads HBM when the line is missing and writes HBM when the dirty line is
+  // evicted.
   std::array<BlockAccess, kMaxStoresPerStep> stores{};
   int store_count = 0;
   double tensor_flops = 0;       // matrix-product FLOPs on tensor cores

@@ -4,7 +4,8 @@
 //
 //   - A read fetches only the sectors it misses (sector fills), allocating the line if absent.
 //   - A write allocates the line and marks its sectors valid and dirty without reading HBM (stores write
-//     whole sectors in these kernels; a partial-sector write is treated as a whole-sector one).
+//     whole sectors in these kernels; a partial-sector write is treated as a whole-sector one). An atomic
+//     reduction is a write whose missed sectors the engine first reads from HBM (the old value).
 //   - Evicting a line writes its dirty sectors back to HBM: that is where HBM writes come from. Nothing is
 //     flushed when a kernel ends; the next kernel inherits what is resident and dirty (as on the H200).
 //
