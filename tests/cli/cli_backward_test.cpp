@@ -14,46 +14,19 @@
 
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/vocab/kernel.hpp"
+#include "cli_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out, err;
-};
+using attnscope::cli_testing::CommandResult;
+using attnscope::cli_testing::read_text;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class CliBackward : public ::testing::Test {
+class CliBackward : public attnscope::cli_testing::CliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("attnscope_cli_bwd_" + std::to_string(::getpid()) + "_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  CommandResult run(const std::string& args) {
-    const std::string cmd = std::string(ATTNSCOPE_BIN) + " " + args + " >" + (dir_ / "out.txt").string() +
-                            " 2>" + (dir_ / "err.txt").string();
-    const int status = std::system(cmd.c_str());
-    CommandResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text(dir_ / "out.txt");
-    r.err = read_text(dir_ / "err.txt");
-    return r;
-  }
-  fs::path dir_;
+  CliBackward() : CliTest("cli_bwd") {}
 };
 
 // FlashAttention (Dao et al. 2022), Figure 2's shape: B 64, H 16, N 1024, d 64, fp16. Without L2 reuse the

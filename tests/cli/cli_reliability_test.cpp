@@ -16,6 +16,8 @@
 #include <sstream>
 #include <string>
 
+#include "cli_support.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -23,21 +25,9 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
-}
+using attnscope::cli_testing::CommandResult;
+using attnscope::cli_testing::read_text;
+using attnscope::cli_testing::write_text;
 
 std::size_t count_of(const std::string& text, const std::string& part) {
   std::size_t n = 0;
@@ -45,32 +35,9 @@ std::size_t count_of(const std::string& text, const std::string& part) {
   return n;
 }
 
-class CliReliability : public ::testing::Test {
+class CliReliability : public attnscope::cli_testing::CliTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("attnscope_cli_rel_" + std::to_string(::getpid()) + "_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  // `redirect` replaces the default stdout capture (e.g. ">/dev/full", ">&-").
-  CommandResult run(const std::string& args, const std::string& redirect = "") {
-    const std::string out = redirect.empty() ? " >" + (dir_ / "out.txt").string() : " " + redirect;
-    const std::string cmd = "cd " + dir_.string() + " && " + std::string(ATTNSCOPE_BIN) + " " + args + out +
-                            " 2>" + (dir_ / "err.txt").string();
-    const int status = std::system(cmd.c_str());
-    CommandResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = redirect.empty() ? read_text(dir_ / "out.txt") : std::string();
-    r.err = read_text(dir_ / "err.txt");
-    return r;
-  }
-  static std::string data(const std::string& name) {
-    return (fs::path(ATTNSCOPE_DATA_DIR) / "reports" / name).string();
-  }
+  CliReliability() : CliTest("cli_rel", /*run_in_folder=*/true) {}
   static std::string reproducer(const std::string& name) {
     return (fs::path(ATTNSCOPE_DATA_DIR) / "reliability" / name).string();
   }
@@ -88,7 +55,6 @@ class CliReliability : public ::testing::Test {
       if (e.path().filename().string().find(".tmp-") != std::string::npos) ++n;
     return n;
   }
-  fs::path dir_;
 };
 
 // ---- Outputs ------------------------------------------------------------------------------------------

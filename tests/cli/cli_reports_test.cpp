@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "attnscope/reports/json_io.hpp"
+#include "cli_support.hpp"
 
 namespace {
 
@@ -20,44 +21,12 @@ using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-struct CommandResult {
-  int exit_code = -1;
-  std::string out, err;
-};
+using attnscope::cli_testing::CommandResult;
+using attnscope::cli_testing::read_text;
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class Cli : public ::testing::Test {
+class Cli : public attnscope::cli_testing::CliTest {
  protected:
-  void SetUp() override {
-    // The process id keeps two test runs on one machine (two checkouts) out of each other's folders.
-    dir_ = fs::temp_directory_path() /
-           ("attnscope_cli_" + std::to_string(::getpid()) + "_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  CommandResult run(const std::string& args) {
-    const std::string cmd = std::string(ATTNSCOPE_BIN) + " " + args + " >" + (dir_ / "out.txt").string() +
-                            " 2>" + (dir_ / "err.txt").string();
-    const int status = std::system(cmd.c_str());
-    CommandResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = read_text(dir_ / "out.txt");
-    r.err = read_text(dir_ / "err.txt");
-    return r;
-  }
-  static std::string data(const std::string& name) {
-    return (fs::path(ATTNSCOPE_DATA_DIR) / "reports" / name).string();
-  }
-  fs::path dir_;
+  Cli() : CliTest("cli") {}
 };
 
 TEST_F(Cli, ReportPrintsTableAndPassesGates) {
