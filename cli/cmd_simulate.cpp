@@ -13,6 +13,8 @@
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/memory_footprint.hpp"
 #include "attnscope/sim/simulate.hpp"
+#include "attnscope/vocab/backward.hpp"
+#include "attnscope/vocab/geometry.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
@@ -88,8 +90,11 @@ void print_result(const sim::SimResult& r) {
   const char* times = r.workload.pass == sim::Pass::fwd   ? ""
                       : r.workload.pass == sim::Pass::bwd ? "2.5*"
                                                           : "3.5*";
-  std::printf("  attention FLOPs (%s4*B*H*Nq*Nkv*d%s): %.3g -> %.1f TFLOP/s\n", times,
-              r.workload.causal ? "/2" : "", r.workload.flops(), r.tflops_achieved());
+  std::printf("  attention FLOPs (%s%s): %.3g -> %.1f TFLOP/s\n", times,
+              r.workload.window > 0 ? "4*B*H*d*visible pairs"
+              : r.workload.causal   ? "4*B*H*Nq*Nkv*d/2"
+                                    : "4*B*H*Nq*Nkv*d",
+              r.workload.flops(), r.tflops_achieved());
   const sim::MemoryFootprint m = sim::memory_footprint(r.workload, r.kind, r.tiles);
   std::printf("  HBM held: %s (%s tensors + %s scratch)%s\n",
               reports::format_bytes(static_cast<double>(m.total())).c_str(),
@@ -140,8 +145,17 @@ int run_simulate(const SimulateFlags& f) {
       "attnscope simulate: %s (B=%lld H=%lld Nq=%lld Nkv=%lld d=%lld %s%s) on %s (model, %s L2, reuse %s)\n",
       w.name.c_str(), static_cast<long long>(w.batch), static_cast<long long>(w.heads),
       static_cast<long long>(w.seq_q), static_cast<long long>(w.seq_kv), static_cast<long long>(w.head_dim),
-      std::string(sim::to_string(w.dtype)).c_str(), w.causal ? ", causal" : "", gpu.name.c_str(),
+      std::string(sim::to_string(w.dtype)).c_str(), sim::mask_label(w).c_str(), gpu.name.c_str(),
       f.l2_start.c_str(), options.l2_reuse ? "on" : "off");
+  if (w.general_mask()) {
+    // The model prices any tile; the GPU kernels for these masks exist for one tile each (vocab).
+    const vocab::TiledConfig fwd = vocab::general_mask_tiled_config(w.head_dim);
+    const vocab::TiledBwdConfig bwd = vocab::general_mask_tiled_bwd_config();
+    std::printf(
+        "  note: the GPU kernels for sliding window / ALiBi are compiled for Br %d Bc %d warps %d stages %d "
+        "(forward) and Bc %d Br %d stages %d (backward); other tiles are a what-if\n",
+        fwd.br, fwd.bc, fwd.warps, fwd.stages, bwd.bc, bwd.br, bwd.stages);
+  }
   std::vector<sim::SimResult> results;
   for (sim::KernelKind k : kinds) {
     results.push_back(sim::simulate(gpu, w, k, tiles, options));

@@ -21,6 +21,10 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
   cmd.add_flag("--causal", o.causal, "causal mask");
   cmd.add_flag("--no-causal", o.non_causal, "no mask");
   cmd.add_option("--scale", o.scale, "softmax scale (default 1/sqrt(head_dim))");
+  cmd.add_option("--window", o.window,
+                 "sliding-window (local) attention: each query sees the W keys ending at its diagonal "
+                 "(causal; 0 = none)");
+  cmd.add_flag("--alibi", o.alibi, "ALiBi bias on the scores (standard per-head slopes)");
   cmd.add_option("--br", o.br, "tiled kernel: query rows per CTA (Br)");
   cmd.add_option("--bc", o.bc, "tiled kernel: key/value rows per step (Bc)");
   cmd.add_option("--warps", o.warps, "tiled kernel: warps per CTA");
@@ -58,11 +62,21 @@ sim::Workload WorkloadOptions::workload() const {
   if (causal) w.causal = true;
   if (non_causal) w.causal = false;
   if (scale) w.scale = *scale;
+  if (window) {
+    if (*window > 0 && non_causal)
+      throw sim::InvalidInput(
+          "--window is a causal mask (the W keys ending at each query's diagonal); drop "
+          "--no-causal");
+    w.window = *window;
+    if (*window > 0) w.causal = true;
+  }
+  if (alibi) w.alibi = true;
   if (const auto p = sim::parse_pass(pass))
     w.pass = *p;
   else
     throw sim::InvalidInput("--pass '" + pass + "' is not one of fwd, bwd, both");
-  if (batch || heads || seq || seq_q || seq_kv || head_dim || dtype || causal || non_causal || scale)
+  if (batch || heads || seq || seq_q || seq_kv || head_dim || dtype || causal || non_causal || scale ||
+      window || alibi)
     w.name = preset + "*";
   sim::validate(w);
   return w;
@@ -90,6 +104,10 @@ void WorkloadOptions::require_forward_pass(const char* command) const {
     throw sim::InvalidInput(std::string("--pass ") + pass + ": `attnscope " + command +
                             "` runs the forward pass only so far; `attnscope simulate --pass " + pass +
                             "` models the backward kernels");
+  if ((window && *window > 0) || alibi)
+    throw sim::InvalidInput(std::string("--window/--alibi: `attnscope ") + command +
+                            "` runs unmasked and causal workloads only so far; `attnscope simulate` models "
+                            "sliding windows and ALiBi (the GPU tests and benchmarks run those kernels)");
 }
 
 }  // namespace attnscope::cli

@@ -16,6 +16,8 @@ struct WorkloadOptions {
   std::optional<std::string> dtype;
   bool causal = false, non_causal = false;
   std::optional<double> scale;
+  std::optional<long long> window;  // sliding window in keys (implies --causal)
+  bool alibi = false;
   // Tile flags
   std::optional<int> br, bc, warps, stages;
   std::optional<std::string> order;
@@ -26,13 +28,14 @@ struct WorkloadOptions {
 
   sim::Workload workload() const;  // preset with the flags applied; throws sim::InvalidInput
   sim::TileConfig tile_config() const;
-  // For commands that run only the forward pass: throws sim::InvalidInput naming `command` unless --pass is
-  // fwd.
+  // For commands that run only the forward pass without a sliding window or ALiBi: throws sim::InvalidInput
+  // naming `command` unless --pass is fwd and neither --window nor --alibi is given.
   void require_forward_pass(const char* command) const;
 };
 
 // Adds --preset, --batch, --heads, --seq, --seq-q, --seq-kv, --head-dim, --dtype, --causal/--no-causal,
-// --scale, --br, --bc, --warps, --stages, --order, --kernel, --pass, --bwd-bc, --bwd-br, --bwd-stages, --gpu.
+// --scale, --window, --alibi, --br, --bc, --warps, --stages, --order, --kernel, --pass, --bwd-bc, --bwd-br,
+// --bwd-stages, --gpu.
 void add_workload_options(CLI::App& cmd, WorkloadOptions& o);
 
 }  // namespace attnscope::cli

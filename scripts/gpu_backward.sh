@@ -10,7 +10,8 @@
 # Here (no GPU): cmake --preset gpu && cmake --build --preset gpu, then scripts/gpu_check.sh --pack.
 # There (the device tool's run, carry [".device"]):
 #   tar -xzf .device/check.tar.gz -C .device && bash scripts/gpu_backward.sh
-# Everything lands in $OUT/backward.tar.gz; a summary is printed last.
+# Everything lands in $OUT/backward.tar.gz; a summary is printed last. TESTS (a gtest filter) picks the GPU
+# tests; SKIP (a space-separated list of step names, e.g. "bench_long ncu") leaves steps out.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 FINAL=${OUT:-$PWD/out}
@@ -28,6 +29,7 @@ mkdir -p "$OUT"
 step() {  # name, timeout, command...: exit code into $OUT/name.rc
   local name=$1 limit=$2
   shift 2
+  for skip in ${SKIP:-}; do [[ $name == $skip* ]] && return 0; done
   echo "== $name: $*" | tee -a "$OUT/commands.txt"
   timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
   echo $? >"$OUT/$name.rc"

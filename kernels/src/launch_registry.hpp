@@ -30,6 +30,8 @@ struct TiledParams {
   int kv_tile_begin;  // kv window [begin, end), already clipped to [0, ceil(Nkv / Bc)]
   int kv_tile_end;
   TileTiming* timeline;  // instrumented builds only: [B][H][q tiles in window][kv_tile_end - kv_tile_begin]
+  int window;            // sliding window in keys (0: none); general-mask kernels only
+  const float* alibi_slopes;  // [H] or nullptr; general-mask kernels only
 };
 
 // One compiled tiled instantiation. `launch` returns a cudaError_t as int (0 = success).
@@ -41,6 +43,7 @@ struct TiledEntry {
   int stages;
   int warps;  // Br / 16 (16 query rows per warp) or Br / 32 (32 rows per warp)
   bool instrumented;
+  bool general_mask;       // the sliding-window / ALiBi variant (attention.hpp)
   std::size_t smem_bytes;  // sizeof(SharedStorage)
   int threads;
   int (*launch)(const TiledParams& params, int grid_x, int grid_y, int grid_z, Stream stream);
@@ -53,6 +56,7 @@ void append_tiled_bf16_d64(std::vector<TiledEntry>& out);
 void append_tiled_bf16_d128(std::vector<TiledEntry>& out);
 void append_tiled_fp16_d64_instrumented(std::vector<TiledEntry>& out);
 void append_tiled_fp16_d128_instrumented(std::vector<TiledEntry>& out);
+void append_tiled_general_mask(std::vector<TiledEntry>& out);
 
 // The whole table, built once.
 const std::vector<TiledEntry>& tiled_registry();
@@ -74,6 +78,8 @@ struct NaiveParams {
   int col_block_begin;  // qk: first column block (128 columns); pv: first reduction step (32 columns)
   int col_block_end;    // exclusive, clipped to the total
   TileTiming* timeline;
+  int window;                 // sliding window in keys (0: none); softmax only
+  const float* alibi_slopes;  // [H] or nullptr; softmax only
 };
 
 // Launch one naive kernel (dtype and head_dim picked inside); returns a cudaError_t as int.
@@ -83,14 +89,15 @@ int launch_naive_softmax_kernel(DType dtype, const NaiveParams& params, int grid
                                 Stream stream);
 int launch_naive_pv_kernel(DType dtype, const NaiveParams& params, int grid_x, int grid_y, Stream stream);
 
-// ---- backward ----------------------------------------------------------------------------------------------
-// Invariant launch state of the three backward kernels (passed by value).
+// ---- backward
+// ---------------------------------------------------------------------------------------------- Invariant
+// launch state of the three backward kernels (passed by value).
 struct TiledBwdParams {
   const void* q;  // [B, H, Nq, d]
   const void* k;  // [B, H, Nkv, d]
   const void* v;
-  const void* o;    // [B, H, Nq, d]
-  const void* d_o;  // [B, H, Nq, d]
+  const void* o;     // [B, H, Nq, d]
+  const void* d_o;   // [B, H, Nq, d]
   const float* lse;  // [B, H, Nq]
   void* dq;          // [B, H, Nq, d]
   void* dk;          // [B, H, Nkv, d]
@@ -105,6 +112,8 @@ struct TiledBwdParams {
   int causal;
   float scale;
   float scale_log2;
+  int window;                 // sliding window in keys (0: none); general-mask kernels only
+  const float* alibi_slopes;  // [H] or nullptr; general-mask kernels only
 };
 
 // One compiled backward instantiation. `launch` runs pre, main and post; returns a cudaError_t as int.
@@ -112,6 +121,7 @@ struct TiledBwdEntry {
   DType dtype;
   int head_dim;
   vocab::TiledBwdConfig config;
+  bool general_mask;  // the sliding-window / ALiBi variant
   std::size_t smem_bytes;
   int (*launch)(const TiledBwdParams& params, int batch, Stream stream);
 };
@@ -119,6 +129,7 @@ struct TiledBwdEntry {
 // Each tiled_bwd_*.cu file appends its instantiations.
 void append_tiled_bwd_fp16(std::vector<TiledBwdEntry>& out);
 void append_tiled_bwd_bf16(std::vector<TiledBwdEntry>& out);
+void append_tiled_bwd_general_mask(std::vector<TiledBwdEntry>& out);
 const std::vector<TiledBwdEntry>& tiled_bwd_registry();
 
 // The naive backward's five launches (naive_bwd.cu); returns a cudaError_t as int.

@@ -50,6 +50,14 @@ Status check_shape(const AttentionShape& s) {
   if (s.batch > 65535 || s.heads > 65535 || static_cast<long long>(s.batch) * s.heads > 65535) {
     return fail(StatusCode::bad_shape, "bad shape: batch * heads must be <= 65535 (grid dimension limit)");
   }
+  if (s.window < 0)
+    return fail(StatusCode::bad_shape, "bad shape: window must be >= 0 (0: no sliding window)");
+  if (s.window > 0 && !s.causal) {
+    return fail(
+        StatusCode::bad_shape,
+        "bad shape: a sliding window is causal (each row sees the window keys ending at its diagonal); "
+        "set causal");
+  }
   return {};
 }
 
@@ -84,6 +92,15 @@ Status check_aligned(const void* p, const char* name, std::size_t alignment) {
 }
 
 // Clips [begin, end) (end = -1: all) to [0, total]; refuses negative or reversed windows.
+// ALiBi needs its slopes; only the general-mask kernels read them.
+Status check_alibi(const AttentionShape& s, const float* slopes) {
+  if (s.alibi && slopes == nullptr)
+    return fail(StatusCode::bad_shape, "bad shape: ALiBi needs alibi_slopes, fp32 [H] on the device");
+  if (!s.alibi && slopes != nullptr)
+    return fail(StatusCode::bad_shape, "bad shape: alibi_slopes given but the shape has alibi = false");
+  return s.alibi ? check_aligned(slopes, "alibi_slopes", 4) : Status{};
+}
+
 Status clip_window(int begin, int end, int total, const char* what, int& out_begin, int& out_end) {
   if (begin < 0 || (end != -1 && end < begin)) {
     return fail(StatusCode::bad_shape, std::string("bad window: ") + what + " [" + std::to_string(begin) +
@@ -113,7 +130,8 @@ std::string config_name(const TiledConfig& c) {
 const TiledEntry* find_entry(const AttentionShape& s, const TiledConfig& c, bool instrumented) {
   for (const TiledEntry& e : detail::tiled_registry()) {
     if (e.dtype == s.dtype && e.head_dim == s.head_dim && e.br == c.br && e.bc == c.bc &&
-        e.stages == c.stages && e.instrumented == instrumented && c.warps == e.warps) {
+        e.stages == c.stages && e.instrumented == instrumented && c.warps == e.warps &&
+        e.general_mask == s.general_mask()) {
       return &e;
     }
   }
@@ -123,7 +141,8 @@ const TiledEntry* find_entry(const AttentionShape& s, const TiledConfig& c, bool
 std::string compiled_list(int head_dim, DType dtype, bool instrumented) {
   std::string list;
   for (const TiledEntry& e : detail::tiled_registry()) {
-    if (e.dtype != dtype || e.head_dim != head_dim || e.instrumented != instrumented) continue;
+    if (e.dtype != dtype || e.head_dim != head_dim || e.instrumented != instrumented || e.general_mask)
+      continue;
     if (!list.empty()) list += "; ";
     list += config_name(TiledConfig{e.br, e.bc, e.warps, e.stages});
   }
@@ -142,6 +161,7 @@ const std::vector<TiledEntry>& tiled_registry() {
     append_tiled_bf16_d128(all);
     append_tiled_fp16_d64_instrumented(all);
     append_tiled_fp16_d128_instrumented(all);
+    append_tiled_general_mask(all);
     return all;
   }();
   return registry;
@@ -151,7 +171,7 @@ const std::vector<TiledEntry>& tiled_registry() {
 std::vector<TiledConfig> compiled_tiled_configs(int head_dim, DType dtype) {
   std::vector<TiledConfig> out;
   for (const TiledEntry& e : detail::tiled_registry()) {
-    if (e.dtype == dtype && e.head_dim == head_dim && !e.instrumented) {
+    if (e.dtype == dtype && e.head_dim == head_dim && !e.instrumented && !e.general_mask) {
       out.push_back(TiledConfig{e.br, e.bc, e.warps, e.stages});
     }
   }
@@ -175,6 +195,14 @@ Status launch_tiled(const AttentionShape& shape, const TiledConfig& config, cons
   if (Status st = check_shape(shape); !st) return st;
   const bool instrumented = timeline != nullptr;
   const TiledEntry* entry = find_entry(shape, config, instrumented);
+  if (entry == nullptr && shape.general_mask()) {
+    return fail(StatusCode::config_not_compiled,
+                std::string("sliding window and ALiBi are compiled for one tile only (") +
+                    config_name(vocab::general_mask_tiled_config(shape.head_dim)) +
+                    " at d=" + std::to_string(shape.head_dim) + ")" +
+                    (instrumented ? ", without the timeline build" : "") + "; asked: " + config_name(config) +
+                    (instrumented ? " with a timeline" : ""));
+  }
   if (entry == nullptr) {
     return fail(StatusCode::config_not_compiled,
                 std::string(instrumented ? "instrumented " : "") + "tiled configuration " +
@@ -187,6 +215,7 @@ Status launch_tiled(const AttentionShape& shape, const TiledConfig& config, cons
     if (Status st = check_aligned(p, name, 16); !st) return st;
   }
   if (Status st = check_aligned(t.lse, "lse", 4); !st) return st;
+  if (Status st = check_alibi(shape, t.alibi_slopes); !st) return st;
   if (Status st = check_device(); !st) return st;
   int q_begin = 0, q_end = 0, kv_begin = 0, kv_end = 0;
   if (Status st = clip_window(window.q_tile_begin, window.q_tile_end,
@@ -215,7 +244,9 @@ Status launch_tiled(const AttentionShape& shape, const TiledConfig& config, cons
                         q_begin,
                         kv_begin,
                         kv_end,
-                        timeline};
+                        timeline,
+                        shape.window,
+                        t.alibi_slopes};
   const vocab::Dim3 grid = vocab::tiled_grid(q_end - q_begin, shape.heads, shape.batch);
   return cuda_status(entry->launch(p, to_int(grid.x), to_int(grid.y), to_int(grid.z), stream),
                      "launch_tiled");
@@ -234,14 +265,16 @@ Status naive_common(const AttentionShape& shape, const DeviceTensors& t, bool ne
     if (Status st = check_aligned(t.o, "o", 16); !st) return st;
   }
   if (Status st = check_aligned(t.s, "s (naive scratch)", 16); !st) return st;
+  if (Status st = check_alibi(shape, t.alibi_slopes); !st) return st;
   return check_device();
 }
 
 detail::NaiveParams naive_params(const AttentionShape& s, const DeviceTensors& t, int row_begin,
                                  int col_begin, int col_end, TileTiming* timeline) {
-  return detail::NaiveParams{t.q,     t.k,       t.v,       t.o,        t.s,
-                             s.heads, s.seq_q,   s.seq_kv,  s.head_dim, s.causal ? 1 : 0,
-                             s.scale, row_begin, col_begin, col_end,    timeline};
+  return detail::NaiveParams{t.q,      t.k,           t.v,       t.o,        t.s,
+                             s.heads,  s.seq_q,       s.seq_kv,  s.head_dim, s.causal ? 1 : 0,
+                             s.scale,  row_begin,     col_begin, col_end,    timeline,
+                             s.window, t.alibi_slopes};
 }
 
 }  // namespace
@@ -273,6 +306,10 @@ Status launch_naive_qk(const AttentionShape& shape, const DeviceTensors& t, cons
 Status launch_naive_softmax(const AttentionShape& shape, const DeviceTensors& t, const TileWindow& window,
                             TileTiming* timeline, Stream stream) {
   if (Status st = naive_common(shape, t, false, false); !st) return st;
+  if (shape.general_mask() && timeline != nullptr) {
+    return fail(StatusCode::config_not_compiled,
+                "naive.softmax with a sliding window or ALiBi has no timeline build (instrumented kernel)");
+  }
   int rb = 0, re = 0;
   if (Status st = clip_window(window.q_tile_begin, window.q_tile_end,
                               to_int(vocab::naive_softmax_row_blocks(NaiveTiling{}, shape.seq_q)),
@@ -353,7 +390,7 @@ std::string bwd_config_name(const TiledBwdConfig& c) {
 const detail::TiledBwdEntry* find_bwd_entry(const AttentionShape& s, const TiledBwdConfig& c) {
   for (const detail::TiledBwdEntry& e : detail::tiled_bwd_registry()) {
     if (e.dtype == s.dtype && e.head_dim == s.head_dim && e.config.bc == c.bc && e.config.br == c.br &&
-        e.config.stages == c.stages) {
+        e.config.stages == c.stages && e.general_mask == s.general_mask()) {
       return &e;
     }
   }
@@ -375,6 +412,7 @@ const std::vector<TiledBwdEntry>& tiled_bwd_registry() {
     std::vector<TiledBwdEntry> all;
     append_tiled_bwd_fp16(all);
     append_tiled_bwd_bf16(all);
+    append_tiled_bwd_general_mask(all);
     return all;
   }();
   return registry;
@@ -384,7 +422,7 @@ const std::vector<TiledBwdEntry>& tiled_bwd_registry() {
 std::vector<TiledBwdConfig> compiled_tiled_bwd_configs(int head_dim, DType dtype) {
   std::vector<TiledBwdConfig> out;
   for (const detail::TiledBwdEntry& e : detail::tiled_bwd_registry())
-    if (e.dtype == dtype && e.head_dim == head_dim) out.push_back(e.config);
+    if (e.dtype == dtype && e.head_dim == head_dim && !e.general_mask) out.push_back(e.config);
   return out;
 }
 
@@ -401,14 +439,20 @@ Status launch_tiled_backward(const AttentionShape& shape, const TiledBwdConfig& 
                              const BackwardTensors& t, Stream stream) {
   if (Status st = check_shape(shape); !st) return st;
   const detail::TiledBwdEntry* entry = find_bwd_entry(shape, config);
+  if (entry == nullptr && shape.general_mask()) {
+    return fail(StatusCode::config_not_compiled,
+                "the tiled backward with a sliding window or ALiBi is compiled for one tile only (" +
+                    bwd_config_name(vocab::general_mask_tiled_bwd_config()) +
+                    "); asked: " + bwd_config_name(config));
+  }
   if (entry == nullptr) {
     std::string list;
     for (const TiledBwdConfig& c : compiled_tiled_bwd_configs(shape.head_dim, shape.dtype))
       list += (list.empty() ? "" : "; ") + bwd_config_name(c);
-    return fail(StatusCode::config_not_compiled,
-                "tiled backward configuration " + bwd_config_name(config) + " is not compiled for " +
-                    dtype_name(shape.dtype) + " d=" + std::to_string(shape.head_dim) +
-                    "; compiled: " + (list.empty() ? "none" : list));
+    return fail(StatusCode::config_not_compiled, "tiled backward configuration " + bwd_config_name(config) +
+                                                     " is not compiled for " + dtype_name(shape.dtype) +
+                                                     " d=" + std::to_string(shape.head_dim) +
+                                                     "; compiled: " + (list.empty() ? "none" : list));
   }
   if (Status st = check_all_aligned({{t.q, "q"},
                                      {t.k, "k"},
@@ -423,6 +467,7 @@ Status launch_tiled_backward(const AttentionShape& shape, const TiledBwdConfig& 
     return st;
   }
   if (Status st = check_aligned(t.lse, "lse", 4); !st) return st;
+  if (Status st = check_alibi(shape, t.alibi_slopes); !st) return st;
   if (Status st = check_device(); !st) return st;
   const vocab::BwdWorkspace ws =
       vocab::tiled_bwd_workspace(config, shape.batch, shape.heads, shape.seq_q, shape.head_dim);
@@ -445,7 +490,9 @@ Status launch_tiled_backward(const AttentionShape& shape, const TiledBwdConfig& 
                            to_int(vocab::tiled_bwd_padded_rows(config, shape.seq_q)),
                            shape.causal ? 1 : 0,
                            shape.scale,
-                           shape.scale * 1.4426950408889634f};
+                           shape.scale * 1.4426950408889634f,
+                           shape.window,
+                           t.alibi_slopes};
   return cuda_status(entry->launch(p, shape.batch, stream), "launch_tiled_backward");
 }
 
@@ -464,7 +511,8 @@ Status launch_naive_backward(const AttentionShape& shape, const BackwardTensors&
       !st) {
     return st;
   }
-  if (std::int64_t{shape.seq_q} > 128 * std::int64_t{65535} || std::int64_t{shape.seq_kv} > 128 * std::int64_t{65535})
+  if (std::int64_t{shape.seq_q} > 128 * std::int64_t{65535} ||
+      std::int64_t{shape.seq_kv} > 128 * std::int64_t{65535})
     return fail(StatusCode::bad_shape, "bad shape: the naive backward's grid holds at most 8388480 rows");
   if (Status st = check_device(); !st) return st;
   return cuda_status(detail::launch_naive_backward_kernels(shape, t, stream), "launch_naive_backward");
@@ -475,7 +523,8 @@ std::size_t naive_training_hbm_bytes(const AttentionShape& s) {
   const double e = static_cast<double>(dtype_size(s.dtype));
   const double bh = static_cast<double>(s.batch) * s.heads;
   const double tensors = bh * (4.0 * s.seq_q + 4.0 * s.seq_kv) * s.head_dim * e + bh * s.seq_q * 4.0;
-  const double matrices = static_cast<double>(vocab::naive_bwd_scratch_bytes(s.batch, s.heads, s.seq_q, s.seq_kv, s.dtype));
+  const double matrices =
+      static_cast<double>(vocab::naive_bwd_scratch_bytes(s.batch, s.heads, s.seq_q, s.seq_kv, s.dtype));
   return static_cast<std::size_t>(tensors + matrices);
 }
 
@@ -484,7 +533,8 @@ Status check_naive_memory(const AttentionShape& shape) {
   std::size_t free_bytes = 0, total_bytes = 0;
   const cudaError_t err = cudaMemGetInfo(&free_bytes, &total_bytes);
   if (err != cudaSuccess)
-    return fail(StatusCode::unsupported_device, std::string("no usable CUDA device: ") + cudaGetErrorString(err));
+    return fail(StatusCode::unsupported_device,
+                std::string("no usable CUDA device: ") + cudaGetErrorString(err));
   const std::size_t need = naive_training_hbm_bytes(shape);
   if (need <= free_bytes) return {};
   const auto gb = [](double b) {
@@ -496,11 +546,12 @@ Status check_naive_memory(const AttentionShape& shape) {
   };
   const double matrices = static_cast<double>(
       vocab::naive_bwd_scratch_bytes(shape.batch, shape.heads, shape.seq_q, shape.seq_kv, shape.dtype));
-  return fail(StatusCode::bad_shape,
-              "naive attention does not fit: a training step at this shape needs " + gb(static_cast<double>(need)) +
-                  " of HBM, of which " + gb(matrices) + " for its two B*H*Nq*Nkv matrices (P, dP/dS), and the device has " +
-                  gb(static_cast<double>(free_bytes)) + " free of " + gb(static_cast<double>(total_bytes)) +
-                  "; the tiled kernels need no N x N matrix");
+  return fail(StatusCode::bad_shape, "naive attention does not fit: a training step at this shape needs " +
+                                         gb(static_cast<double>(need)) + " of HBM, of which " + gb(matrices) +
+                                         " for its two B*H*Nq*Nkv matrices (P, dP/dS), and the device has " +
+                                         gb(static_cast<double>(free_bytes)) + " free of " +
+                                         gb(static_cast<double>(total_bytes)) +
+                                         "; the tiled kernels need no N x N matrix");
 }
 
 }  // namespace attnscope::kernels

@@ -4,7 +4,7 @@
 // its own row: 8 x round_up(Nkv, 8) x 2 bytes per CTA, up to 128 KB), max, sum and normalise run over that
 // copy, and the row is written once. Longer rows are read twice (pass 1: running max and sum; pass 2:
 // normalise and write) and written once. Causal: keys past the row's diagonal are not read and get P = 0; a
-// row that sees no key is all zeros.
+// row that sees no key is all zeros. A sliding window or ALiBi runs a separate two-pass kernel (below).
 // Global accesses: aligned rows (Nkv % 8 == 0) move 16-byte chunks, lane k the chunks k, k + 32, ...;
 // unaligned rows move 2-byte elements, lane k the elements k, k + 32, ..., so that a warp's access covers
 // 64 contiguous bytes (each sector of the row once per access). Nothing of the row is held in registers:
@@ -258,6 +258,46 @@ __global__ void __launch_bounds__(kThreads) naive_softmax_two_pass_kernel(const 
   }
 }
 
+// General masks (sliding window and/or ALiBi): every row in two passes over its visible keys [first,
+// limit), 2-byte elements lane-interleaved (a warp covers 64 contiguous bytes per access), whatever the row
+// length or alignment; P = 0 outside the band, the bias -slope |i + Nkv - Nq - j| added to each score.
+// Pass 1 keeps a running max and sum, pass 2 re-reads the visible keys and writes the whole row.
+template <typename T>
+__global__ void __launch_bounds__(kThreads) naive_softmax_general_mask_kernel(const NaiveParams p) {
+  using Traits = device::ElementTraits<T>;
+  const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+  const int block = p.row_block_begin + static_cast<int>(blockIdx.x);
+  const std::size_t bh = blockIdx.y;
+  const int row = block * kRowsPerCta + warp;
+  if (row >= p.seq_q) return;
+  const int n = p.seq_kv;
+  T* srow = static_cast<T*>(p.s) + (bh * p.seq_q + row) * static_cast<std::size_t>(n);
+  const std::uint16_t* bits = reinterpret_cast<const std::uint16_t*>(srow);
+  const int diagonal = row + n - p.seq_q;  // the key at relative distance 0
+  const int limit = p.causal ? max(0, min(n, diagonal + 1)) : n;
+  const int first = static_cast<int>(vocab::first_visible_key(row, p.seq_q, n, p.window));
+  const float slope = p.alibi_slopes != nullptr ? p.alibi_slopes[bh % p.heads] : 0.0f;
+  const auto biased = [&](int c) {
+    return Traits::to_float(bits[c]) - slope * fabsf(static_cast<float>(diagonal - c));
+  };
+  float m = -INFINITY, sum = 0.0f;
+  for (int c = first + lane; c < limit; c += 32) {
+    const float x = biased(c);
+    const float mv = fmaxf(m, x);
+    sum = sum * device::fast_exp2((m - mv) * kLog2e) + device::fast_exp2((x - mv) * kLog2e);
+    m = mv;
+  }
+  const float m_all = warp_max(m);
+  sum = m == -INFINITY ? 0.0f : sum * device::fast_exp2((m - m_all) * kLog2e);
+  sum = warp_sum(sum);
+  const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+  std::uint16_t* out = reinterpret_cast<std::uint16_t*>(srow);
+  for (int c = lane; c < n; c += 32) {
+    const float pr = c >= first && c < limit ? device::fast_exp2((biased(c) - m_all) * kLog2e) * inv : 0.0f;
+    out[c] = Traits::from_float(pr);
+  }
+}
+
 template <typename T, bool Aligned, bool Instrumented>
 int launch_softmax(const NaiveParams& p, int gx, int gy, Stream stream) {
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy));
@@ -277,6 +317,11 @@ int launch_softmax(const NaiveParams& p, int gx, int gy, Stream stream) {
 
 template <typename T>
 int launch_softmax_dtype(const NaiveParams& p, int gx, int gy, Stream stream) {
+  if (p.window > 0 || p.alibi_slopes != nullptr) {  // the launcher refuses a timeline here
+    naive_softmax_general_mask_kernel<T><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)),
+                                           kThreads, 0, static_cast<cudaStream_t>(stream)>>>(p);
+    return static_cast<int>(cudaGetLastError());
+  }
   const bool aligned = vocab::naive_rows_aligned(p.seq_kv);
   if (p.timeline != nullptr) {
     return aligned ? launch_softmax<T, true, true>(p, gx, gy, stream)

@@ -58,8 +58,9 @@ struct TiledBwdShape {
     float delta[Stages][Br];
   };
   static constexpr std::size_t kSmemBytes = sizeof(SharedStorage);
-  static_assert(kSmemBytes == static_cast<std::size_t>(vocab::tiled_bwd_smem_bytes(
-                                  kConfig, D, device::ElementTraits<T>::kDType)),
+  static_assert(kSmemBytes ==
+                    static_cast<std::size_t>(vocab::tiled_bwd_smem_bytes(kConfig, D,
+                                                                         device::ElementTraits<T>::kDType)),
                 "SharedStorage must be exactly vocab::tiled_bwd_smem_bytes");
   static constexpr int kMinBlocks = vocab::tiled_bwd_min_blocks_per_sm(kConfig);
   // Physical 16-byte chunk of dS^T's rows (Br elements): swizzle128 for rows of >= 128 bytes, swizzle64
@@ -136,7 +137,10 @@ __global__ void __launch_bounds__(vocab::kBwdRowThreads) tiled_bwd_post_kernel(c
 }
 
 // ---- main ---------------------------------------------------------------------------------------------
-template <typename T, int D, int Bc, int Br, int Stages>
+// GeneralMask: the variant for a sliding window and/or ALiBi (p.window, p.alibi_slopes), compiled for the
+// default tile only: every recomputed probability is tested against the key band and gets the bias, and q
+// tiles below the last row that sees the tile's keys are skipped. GeneralMask = false compiles as before.
+template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false>
 __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
                                   TiledBwdShape<T, D, Bc, Br, Stages>::kMinBlocks)
     tiled_bwd_kernel(const TiledBwdParams p) {
@@ -176,7 +180,12 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
   const int q_tiles = (p.seq_q + Br - 1) / Br;
   const int first = vocab::bwd_first_q_tile<int>(Br, Bc, p.seq_q, p.seq_kv,
                                                  p.causal ? vocab::Mask::causal : vocab::Mask::none, kv_tile);
-  const int n_steps = q_tiles - first;
+  const int end =
+      GeneralMask ? vocab::bwd_end_q_tile<int>(Br, Bc, p.seq_q, p.seq_kv, p.window, kv_tile) : q_tiles;
+  const int n_steps = max(0, end - first);
+  // ALiBi slope times log2 e: the bias -slope |rel| enters the exponent in base 2.
+  const float alibi_log2 =
+      GeneralMask && p.alibi_slopes != nullptr ? p.alibi_slopes[blockIdx.y] * 1.4426950408889634f : 0.0f;
 
   // One step's copies: Q and dO [Br x d], LSE and D [Br] (16-byte pieces; the vectors are padded).
   const auto load_step = [&](int s) {
@@ -310,8 +319,19 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
       const float2 dl = *reinterpret_cast<const float2*>(delta_s + col);
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        float pe = device::fast_exp2(fmaf(p_acc[nt][e], p.scale_log2, -((e & 1) ? l2.y : l2.x)));
-        if (need_mask) {
+        float pe;
+        if constexpr (GeneralMask) {
+          const int key = key_row0 + 8 * (e >> 1);
+          const int rel = row0 + col + (e & 1) + causal_shift - key;  // row i + Nkv - Nq - key j
+          const bool visible = key < p.seq_kv && (!p.causal || rel >= 0) && (p.window <= 0 || rel < p.window);
+          pe = visible
+                   ? device::fast_exp2(fmaf(p_acc[nt][e], p.scale_log2,
+                                            fmaf(-alibi_log2, fabsf(float(rel)), -((e & 1) ? l2.y : l2.x))))
+                   : 0.0f;
+        } else {
+          pe = device::fast_exp2(fmaf(p_acc[nt][e], p.scale_log2, -((e & 1) ? l2.y : l2.x)));
+        }
+        if (!GeneralMask && need_mask) {
           const int key = key_row0 + 8 * (e >> 1);
           if (key > row0 + col + (e & 1) + causal_shift) pe = 0.0f;
         }
@@ -368,8 +388,9 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
 #pragma unroll
         for (int dp = 0; dp < kDqTiles / 2; ++dp) {
           std::uint32_t b[4];
-          device::ldmatrix_x4_trans(b, (k_bt + kk * 16 * kRowBytes) ^
-                                           static_cast<std::uint32_t>((wn * (Shape::kDqCols / 16) + dp) * 32));
+          device::ldmatrix_x4_trans(b,
+                                    (k_bt + kk * 16 * kRowBytes) ^
+                                        static_cast<std::uint32_t>((wn * (Shape::kDqCols / 16) + dp) * 32));
           Traits::mma(dq_acc[2 * dp], a, b[0], b[1]);
           Traits::mma(dq_acc[2 * dp + 1], a, b[2], b[3]);
         }
@@ -381,7 +402,8 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
           float* dst = dq_accum + static_cast<std::size_t>(row) * D + wn * Shape::kDqCols + 2 * t;
 #pragma unroll
           for (int nt = 0; nt < kDqTiles; ++nt) {
-            atomicAdd(reinterpret_cast<float2*>(dst + nt * 8), make_float2(dq_acc[nt][2 * r], dq_acc[nt][2 * r + 1]));
+            atomicAdd(reinterpret_cast<float2*>(dst + nt * 8),
+                      make_float2(dq_acc[nt][2 * r], dq_acc[nt][2 * r + 1]));
           }
         }
       }
@@ -419,16 +441,17 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
   }
 }
 
-template <typename T, int D, int Bc, int Br, int Stages>
+template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false>
 int launch_tiled_bwd_instance(const TiledBwdParams& p, int batch, Stream stream) {
   using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
   const auto s = static_cast<cudaStream_t>(stream);
-  const vocab::Dim3 rows = vocab::tiled_bwd_row_grid(Shape::kConfig, p.seq_q, D, std::int64_t{batch} * p.heads);
+  const vocab::Dim3 rows =
+      vocab::tiled_bwd_row_grid(Shape::kConfig, p.seq_q, D, std::int64_t{batch} * p.heads);
   const dim3 row_grid(static_cast<unsigned>(rows.x), static_cast<unsigned>(rows.y));
   tiled_bwd_pre_kernel<T, D><<<row_grid, vocab::kBwdRowThreads, 0, s>>>(p);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return static_cast<int>(err);
-  auto* kernel = &tiled_bwd_kernel<T, D, Bc, Br, Stages>;
+  auto* kernel = &tiled_bwd_kernel<T, D, Bc, Br, Stages, GeneralMask>;
   err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              static_cast<int>(Shape::kSmemBytes));
   if (err != cudaSuccess) return static_cast<int>(err);
@@ -441,11 +464,15 @@ int launch_tiled_bwd_instance(const TiledBwdParams& p, int batch, Stream stream)
   return static_cast<int>(cudaGetLastError());
 }
 
-template <typename T, int D, int Bc, int Br, int Stages>
+template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false>
 TiledBwdEntry tiled_bwd_entry(DType dtype) {
   using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
-  return TiledBwdEntry{dtype, D, Shape::kConfig, Shape::kSmemBytes,
-                       &launch_tiled_bwd_instance<T, D, Bc, Br, Stages>};
+  return TiledBwdEntry{dtype,
+                       D,
+                       Shape::kConfig,
+                       GeneralMask,
+                       Shape::kSmemBytes,
+                       &launch_tiled_bwd_instance<T, D, Bc, Br, Stages, GeneralMask>};
 }
 
 }  // namespace attnscope::kernels::detail

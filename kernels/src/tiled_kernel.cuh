@@ -70,7 +70,12 @@ __device__ __forceinline__ void write_record(TileTiming* record, int kv_tile, st
                        end_ns};
 }
 
-template <typename T, int D, int Br, int Bc, int Stages, int Warps, bool Instrumented>
+// GeneralMask: the variant for a sliding window and/or ALiBi (p.window, p.alibi_slopes), compiled for the
+// default tile only. Every score is tested against the row's key band and gets the bias, so S holds scaled
+// scores plus bias from there on (the softmax then runs with scale 1); kv tiles left of the first row's
+// window are skipped. The plain kernels (GeneralMask = false) compile exactly as before.
+template <typename T, int D, int Br, int Bc, int Stages, int Warps, bool Instrumented,
+          bool GeneralMask = false>
 __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThreads,
                                   TiledShape<T, D, Br, Bc, Stages, Warps>::kMinBlocks)
     tiled_attention_kernel(const TiledParams p) {
@@ -118,8 +123,15 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
   // kv tiles this CTA runs: the window, cut at the diagonal when causal (tiles with no visible key skipped).
   const int kv_visible = vocab::visible_kv_tiles<int>(
       Br, Bc, p.seq_q, p.seq_kv, p.causal ? vocab::Mask::causal : vocab::Mask::none, q_tile);
-  const int kv_begin = p.kv_tile_begin;
+  const int kv_begin = GeneralMask ? max(p.kv_tile_begin, vocab::first_visible_kv_tile<int>(
+                                                              Br, Bc, p.seq_q, p.seq_kv, p.window, q_tile))
+                                   : p.kv_tile_begin;
   const int n_steps = max(0, min(p.kv_tile_end, kv_visible) - kv_begin);
+  // Softmax constants: the plain kernels keep raw scores in S (scale folded into the exponent's FMA); the
+  // general-mask variant stores scale * score + bias, so its softmax scale is 1.
+  const float score_log2 = GeneralMask ? 1.4426950408889634f : p.scale_log2;
+  const float lse_scale = GeneralMask ? 1.0f : p.scale;
+  const float alibi_slope = GeneralMask && p.alibi_slopes != nullptr ? p.alibi_slopes[head] : 0.0f;
   // Instrumented build: the step's start time waits in shared memory (thread 0 writes and reads it) and the
   // record index is recomputed when the record is written, so the timeline costs no registers across the
   // kv loop (every register there is needed by the accumulators; in registers it made ptxas spill).
@@ -196,8 +208,10 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
     {
       const int next = step + Stages - 1;
       if (next < n_steps) {
-        device::load_tile<T, D, Bc, kThreads>(smem.k[next % Stages], k, (kv_begin + next) * Bc, p.seq_kv, tid);
-        device::load_tile<T, D, Bc, kThreads>(smem.v[next % Stages], v, (kv_begin + next) * Bc, p.seq_kv, tid);
+        device::load_tile<T, D, Bc, kThreads>(smem.k[next % Stages], k, (kv_begin + next) * Bc, p.seq_kv,
+                                              tid);
+        device::load_tile<T, D, Bc, kThreads>(smem.v[next % Stages], v, (kv_begin + next) * Bc, p.seq_kv,
+                                              tid);
       }
       device::cp_async_commit();  // possibly empty: keeps the group count in step with the tile index
     }
@@ -264,7 +278,25 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
       // made ptxas spill in the 8-warp d 64 Br 128 Bc 64 stages 3 kernel (32 bytes) and the instrumented d
       // 128 Bc 64 4-warp kernel (8 bytes). Both compute the same mask.
       const int key0 = kv_tile * Bc + sub * kSubBc;
-      if (key0 + kSubBc > p.seq_kv || (p.causal && key0 + kSubBc - 1 > warp_row0 + causal_shift)) {
+      if constexpr (GeneralMask) {
+        // Key j is visible to row i iff j < Nkv, and (causal) rel = i + Nkv - Nq - j >= 0, and (window)
+        // rel < window; the ALiBi bias is -slope * |rel|.
+#pragma unroll
+        for (int mi = 0; mi < kM; ++mi) {
+#pragma unroll
+          for (int nt = 0; nt < kNTiles; ++nt) {
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const int key = key0 + nt * 8 + 2 * t + (e & 1);
+              const int rel = warp_row0 + mi * 16 + g + 8 * (e >> 1) + causal_shift - key;
+              const bool visible =
+                  key < p.seq_kv && (!p.causal || rel >= 0) && (p.window <= 0 || rel < p.window);
+              s_acc[mi][nt][e] =
+                  visible ? fmaf(s_acc[mi][nt][e], p.scale, -alibi_slope * fabsf(float(rel))) : -INFINITY;
+            }
+          }
+        }
+      } else if (key0 + kSubBc > p.seq_kv || (p.causal && key0 + kSubBc - 1 > warp_row0 + causal_shift)) {
         if constexpr (kM == 2 && !Instrumented) {
 #pragma unroll
           for (int mi = 0; mi < kM; ++mi) {
@@ -308,14 +340,14 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
         m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
         m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
         // A row with no visible key so far keeps m = -inf; subtract 0 then so that -inf - -inf never happens.
-        const float m_scaled = m == -INFINITY ? 0.0f : m * p.scale_log2;
-        const float alpha = device::fast_exp2(row_max[mi][r] * p.scale_log2 - m_scaled);
+        const float m_scaled = m == -INFINITY ? 0.0f : m * score_log2;
+        const float alpha = device::fast_exp2(row_max[mi][r] * score_log2 - m_scaled);
         row_max[mi][r] = m;
         float sum = 0.0f;
 #pragma unroll
         for (int nt = 0; nt < kNTiles; ++nt) {
-          const float x0 = fmaf(s_acc[mi][nt][2 * r], p.scale_log2, -m_scaled);
-          const float x1 = fmaf(s_acc[mi][nt][2 * r + 1], p.scale_log2, -m_scaled);
+          const float x0 = fmaf(s_acc[mi][nt][2 * r], score_log2, -m_scaled);
+          const float x1 = fmaf(s_acc[mi][nt][2 * r + 1], score_log2, -m_scaled);
           const float p0 = device::fast_exp2(x0), p1 = device::fast_exp2(x1);
           p_frag[mi][nt][r] = Traits::pack(p0, p1);
           sum += p0 + p1;
@@ -376,7 +408,7 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
       inv_sum[mi][r] = l > 0.0f ? 1.0f / l : 0.0f;
       const int row = warp_row0 + mi * 16 + g + 8 * r;
       if (t == 0 && row < p.seq_q) {
-        p.lse[bh * p.seq_q + row] = l > 0.0f ? row_max[mi][r] * p.scale + logf(l) : -INFINITY;
+        p.lse[bh * p.seq_q + row] = l > 0.0f ? row_max[mi][r] * lse_scale + logf(l) : -INFINITY;
       }
     }
   }
@@ -421,10 +453,11 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
   }
 }
 
-template <typename T, int D, int Br, int Bc, int Stages, int Warps, bool Instrumented>
+template <typename T, int D, int Br, int Bc, int Stages, int Warps, bool Instrumented,
+          bool GeneralMask = false>
 int launch_tiled_instance(const TiledParams& params, int grid_x, int grid_y, int grid_z, Stream stream) {
   using Shape = TiledShape<T, D, Br, Bc, Stages, Warps>;
-  auto* kernel = &tiled_attention_kernel<T, D, Br, Bc, Stages, Warps, Instrumented>;
+  auto* kernel = &tiled_attention_kernel<T, D, Br, Bc, Stages, Warps, Instrumented, GeneralMask>;
   cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          static_cast<int>(Shape::kSmemBytes));
   if (err != cudaSuccess) return static_cast<int>(err);
@@ -434,7 +467,8 @@ int launch_tiled_instance(const TiledParams& params, int grid_x, int grid_y, int
 }
 
 // Warps = 0 means Br / 16 (16 query rows per warp, the original configurations).
-template <typename T, int D, int Br, int Bc, int Stages, bool Instrumented, int Warps = 0>
+template <typename T, int D, int Br, int Bc, int Stages, bool Instrumented, int Warps = 0,
+          bool GeneralMask = false>
 TiledEntry tiled_entry(DType dtype) {
   constexpr int kWarps = Warps == 0 ? Br / 16 : Warps;
   using Shape = TiledShape<T, D, Br, Bc, Stages, kWarps>;
@@ -445,9 +479,10 @@ TiledEntry tiled_entry(DType dtype) {
                     Stages,
                     kWarps,
                     Instrumented,
+                    GeneralMask,
                     Shape::kSmemBytes,
                     Shape::kThreads,
-                    &launch_tiled_instance<T, D, Br, Bc, Stages, kWarps, Instrumented>};
+                    &launch_tiled_instance<T, D, Br, Bc, Stages, kWarps, Instrumented, GeneralMask>};
 }
 
 // All (Br, Bc) of one (dtype, d, stages, instrumented): Br in {64, 128} x Bc in {32, 64, 128} (one left out).

@@ -21,11 +21,12 @@ sim::SimOptions options_for(vocab::CacheProtocol protocol, bool record_tiles) {
 
 std::string run_key(const sim::Workload& w, sim::KernelKind kind, const sim::TileConfig& t,
                     std::string_view kernel, vocab::CacheProtocol protocol, bool record_tiles) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}-{}-{}-{}-{}-{}-{}-{}-{}|{}|{}", sim::to_string(kind),
-                     kernel, w.batch, w.heads, w.seq_q, w.seq_kv, w.head_dim, sim::to_string(w.dtype),
-                     w.causal, w.scale, t.label(), t.gemm_bm, t.gemm_bn, t.gemm_bk, t.gemm_warps,
-                     t.gemm_stages, t.gemm_qk_tiles_per_cta, t.gemm_qk_stages, t.gemm_pv_l2_fetch_bytes,
-                     t.softmax_rows_per_cta, vocab::to_string(protocol), record_tiles);
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}-{}-{}-{}-{}-{}-{}-{}-{}|{}|{}",
+                     sim::to_string(kind), kernel, w.batch, w.heads, w.seq_q, w.seq_kv, w.head_dim,
+                     sim::to_string(w.dtype), w.causal, w.window, w.alibi, w.scale, t.label(), t.gemm_bm,
+                     t.gemm_bn, t.gemm_bk, t.gemm_warps, t.gemm_stages, t.gemm_qk_tiles_per_cta,
+                     t.gemm_qk_stages, t.gemm_pv_l2_fetch_bytes, t.softmax_rows_per_cta,
+                     vocab::to_string(protocol), record_tiles);
 }
 
 }  // namespace
@@ -63,7 +64,8 @@ sim::KernelResult model_kernel(const sim::GpuSpec& gpu, const sim::Workload& w, 
     for (auto& k : model_kernels(gpu, w, kind, t, protocol, record_tiles))
       if (k.name == kernel) return std::move(k);
   }
-  throw sim::InvalidInput(fmt::format("the model ran no kernel '{}' for kind {}", kernel, sim::to_string(kind)));
+  throw sim::InvalidInput(
+      fmt::format("the model ran no kernel '{}' for kind {}", kernel, sim::to_string(kind)));
 }
 
 template <typename Run>
@@ -92,16 +94,17 @@ ModelCache::Result ModelCache::memo(const std::string& key, const Run& run) {
 
 std::shared_ptr<const sim::KernelResult> ModelCache::kernel(const sim::Workload& w, sim::KernelKind kind,
                                                             const sim::TileConfig& t, std::string_view kernel,
-                                                            vocab::CacheProtocol protocol, bool record_tiles) {
+                                                            vocab::CacheProtocol protocol,
+                                                            bool record_tiles) {
   return memo(run_key(w, kind, t, kernel, protocol, record_tiles),
               [&] { return model_kernel(gpu_, w, kind, t, kernel, protocol, record_tiles); });
 }
 
 std::shared_ptr<const sim::KernelResult> ModelCache::window(const sim::Workload& w, sim::KernelKind kind,
                                                             const sim::TileConfig& t, const WindowSpec& win) {
-  const std::string key = fmt::format("window {} {} {} {} {}|", win.kernel, win.batch, win.head, win.q_tile,
-                                      win.kv_tile) +
-                          run_key(w, kind, t, win.kernel, vocab::CacheProtocol::flush, false);
+  const std::string key =
+      fmt::format("window {} {} {} {} {}|", win.kernel, win.batch, win.head, win.q_tile, win.kv_tile) +
+      run_key(w, kind, t, win.kernel, vocab::CacheProtocol::flush, false);
   return memo(key, [&] { return model_window(gpu_, w, kind, t, win); });
 }
 

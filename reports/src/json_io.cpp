@@ -62,6 +62,8 @@ ojson workload_to_json(const sim::Workload& w) {
              {"dtype", std::string(sim::to_string(w.dtype))},
              {"causal", w.causal},
              {"scale", w.scale}};
+  if (w.window > 0) j["window"] = w.window;  // absent: no sliding window (reports before masks existed)
+  if (w.alibi) j["alibi"] = true;
   if (w.pass != sim::Pass::fwd) j["pass"] = std::string(sim::to_string(w.pass));
   return j;
 }
@@ -451,6 +453,8 @@ sim::Workload read_workload(const Node& n) {
   w.dtype = *t;
   w.causal = n.bool_field("causal");
   w.scale = n.double_field("scale");
+  if (const auto window = n.optional_field("window")) w.window = window->as_int64();
+  if (const auto alibi = n.optional_field("alibi")) w.alibi = alibi->as_bool();
   if (const auto pass = n.optional_field("pass")) {  // absent: the forward pass (reports before it existed)
     const auto p = sim::parse_pass(pass->as_string());
     if (!p) pass->fail("unknown pass '" + pass->as_string() + "' (expected fwd, bwd or both)");
@@ -503,11 +507,14 @@ Provenance read_provenance(const Node& n) {
   p.mem_clock_mhz = n.optional_double("mem_clock_mhz");
   if (const std::string cache = n.optional_string("cache_mode"); !cache.empty()) {
     p.cache = vocab::parse_cache_protocol(cache);
-    if (!p.cache) n.object_field("cache_mode").fail("unknown cache mode '" + cache + "' (expected flush, sequence or warm)");
+    if (!p.cache)
+      n.object_field("cache_mode")
+          .fail("unknown cache mode '" + cache + "' (expected flush, sequence or warm)");
   }
   if (const std::string replay = n.optional_string("replay"); !replay.empty()) {
     p.replay = vocab::parse_replay_mode(replay);
-    if (!p.replay) n.object_field("replay").fail("unknown replay mode '" + replay + "' (expected user or kernel)");
+    if (!p.replay)
+      n.object_field("replay").fail("unknown replay mode '" + replay + "' (expected user or kernel)");
   }
   p.gpu_spec = n.optional_string("gpu_spec");
   if (auto recordings = n.optional_field("recordings")) {
@@ -518,7 +525,8 @@ Provenance read_provenance(const Node& n) {
       rec.date = r.optional_string("date");
       rec.git_revision = r.optional_string("git_revision");
       if (auto kernels = r.optional_field("kernels"))
-        for (std::size_t k = 0, nk = kernels->size(); k < nk; ++k) rec.kernels.push_back(kernels->at(k).as_string());
+        for (std::size_t k = 0, nk = kernels->size(); k < nk; ++k)
+          rec.kernels.push_back(kernels->at(k).as_string());
       p.recordings.push_back(std::move(rec));
     }
   }
@@ -551,7 +559,8 @@ std::vector<TileEntry> read_tile_columns(const Node& cols) {
   if (count < 0) cols.object_field("count").fail("negative tile count");
   std::vector<TileEntry> tiles(static_cast<std::size_t>(count));
   const auto column = [&](const std::string& name, bool required) -> std::optional<Node> {
-    std::optional<Node> c = required ? std::optional<Node>(cols.object_field(name)) : cols.optional_field(name);
+    std::optional<Node> c =
+        required ? std::optional<Node>(cols.object_field(name)) : cols.optional_field(name);
     if (c && c->size() != tiles.size())
       c->fail(fmt::format("{} values for {} tiles", c->size(), tiles.size()));
     return c;
@@ -592,7 +601,8 @@ std::vector<TileEntry> read_tile_columns(const Node& cols) {
     }
   };
   const auto optional_doubles = [&](const std::string& name, std::optional<double> TileEntry::*field) {
-    if (const auto c = cols.optional_field(name)) read_doubles(*c, [field](TileEntry& t, double v) { t.*field = v; });
+    if (const auto c = cols.optional_field(name))
+      read_doubles(*c, [field](TileEntry& t, double v) { t.*field = v; });
   };
   optional_doubles("start_modeled_s", &TileEntry::start_modeled_s);
   optional_doubles("end_modeled_s", &TileEntry::end_modeled_s);
@@ -642,7 +652,8 @@ KernelEntry read_kernel(const Node& n, int version) {
     k.tiles_total = n.int64_field("tiles_total");
     const Node kept = n.object_field("tiles_kept");
     const auto subset = parse_tile_subset(kept.as_string());
-    if (!subset) kept.fail("unknown tile subset '" + kept.as_string() + "' (expected all, head0, measured or windows)");
+    if (!subset)
+      kept.fail("unknown tile subset '" + kept.as_string() + "' (expected all, head0, measured or windows)");
     k.tiles_kept = *subset;
   } else {
     read_metrics_v1(n.object_field("metrics"), k.metrics, k.counters);
@@ -699,9 +710,11 @@ void upgrade_v1_facts(Report& r) {
   if (r.kind != "profile") return;
   bool kernel_replay = r.provenance.command.find("--replay kernel") != std::string::npos;
   for (const auto& k : r.kernels)
-    if (const auto it = k.notes.find("measure.replay"); it != k.notes.end() && it->second.rfind("kernel", 0) == 0)
+    if (const auto it = k.notes.find("measure.replay");
+        it != k.notes.end() && it->second.rfind("kernel", 0) == 0)
       kernel_replay = true;
-  if (r.provenance.cache) r.provenance.replay = kernel_replay ? vocab::ReplayMode::kernel : vocab::ReplayMode::user;
+  if (r.provenance.cache)
+    r.provenance.replay = kernel_replay ? vocab::ReplayMode::kernel : vocab::ReplayMode::user;
 }
 
 // The workload passes the same validation as the command line's, and every tile of one of our kernels lies
@@ -725,8 +738,9 @@ void check_shapes(const Report& r, const Node& root) {
     for (std::size_t j = 0; j < k.tiles.size(); ++j) {
       const TileEntry& t = k.tiles[j];
       const auto bad = [&](const char* what, std::int64_t value, std::int64_t limit) {
-        kernels.at(i).fail(fmt::format("tile {}: {} {} is outside the kernel's grid ({} .. {} for {} with tiles {})",
-                                       j, what, value, 0, limit - 1, r.workload.name, r.tiles.label()));
+        kernels.at(i).fail(
+            fmt::format("tile {}: {} {} is outside the kernel's grid ({} .. {} for {} with tiles {})", j,
+                        what, value, 0, limit - 1, r.workload.name, r.tiles.label()));
       };
       if (t.batch < 0 || t.batch >= r.workload.batch) bad("batch", t.batch, r.workload.batch);
       if (t.head < 0 || t.head >= r.workload.heads) bad("head", t.head, r.workload.heads);

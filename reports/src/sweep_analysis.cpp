@@ -14,7 +14,7 @@ namespace attnscope::reports {
 std::string problem_label(const SweepPoint& p) {
   const auto& w = p.workload;
   return fmt::format("{} B{} H{} N{}x{} d{} {}{}", p.gpu_spec, w.batch, w.heads, w.seq_q, w.seq_kv,
-                     w.head_dim, sim::to_string(w.dtype), w.causal ? " causal" : "");
+                     w.head_dim, sim::to_string(w.dtype), sim::mask_label(w));
 }
 
 std::vector<ProblemGroup> group_by_problem(const Report& report) {

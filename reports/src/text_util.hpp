@@ -142,7 +142,7 @@ inline std::string workload_summary(const sim::Workload& w) {
                      : w.pass == sim::Pass::bwd ? ", backward pass"
                                                 : ", training step";
   return fmt::format("{}: B={} H={} Nq={} Nkv={} d={} {}{}{}", w.name, w.batch, w.heads, w.seq_q, w.seq_kv,
-                     w.head_dim, sim::to_string(w.dtype), w.causal ? " causal" : "", pass);
+                     w.head_dim, sim::to_string(w.dtype), sim::mask_label(w), pass);
 }
 
 }  // namespace attnscope::reports::detail

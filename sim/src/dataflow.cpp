@@ -59,9 +59,17 @@ int gemm_warp_rows(const TileConfig& t) {
 
 }  // namespace
 
+TileRange tiled_kv_tile_range(const Workload& w, const TileConfig& t, int q_tile) {
+  const vocab::TiledConfig c = t.tiled();
+  const auto end =
+      static_cast<int>(vocab::tiled_visible_kv_tiles(c, w.seq_q, w.seq_kv, vocab::mask_of(w.causal), q_tile));
+  const auto first = static_cast<int>(
+      vocab::first_visible_kv_tile<std::int64_t>(c.br, c.bc, w.seq_q, w.seq_kv, w.window, q_tile));
+  return {std::min(first, end), end};
+}
+
 int tiled_kv_tiles_visited(const Workload& w, const TileConfig& t, int q_tile) {
-  return static_cast<int>(
-      vocab::tiled_visible_kv_tiles(t.tiled(), w.seq_q, w.seq_kv, vocab::mask_of(w.causal), q_tile));
+  return tiled_kv_tile_range(w, t, q_tile).count();
 }
 
 KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig& tiles,
@@ -193,8 +201,9 @@ void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t 
                                    CtaProgram& out) const {
   const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
   const std::int64_t r0 = q * t_.br, r1 = std::min(r0 + t_.br, w_.seq_q), rows = r1 - r0;
-  const int j0 = kv_step_begin();
-  const int j1 = kv_step_end(tiled_kv_tiles_visited(w_, t_, static_cast<int>(q)));
+  const TileRange visible = tiled_kv_tile_range(w_, t_, static_cast<int>(q));
+  const int j0 = std::max(kv_step_begin(), visible.first);
+  const int j1 = kv_step_end(visible.end);
   const BlockAccess q_block =
       block(Tensor::q, map_.address(Tensor::q, b, h, r0, 0), rows, d * e, map_.row_pitch(Tensor::q));
   const BlockAccess o_block =
@@ -241,6 +250,8 @@ void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t 
     s.tensor_flops = 4.0 * rc * static_cast<double>(d);  // S = Q K^T and O += P V
     s.exps = rc;
     s.fp32_ops = 4.0 * rc + 2.0 * static_cast<double>(rows * d);  // scale/max/sum per score, rescale O
+    // The general-mask variant tests every score against the key band and adds the bias (two more).
+    if (w_.general_mask()) s.fp32_ops += 2.0 * rc;
     if (j == j1 - 1) {
       s.stores[0] = o_block;
       s.stores[1] = lse_block;
@@ -307,7 +318,8 @@ void KernelDataflow::qk_program(std::int64_t group, std::int64_t m_block, std::i
 // naive.softmax: rows_per_cta rows of S, one warp per row, P written in place. A row that fits in shared
 // memory (Nkv <= vocab::kSoftmaxSharedRowLimit) is read from HBM once; a longer one twice (max and sum,
 // then normalise). Causal rows read only their visible keys but write the whole row (zeros past the
-// diagonal).
+// diagonal). A sliding window or ALiBi runs the two-pass kernel whatever the row length, over each row's
+// visible keys [first, end).
 void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice, StepRange range,
                                      CtaProgram& out) const {
   const std::int64_t e = bytes_of(w_.dtype), nkv = w_.seq_kv;
@@ -324,14 +336,16 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
   } else {
     for (std::int64_t i = r0; i < r1; ++i) {
       const std::int64_t visible = vocab::visible_keys(i, w_.seq_q, nkv, vocab::Mask::causal);
-      if (visible > 0)
+      const std::int64_t first = vocab::first_visible_key(i, w_.seq_q, nkv, w_.window);
+      if (visible > first)
         read.loads[static_cast<std::size_t>(read.load_count++)] =
-            block(Tensor::s, map_.address(Tensor::s, b, h, i, 0), 1, visible * e, map_.row_pitch(Tensor::s));
+            block(Tensor::s, map_.address(Tensor::s, b, h, i, first), 1, (visible - first) * e,
+                  map_.row_pitch(Tensor::s));
     }
   }
   const double elements = static_cast<double>(rows * nkv);
   // Exponentials: once for the sum and once for the output, over every element (masked ones are -inf).
-  if (nkv <= vocab::kSoftmaxSharedRowLimit) {
+  if (nkv <= vocab::kSoftmaxSharedRowLimit && !w_.general_mask()) {
     // The row is copied once into shared memory (cp.async, visible keys only) and read from there three
     // times: the max pass and the sum pass over the visible keys, the output pass over the whole row.
     std::uint64_t loaded = 0;
@@ -347,7 +361,7 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
     return;
   }
   read.exps = elements;
-  read.fp32_ops = 2.0 * elements;
+  read.fp32_ops = (w_.general_mask() ? 4.0 : 2.0) * elements;  // the bias and band test per element
   CtaStep second = read;
   second.stores[0] = s_rows;
   second.store_count = 1;

@@ -45,11 +45,17 @@ BwdGemm bwd_gemm(KernelId id, const Workload& w) {
 
 }  // namespace
 
-int tiled_bwd_q_tiles_visited(const Workload& w, const TileConfig& tiles, int kv_tile) {
+TileRange tiled_bwd_q_tile_range(const Workload& w, const TileConfig& tiles, int kv_tile) {
   const vocab::TiledBwdConfig c = tiles.tiled_bwd(w.head_dim);
-  const std::int64_t q_tiles = vocab::tiled_bwd_q_tiles(c, w.seq_q);
-  return static_cast<int>(q_tiles - vocab::bwd_first_q_tile<std::int64_t>(c.br, c.bc, w.seq_q, w.seq_kv,
-                                                                          vocab::mask_of(w.causal), kv_tile));
+  const auto first = static_cast<int>(vocab::bwd_first_q_tile<std::int64_t>(
+      c.br, c.bc, w.seq_q, w.seq_kv, vocab::mask_of(w.causal), kv_tile));
+  const auto end =
+      static_cast<int>(vocab::bwd_end_q_tile<std::int64_t>(c.br, c.bc, w.seq_q, w.seq_kv, w.window, kv_tile));
+  return {std::min(first, end), end};
+}
+
+int tiled_bwd_q_tiles_visited(const Workload& w, const TileConfig& tiles, int kv_tile) {
+  return tiled_bwd_q_tile_range(w, tiles, kv_tile).count();
 }
 
 void KernelDataflow::backward_grid() {
@@ -133,7 +139,8 @@ void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std
   const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
   const std::int64_t c0 = kv_tile * bwd_.bc, cols = std::min<std::int64_t>(bwd_.bc, w_.seq_kv - c0);
   const auto q_tiles = static_cast<int>(vocab::tiled_bwd_q_tiles(bwd_, w_.seq_q));
-  const int first = q_tiles - tiled_bwd_q_tiles_visited(w_, t_, static_cast<int>(kv_tile));
+  const TileRange visited = tiled_bwd_q_tile_range(w_, t_, static_cast<int>(kv_tile));
+  const int first = visited.first;
   const auto key = [&](int q_tile) {
     return RecordKey{static_cast<int>(b), static_cast<int>(h), q_tile, static_cast<int>(kv_tile)};
   };
@@ -141,13 +148,13 @@ void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std
     return block(t, map_.address(t, b, h, c0, 0), cols, d * e, map_.row_pitch(t));
   };
   const auto kv_bytes = static_cast<std::uint64_t>(cols * d * e);
-  const int steps = std::max(1, q_tiles - first);
+  const int steps = std::max(1, visited.count());
   out.step_count = steps;
   if (range.first == 0) {
     out.records.reserve(static_cast<std::size_t>(steps));
     for (int i = 0; i < steps; ++i) out.records.push_back(key(std::min(first + i, q_tiles - 1)));
   }
-  if (first == q_tiles) {  // no visible q tile: dK_j = dV_j = 0, stored
+  if (visited.count() == 0) {  // no visible q tile: dK_j = dV_j = 0, stored
     if (range.begin(1) == range.end(1)) return;
     CtaStep& s = out.steps.emplace_back();
     s.stores[0] = kv_rows(Tensor::dk);
@@ -192,12 +199,13 @@ void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std
     const auto rc = static_cast<double>(rows * cols);
     // Five products of 2 * rows * cols * d FLOPs: S^T, dP^T, dV, dK, dQ.
     s.tensor_flops = 10.0 * rc * static_cast<double>(d);
-    s.exps = rc;                                                  // P^T = 2^(S^T scale log2e - LSE log2e)
-    s.fp32_ops = 3.0 * rc;                                        // the exponent's FMA, dP - D, times P
+    s.exps = rc;                                    // P^T = 2^(S^T scale log2e - LSE log2e)
+    s.fp32_ops = 3.0 * rc;                          // the exponent's FMA, dP - D, times P
+    if (w_.general_mask()) s.fp32_ops += 2.0 * rc;  // band test and bias per score
     BlockAccess& acc = s.stores[s.store_count++];
     acc = q_rows(Tensor::dq_accum, d * 4);  // red.global.add.v2.f32: reduced in L2
     acc.reduce = true;
-    if (i == q_tiles - 1) {
+    if (i == visited.end - 1) {
       s.stores[s.store_count++] = kv_rows(Tensor::dk);
       s.stores[s.store_count++] = kv_rows(Tensor::dv);
       s.smem_write += 2 * kv_bytes;  // dK and dV staged in the K and V tiles for 16-byte stores

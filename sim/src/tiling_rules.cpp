@@ -91,7 +91,7 @@ std::int64_t smem_bytes_per_cta(KernelId k, const Workload& w, const TileConfig&
     case KernelId::naive_qk:
       return vocab::naive_qk_smem_bytes(t.naive(), w.head_dim, w.dtype);
     case KernelId::naive_softmax:
-      return vocab::naive_softmax_smem_bytes(t.naive(), w.seq_kv, w.dtype);
+      return vocab::naive_softmax_smem_bytes(t.naive(), w.seq_kv, w.dtype, w.general_mask());
     case KernelId::naive_pv:
       return vocab::naive_pv_smem_bytes(t.naive(), w.head_dim, w.dtype);
     case KernelId::tiled_bwd:

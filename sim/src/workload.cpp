@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attnscope/sim/error.hpp"
+#include "attnscope/vocab/geometry.hpp"
 
 namespace attnscope::sim {
 
@@ -19,8 +20,32 @@ double Workload::flops() const {
 double Workload::flops(Pass p) const {
   double f = 4.0 * static_cast<double>(batch) * static_cast<double>(heads) * static_cast<double>(seq_q) *
              static_cast<double>(seq_kv) * static_cast<double>(head_dim);
-  if (causal) f /= 2.0;
+  if (window > 0)
+    f = 4.0 * static_cast<double>(batch) * static_cast<double>(heads) * visible_pairs() *
+        static_cast<double>(head_dim);
+  else if (causal)
+    f /= 2.0;
   return p == Pass::fwd ? f : p == Pass::bwd ? 2.5 * f : 3.5 * f;
+}
+
+std::string mask_label(const Workload& w) {
+  std::string out = w.causal ? " causal" : "";
+  if (w.window > 0) out += " window=" + std::to_string(w.window);
+  if (w.alibi) out += " alibi";
+  return out;
+}
+
+double Workload::visible_pairs() const {
+  if (!causal) return static_cast<double>(seq_q) * static_cast<double>(seq_kv);
+  // Row i sees keys [first(i), end(i)); a sum in closed form would need four cases, the loop is cheap
+  // next to any model run (one pass over Nq rows).
+  double pairs = 0.0;
+  for (std::int64_t i = 0; i < seq_q; ++i) {
+    const std::int64_t end = vocab::visible_keys(i, seq_q, seq_kv, vocab::Mask::causal);
+    const std::int64_t first = vocab::first_visible_key(i, seq_q, seq_kv, window);
+    if (end > first) pairs += static_cast<double>(end - first);
+  }
+  return pairs;
 }
 
 namespace {
@@ -44,6 +69,11 @@ void validate(const Workload& w) {
   if (w.batch > ((std::int64_t{1} << 31) - 1) / w.heads)
     throw InvalidInput("workload: batch * heads must fit in 31 bits");
   if (w.head_dim > 512) throw InvalidInput("workload: head_dim above 512 is not supported");
+  if (w.window < 0) throw InvalidInput("workload: window must be >= 0 (0 means no sliding window)");
+  if (w.window > 0 && !w.causal)
+    throw InvalidInput(
+        "workload: a sliding window is causal (each row sees the window keys ending at its "
+        "diagonal); add --causal");
   if (!std::isfinite(w.scale) || w.scale < 0.0)
     throw InvalidInput("workload: scale must be finite and non-negative (0 means 1/sqrt(head_dim))");
 }

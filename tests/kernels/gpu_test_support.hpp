@@ -106,7 +106,8 @@ inline std::vector<float> to_floats(const std::vector<std::uint16_t>& bits, DTyp
 inline std::string describe(const AttentionShape& s) {
   return "B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) + " Nq=" + std::to_string(s.seq_q) +
          " Nkv=" + std::to_string(s.seq_kv) + " d=" + std::to_string(s.head_dim) + " " + dtype_name(s.dtype) +
-         (s.causal ? " causal" : "");
+         (s.causal ? " causal" : "") + (s.window > 0 ? " window=" + std::to_string(s.window) : "") +
+         (s.alibi ? " alibi" : "");
 }
 
 }  // namespace attnscope::kernels::testing

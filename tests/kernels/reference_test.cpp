@@ -6,10 +6,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <utility>
 #include <cstdint>
 #include <limits>
 #include <random>
+#include <utility>
 #include <vector>
 
 namespace ak = attnscope::kernels;
@@ -23,9 +23,11 @@ std::vector<float> random_tensor(std::size_t count, std::mt19937& rng, ak::DType
   return out;
 }
 
-// An independent O(N^2 d) formulation: full score matrix, masked with -inf, softmax by exp(s - lse).
+// An independent O(N^2 d) formulation: full score matrix, masked with -inf, softmax by exp(s - lse); the
+// ALiBi bias -slope_h |i + Nkv - Nq - j| with the slopes given.
 void naive_triple_loop(const ak::AttentionShape& s, const std::vector<float>& q, const std::vector<float>& k,
-                       const std::vector<float>& v, std::vector<double>& o, std::vector<double>& lse) {
+                       const std::vector<float>& v, std::vector<double>& o, std::vector<double>& lse,
+                       const std::vector<float>& slopes = {}) {
   const int nq = s.seq_q, nkv = s.seq_kv, d = s.head_dim;
   for (int bh = 0; bh < s.batch * s.heads; ++bh) {
     std::vector<double> score(static_cast<std::size_t>(nq) * nkv);
@@ -36,8 +38,10 @@ void naive_triple_loop(const ak::AttentionShape& s, const std::vector<float>& q,
           dot +=
               double(q[(std::size_t(bh) * nq + i) * d + c]) * double(k[(std::size_t(bh) * nkv + j) * d + c]);
         }
-        const bool masked = s.causal && j > i + nkv - nq;
-        score[std::size_t(i) * nkv + j] = masked ? -INFINITY : dot * double(s.scale);
+        const int rel = i + nkv - nq - j;
+        const bool masked = (s.causal && rel < 0) || (s.window > 0 && rel >= s.window);
+        const double bias = s.alibi ? -double(slopes[std::size_t(bh % s.heads)]) * std::abs(rel) : 0.0;
+        score[std::size_t(i) * nkv + j] = masked ? -INFINITY : dot * double(s.scale) + bias;
       }
     }
     for (int i = 0; i < nq; ++i) {
@@ -84,6 +88,54 @@ TEST(Reference, MatchesIndependentTripleLoop) {
       }
     }
   }
+}
+
+// Masks: causal, sliding windows (1 key, narrower and wider than the rows), ALiBi with and without them,
+// against the triple loop with non-standard slopes.
+TEST(Reference, MasksMatchIndependentTripleLoop) {
+  std::mt19937 rng(std::random_device{}());
+  struct Mask {
+    bool causal;
+    int window;
+    bool alibi;
+  };
+  for (const Mask m : {Mask{true, 1, false}, Mask{true, 4, false}, Mask{true, 40, false},
+                       Mask{false, 0, true}, Mask{true, 0, true}, Mask{true, 6, true}}) {
+    for (const auto& [nq, nkv] : {std::pair{7, 7}, std::pair{5, 13}, std::pair{13, 5}, std::pair{33, 17}}) {
+      ak::AttentionShape s{1, 3, nq, nkv, 8, ak::DType::bf16, m.causal, 0.3f};
+      s.window = m.window;
+      s.alibi = m.alibi;
+      const std::size_t nqd = std::size_t(3) * nq * 8, nkvd = std::size_t(3) * nkv * 8;
+      const auto q = random_tensor(nqd, rng, s.dtype), k = random_tensor(nkvd, rng, s.dtype),
+                 v = random_tensor(nkvd, rng, s.dtype);
+      const std::vector<float> slopes{0.5f, 0.03f, 1.7f};
+      std::vector<double> o(nqd), lse(std::size_t(3) * nq), o2(nqd), lse2(std::size_t(3) * nq);
+      ak::attention_reference(s, q.data(), k.data(), v.data(), o.data(), lse.data(), slopes.data());
+      naive_triple_loop(s, q, k, v, o2, lse2, slopes);
+      for (std::size_t i = 0; i < nqd; ++i)
+        ASSERT_NEAR(o[i], o2[i], 1e-12) << "window " << m.window << " alibi " << m.alibi << " element " << i;
+      for (std::size_t i = 0; i < lse.size(); ++i) {
+        if (std::isinf(lse2[i]))
+          EXPECT_TRUE(std::isinf(lse[i]) && lse[i] < 0) << "row " << i;
+        else
+          ASSERT_NEAR(lse[i], lse2[i], 1e-12) << "row " << i;
+      }
+    }
+  }
+}
+
+// The ALiBi paper's slopes: a geometric sequence from 2^(-8/n) for n a power of two; 12 heads take the 8
+// of n = 8 and then every other one of n = 16.
+TEST(Reference, AlibiSlopesFollowThePaper) {
+  const std::vector<float> eight = ak::alibi_slopes(8);
+  ASSERT_EQ(eight.size(), 8u);
+  for (int h = 0; h < 8; ++h) EXPECT_FLOAT_EQ(eight[std::size_t(h)], std::exp2(-float(h + 1)));
+  const std::vector<float> twelve = ak::alibi_slopes(12);
+  ASSERT_EQ(twelve.size(), 12u);
+  for (int h = 0; h < 8; ++h) EXPECT_FLOAT_EQ(twelve[std::size_t(h)], eight[std::size_t(h)]);
+  for (int h = 0; h < 4; ++h)
+    EXPECT_FLOAT_EQ(twelve[std::size_t(8 + h)], std::exp2(-0.5f * float(2 * h + 1)));
+  EXPECT_TRUE(ak::alibi_slopes(0).empty());
 }
 
 TEST(Reference, SoftmaxRowsSumToOne) {
@@ -194,8 +246,18 @@ TEST(DtypeConvert, Bf16RoundTripAndNearest) {
 // dL/dX[i] ~ (L(X + h e_i) - L(X - h e_i)) / 2h for sampled elements of Q, K and V, causal (Nq > Nkv, so
 // some rows see no key) and not. The step is the float actually added (inputs are floats).
 TEST(Reference, BackwardMatchesFiniteDifferences) {
-  for (const bool causal : {false, true}) {
-    const ak::AttentionShape s{1, 2, 9, 7, 5, ak::DType::fp32, causal, 0.4f};
+  // Masks: none, causal, causal with a sliding window of 3 keys, ALiBi, ALiBi with a window.
+  struct Mask {
+    bool causal;
+    int window;
+    bool alibi;
+  };
+  for (const Mask m : {Mask{false, 0, false}, Mask{true, 0, false}, Mask{true, 3, false},
+                       Mask{false, 0, true}, Mask{true, 2, true}}) {
+    const bool causal = m.causal;
+    ak::AttentionShape s{1, 2, 9, 7, 5, ak::DType::fp32, causal, 0.4f};
+    s.window = m.window;
+    s.alibi = m.alibi;
     const std::size_t nq = 2 * 9 * 5, nkv = 2 * 7 * 5;
     std::mt19937 rng(causal ? 11u : 7u);
     std::normal_distribution<float> dist(0.0f, 1.0f);
@@ -225,7 +287,8 @@ TEST(Reference, BackwardMatchesFiniteDifferences) {
         (*x)[i] = saved;
         const double numeric = (up - down) / (h_up + h_down);
         EXPECT_NEAR((*g)[i], numeric, 1e-3 * std::max(1.0, std::fabs(numeric)))
-            << (causal ? "causal " : "") << "element " << i;
+            << (causal ? "causal " : "") << "window " << m.window << (m.alibi ? " alibi " : " ") << "element "
+            << i;
         ++checked;
       }
     }

@@ -28,6 +28,10 @@ Comparability compareReports(const reports::Report& a, const reports::Report& b)
              .arg(QString::fromUtf8(da.data(), static_cast<qsizetype>(da.size())),
                   QString::fromUtf8(db.data(), static_cast<qsizetype>(db.size())));
   }
+  if (a.workload.window != b.workload.window || a.workload.alibi != b.workload.alibi)
+    w << QObject::tr("masks differ:%1 vs%2")
+             .arg(QString::fromStdString(sim::mask_label(a.workload)),
+                  QString::fromStdString(sim::mask_label(b.workload)));
   if (a.workload.causal != b.workload.causal)
     w << (a.workload.causal ? QObject::tr("causal vs not causal") : QObject::tr("not causal vs causal"));
   c.workload_difference = w.join(QStringLiteral(", "));
@@ -44,9 +48,11 @@ QString Comparability::tileRefusal() const {
   if (tileByTile()) return {};
   QStringList why;
   if (!tile_difference.isEmpty()) why << QObject::tr("the tile shapes differ (%1)").arg(tile_difference);
-  if (!workload_difference.isEmpty()) why << QObject::tr("the workloads differ (%1)").arg(workload_difference);
-  return QObject::tr("Tile-by-tile comparison refused: %1, so tiles of the same index cover different data. "
-                     "Compare the totals in Bytes per level instead.")
+  if (!workload_difference.isEmpty())
+    why << QObject::tr("the workloads differ (%1)").arg(workload_difference);
+  return QObject::tr(
+             "Tile-by-tile comparison refused: %1, so tiles of the same index cover different data. "
+             "Compare the totals in Bytes per level instead.")
       .arg(why.join(QObject::tr(" and ")));
 }
 

@@ -13,7 +13,12 @@
 //   LSE [B, H, Nq]                                               float32, natural log of sum exp(scaled
 //   score) S (naive scratch, holds S then P in place) [B, H, Nq, Nkv]   input dtype
 // Causal masking is bottom-right aligned: query row i sees key j iff j <= i + Nkv - Nq; a row that sees no
-// key gets O = 0 and LSE = -inf.
+// key gets O = 0 and LSE = -inf. A sliding window (causal, `window` > 0) also hides keys j <= i + Nkv - Nq -
+// window: each row sees itself and the window - 1 keys before it. ALiBi adds -slope[h] * |i + Nkv - Nq - j|
+// to the scaled score (slopes fp32 [H] on the device, e.g. alibi_slopes(H)); it combines with any mask.
+// Sliding window and ALiBi run a general-mask variant of the tiled kernels compiled for one tile per head
+// dim (vocab::general_mask_tiled_config, the backward's default tile), and a two-pass naive softmax; they
+// have no timeline build.
 #pragma once
 
 #include <cstddef>
@@ -39,6 +44,10 @@ struct AttentionShape {
   DType dtype = DType::fp16;
   bool causal = false;
   float scale = 0.125f;  // multiplies Q K^T; usually 1/sqrt(d)
+  int window = 0;        // sliding window in keys (requires causal); 0: none
+  bool alibi = false;    // ALiBi bias; DeviceTensors::alibi_slopes must then be set
+
+  bool general_mask() const { return window > 0 || alibi; }
 };
 
 // Tiled (FlashAttention-2) CTA tile: Br query rows, Bc key/value rows per kv step, `warps` warps, `stages`
@@ -73,6 +82,7 @@ struct DeviceTensors {
   void* o = nullptr;
   float* lse = nullptr;
   void* s = nullptr;  // naive scratch [B, H, Nq, Nkv] in the input dtype (S, then P in place)
+  const float* alibi_slopes = nullptr;  // [H] fp32, when shape.alibi
 };
 
 // One record of the instrumented kernels' timeline: %globaltimer (ns) at the start and end of the record's
@@ -119,6 +129,10 @@ std::vector<TiledConfig> compiled_tiled_configs(int head_dim, DType dtype);
 bool tiled_instrumented_compiled(int head_dim, DType dtype, const TiledConfig& config);
 
 NaiveTiling naive_tiling();
+
+// The ALiBi paper's head slopes: for H a power of two, 2^(-8 h / H) for h = 1..H; otherwise those of the
+// largest power of two n below H, then every other slope of 2n (the reference implementation's rule).
+std::vector<float> alibi_slopes(int heads);
 
 // sizeof(SharedStorage) of that instantiation in bytes, = vocab::tiled_smem_bytes = (Br + 2*stages*Bc) * d *
 // sizeof(dtype); 0 if the configuration is not compiled.

@@ -37,8 +37,9 @@ struct BackwardTensors {
   void* dk = nullptr;  // [B, H, Nkv, d]
   void* dv = nullptr;  // [B, H, Nkv, d]
   // Scratch.
-  void* workspace = nullptr;  // tiled: tiled_bwd_workspace_bytes(), 16-byte aligned
-  void* ds = nullptr;         // naive: dP then dS [B, H, Nq, Nkv], input dtype
+  void* workspace = nullptr;            // tiled: tiled_bwd_workspace_bytes(), 16-byte aligned
+  void* ds = nullptr;                   // naive: dP then dS [B, H, Nq, Nkv], input dtype
+  const float* alibi_slopes = nullptr;  // tiled, when shape.alibi: [H] fp32 (the naive backward reads P)
 };
 
 Status launch_tiled_backward(const AttentionShape& shape, const TiledBwdConfig& config,

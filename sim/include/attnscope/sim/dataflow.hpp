@@ -160,11 +160,22 @@ class KernelDataflow {
   vocab::TiledBwdConfig bwd_{};     // the tiled backward's tile (TileConfig::tiled_bwd at the head dim)
 };
 
-// Number of q tiles (steps) kv tile `kv_tile` of tiled_bwd visits: from vocab::bwd_first_q_tile to the last.
+// A range of tiles [first, end).
+struct TileRange {
+  int first = 0;
+  int end = 0;
+  int count() const { return end > first ? end - first : 0; }
+};
+
+// The q tiles (steps) kv tile `kv_tile` of tiled_bwd visits: from vocab::bwd_first_q_tile to
+// vocab::bwd_end_q_tile (the last q tile under a sliding window, else all).
+TileRange tiled_bwd_q_tile_range(const Workload& w, const TileConfig& tiles, int kv_tile);
 int tiled_bwd_q_tiles_visited(const Workload& w, const TileConfig& tiles, int kv_tile);
 
-// Number of kv tiles q-tile `q_tile` of the tiled kernel visits (all of them unless causal, where it stops at
-// the diagonal; 0 when none of its rows sees a key).
+// The kv tiles q-tile `q_tile` of the tiled kernel visits: all of them without a mask; causal stops at the
+// diagonal (none when no row of the tile sees a key); a sliding window also starts at the tile holding the
+// first row's first key.
+TileRange tiled_kv_tile_range(const Workload& w, const TileConfig& tiles, int q_tile);
 int tiled_kv_tiles_visited(const Workload& w, const TileConfig& tiles, int q_tile);
 
 // The bytes a kernel requests in a tile window, summed over its CTA programs, without a cache: l2_read and

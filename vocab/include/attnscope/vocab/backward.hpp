@@ -37,6 +37,12 @@ constexpr TiledBwdConfig default_tiled_bwd_config(std::int64_t head_dim) {
   return head_dim == 128 ? TiledBwdConfig{128, 32, 2} : TiledBwdConfig{128, 64, 2};
 }
 
+// The one tile the sliding-window / ALiBi variant of the tiled backward is compiled for: Bc 128, Br 32,
+// stages 2 at both head dims (at d = 64, Br 64 spilled with the band test and bias per score).
+constexpr TiledBwdConfig general_mask_tiled_bwd_config() {
+  return TiledBwdConfig{128, 32, 2};
+}
+
 constexpr int tiled_bwd_warps(const TiledBwdConfig& c) {
   return c.bc / kMmaTile;
 }
@@ -88,6 +94,20 @@ constexpr Int bwd_first_q_tile(Int tile_rows, Int tile_keys, Int seq_q, Int seq_
   if (first_row <= 0) return 0;
   const Int first = first_row / tile_rows;
   return first < q_tiles ? first : q_tiles;
+}
+
+// The end (exclusive) of the q tiles kv tile `kv_tile` visits under a sliding window of `window` keys (0:
+// no window, then all q tiles): the tile holding the last row that still sees the tile's last key (row i
+// sees key j iff j > i + Nkv - Nq - window). 0 when no row sees it.
+template <typename Int>
+constexpr Int bwd_end_q_tile(Int tile_rows, Int tile_keys, Int seq_q, Int seq_kv, Int window, Int kv_tile) {
+  const Int q_tiles = (seq_q + tile_rows - 1) / tile_rows;
+  if (window <= 0) return q_tiles;
+  const Int last_key = (kv_tile + 1) * tile_keys < seq_kv ? (kv_tile + 1) * tile_keys - 1 : seq_kv - 1;
+  const Int last_row = last_key - (seq_kv - seq_q) + window - 1;  // the last row that sees last_key
+  if (last_row < 0) return 0;
+  const Int end = last_row / tile_rows + 1;
+  return end < q_tiles ? end : q_tiles;
 }
 
 // The pre- and post-processing kernels: 256 threads, one 16-byte piece of a row per thread, so

@@ -51,6 +51,18 @@ constexpr std::int64_t visible_keys(std::int64_t row, std::int64_t seq_q, std::i
   return keys < 0 ? 0 : (keys > seq_kv ? seq_kv : keys);
 }
 
+// Sliding-window (local) attention narrows the causal mask from the left: query row i sees only the
+// `window` keys ending at its diagonal, i + Nkv - Nq - window < j <= i + Nkv - Nq (each token attends to
+// itself and the window - 1 before it, the convention of local-attention language models). window = 0
+// means no window. A window is always causal; ALiBi (a bias on the scores) changes no visibility and no
+// tile, only values, and needs nothing here.
+constexpr std::int64_t first_visible_key(std::int64_t row, std::int64_t seq_q, std::int64_t seq_kv,
+                                         std::int64_t window) {
+  if (window <= 0) return 0;
+  const std::int64_t first = row + seq_kv - seq_q - window + 1;
+  return first < 0 ? 0 : (first > seq_kv ? seq_kv : first);
+}
+
 // The head dimensions and dtypes every kernel is compiled for: rows of 128 or 256 bytes, the unit of the
 // shared-memory swizzles; fp16 or bf16 inputs for the tensor cores. (The model also prices other head
 // dimensions for the naive kernels, and fp32, which no kernel is compiled for.)
@@ -112,6 +124,24 @@ constexpr Int visible_kv_tiles(Int tile_rows, Int tile_keys, Int seq_q, Int seq_
   return tiles;
 }
 
+// The first kv tile q tile `q_tile` visits under a sliding window of `window` keys (0: no window, then 0):
+// the tile holding the first key its first row sees. Tiles before it hold no visible key of any of its
+// rows (rows further down see keys further right) and are skipped.
+template <typename Int>
+constexpr Int first_visible_kv_tile(Int tile_rows, Int tile_keys, Int seq_q, Int seq_kv, Int window,
+                                    Int q_tile) {
+  if (window <= 0) return 0;
+  const Int first_key = q_tile * tile_rows + (seq_kv - seq_q) - window + 1;
+  return first_key <= 0 ? 0 : first_key / tile_keys;
+}
+
+// The one tile the tiled forward's sliding-window / ALiBi variant is compiled for, per head dim: Br 128, Bc
+// 64, stages 2; 4 warps of 32 rows at d = 64 (the default tile), 8 warps of 16 rows at d = 128 (with 4 warps
+// the band test and bias per score made ptxas spill).
+constexpr TiledConfig general_mask_tiled_config(std::int64_t head_dim) {
+  return head_dim == 128 ? TiledConfig{128, 64, 8, 2} : TiledConfig{128, 64, 4, 2};
+}
+
 constexpr std::int64_t tiled_visible_kv_tiles(const TiledConfig& c, std::int64_t seq_q, std::int64_t seq_kv,
                                               Mask mask, std::int64_t q_tile) {
   return visible_kv_tiles<std::int64_t>(c.br, c.bc, seq_q, seq_kv, mask, q_tile);
@@ -153,11 +183,14 @@ constexpr Int naive_softmax_row_pitch(Int seq_kv) {
   return (seq_kv + 7) / 8 * 8;
 }
 
-// naive.softmax dynamic shared memory: softmax_rows_per_cta padded rows, or 0 for the two-pass kernel.
-constexpr std::int64_t naive_softmax_smem_bytes(const NaiveTiling& n, std::int64_t seq_kv, DType t) {
-  return seq_kv <= kSoftmaxSharedRowLimit ? std::int64_t{n.softmax_rows_per_cta} *
-                                                naive_softmax_row_pitch<std::int64_t>(seq_kv) * bytes_of(t)
-                                          : 0;
+// naive.softmax dynamic shared memory: softmax_rows_per_cta padded rows, or 0 for the two-pass kernels
+// (rows longer than kSoftmaxSharedRowLimit, and any row under a sliding window or ALiBi: `general_mask`).
+constexpr std::int64_t naive_softmax_smem_bytes(const NaiveTiling& n, std::int64_t seq_kv, DType t,
+                                                bool general_mask = false) {
+  return seq_kv <= kSoftmaxSharedRowLimit && !general_mask
+             ? std::int64_t{n.softmax_rows_per_cta} * naive_softmax_row_pitch<std::int64_t>(seq_kv) *
+                   bytes_of(t)
+             : 0;
 }
 
 // Whether the rows of S / P [.., Nq, Nkv] (2-byte elements) start 16-byte aligned: then naive.qk stores and
