@@ -8,16 +8,17 @@
 //               m16n8k16 fp16 and bf16 (f32 accumulate), m16n8k8 fp16 (f32) and m16n8k16 fp16 (f16 acc).
 // mma_throughput One CTA per SM (forced by its shared-memory request), 1..32 warps, each warp issuing 1..8
 //               independent accumulator chains: mma.sync per SM per cycle (%clock64) and TFLOP/s (events),
-//               m16n8k16 fp16 and bf16, f32 accumulate. The model's `mma_sync_efficiency` is this rate over the
-//               datasheet's dense tensor rate.
+//               m16n8k16 fp16 and bf16, f32 accumulate. The model's `mma_sync_efficiency` is this rate over
+//               the datasheet's dense tensor rate.
 // mufu_ex2      ex2.approx.ftz.f32 (the kernels' exp2) per SM per cycle, 1..32 warps x 1..8 chains; and the
 //               latency of one dependent chain.
 // warp_step     The tiled forward kernel's inner loop (d 64, Bc 64, 4 warps of 32 query rows, K/V tiles in
 //               swizzled shared memory): per warp and step 16 ldmatrix.x4 of K, 64 mma (S = Q K^T), online
-//               softmax (row max with 2 shuffles per row, 66 ex2, rescale of O), 16 ldmatrix.x4.trans of V and
-//               64 mma (O += P V). Variants add one part at a time: mma only; + ldmatrix; + softmax; + one
-//               barrier per step; + the next tile's cp.async (16 KB per step from L2). 1..4 CTAs per SM.
-//               Cycles per CTA step minus the mma-only variant's are what `warp_step_overhead_cycles` stands for.
+//               softmax (row max with 2 shuffles per row, 66 ex2, rescale of O), 16 ldmatrix.x4.trans of V
+//               and 64 mma (O += P V). Variants add one part at a time: mma only; + ldmatrix; + softmax; +
+//               one barrier per step; + the next tile's cp.async (16 KB per step from L2). 1..4 CTAs per SM.
+//               Cycles per CTA step minus the mma-only variant's are what `warp_step_overhead_cycles` stands
+//               for.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -42,7 +43,8 @@ __device__ __forceinline__ std::uint32_t hash32(std::uint32_t x) {
 }
 // Pairs of 16-bit floats (fp16 or bf16) uniform in +-scale, packed in 32-bit words.
 __global__ void init_halves(std::uint32_t* out, std::size_t n, std::uint32_t seed, float scale, bool bf16) {
-  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x) {
     const std::uint32_t h = hash32(static_cast<std::uint32_t>(i) * 2654435761U ^ seed);
     const float lo = (static_cast<float>(h & 0xffffU) / 65535.0f * 2.0f - 1.0f) * scale;
     const float hi = (static_cast<float>(h >> 16) / 65535.0f * 2.0f - 1.0f) * scale;
@@ -76,13 +78,15 @@ double sum_of(const std::vector<float>& v) {
 }
 
 // Checks the kernel's per-thread results; records the check once per configuration.
-void check_finite(Context& ctx, const std::string& bench, const std::string& what, const DeviceBuffer<float>& out) {
+void check_finite(Context& ctx, const std::string& bench, const std::string& what,
+                  const DeviceBuffer<float>& out) {
   const std::vector<float> h = out.copy_out();
   ctx.rec->check(bench, what + ": results finite and nonzero", all_finite(h) && sum_of(h) != 0.0,
                  "checksum " + std::to_string(sum_of(h)));
 }
 
-// ---- sm_clock -----------------------------------------------------------------------------------------------
+// ---- sm_clock
+// -----------------------------------------------------------------------------------------------
 __global__ void clock_probe_kernel(std::uint64_t ns, float* out, BlockClock* clk) {
   dev::ClockStamp stamp;
   stamp.begin();
@@ -116,13 +120,19 @@ void run_sm_clock(Context& ctx) {
 enum MmaKind { kF16 = 0, kBf16 = 1, kF16K8 = 2, kF16Acc16 = 3 };
 const char* kind_name(int k) {
   switch (k) {
-    case kF16: return "m16n8k16.f32.f16";
-    case kBf16: return "m16n8k16.f32.bf16";
-    case kF16K8: return "m16n8k8.f32.f16";
-    default: return "m16n8k16.f16.f16";
+    case kF16:
+      return "m16n8k16.f32.f16";
+    case kBf16:
+      return "m16n8k16.f32.bf16";
+    case kF16K8:
+      return "m16n8k8.f32.f16";
+    default:
+      return "m16n8k16.f16.f16";
   }
 }
-constexpr double kind_flops(int k) { return k == kF16K8 ? 2.0 * 16 * 8 * 8 : 2.0 * 16 * 8 * 16; }
+constexpr double kind_flops(int k) {
+  return k == kF16K8 ? 2.0 * 16 * 8 * 8 : 2.0 * 16 * 8 * 16;
+}
 
 // Each warp runs `Ilp` independent accumulator chains of `iters` mma.sync each.
 template <int Kind, int Ilp>
@@ -172,18 +182,26 @@ using MmaKernel = void (*)(int, const std::uint32_t*, float*, BlockClock*);
 template <int Kind>
 MmaKernel mma_kernel_for(int ilp) {
   switch (ilp) {
-    case 1: return mma_kernel<Kind, 1>;
-    case 2: return mma_kernel<Kind, 2>;
-    case 4: return mma_kernel<Kind, 4>;
-    default: return mma_kernel<Kind, 8>;
+    case 1:
+      return mma_kernel<Kind, 1>;
+    case 2:
+      return mma_kernel<Kind, 2>;
+    case 4:
+      return mma_kernel<Kind, 4>;
+    default:
+      return mma_kernel<Kind, 8>;
   }
 }
 MmaKernel mma_kernel_for(int kind, int ilp) {
   switch (kind) {
-    case kF16: return mma_kernel_for<kF16>(ilp);
-    case kBf16: return mma_kernel_for<kBf16>(ilp);
-    case kF16K8: return mma_kernel_for<kF16K8>(ilp);
-    default: return mma_kernel_for<kF16Acc16>(ilp);
+    case kF16:
+      return mma_kernel_for<kF16>(ilp);
+    case kBf16:
+      return mma_kernel_for<kBf16>(ilp);
+    case kF16K8:
+      return mma_kernel_for<kF16K8>(ilp);
+    default:
+      return mma_kernel_for<kF16Acc16>(ilp);
   }
 }
 
@@ -194,8 +212,8 @@ void run_mma_latency(Context& ctx) {
   DeviceBuffer<BlockClock> clk(1);
   for (int kind : {kF16, kBf16, kF16K8, kF16Acc16}) {
     // Small operands: 8192 chained products stay far from overflow, also in fp16 accumulators.
-    const auto in = random_halves(256, 17u + static_cast<std::uint32_t>(kind), kind == kF16Acc16 ? 0.02f : 0.25f,
-                                  kind == kBf16);
+    const auto in = random_halves(256, 17u + static_cast<std::uint32_t>(kind),
+                                  kind == kF16Acc16 ? 0.02f : 0.25f, kind == kBf16);
     const MmaKernel k = mma_kernel_for(kind, 1);
     std::vector<double> cyc, ghz;
     for (int r = 0; r < ctx.reps(9) + 1; ++r) {
@@ -208,7 +226,8 @@ void run_mma_latency(Context& ctx) {
       ghz.push_back(c.ghz);
     }
     check_finite(ctx, bench, kind_name(kind), out);
-    ctx.rec->result(bench, "latency", "cycles", cyc, {{"instruction", kind_name(kind)}, {"chain", iters}}, ghz);
+    ctx.rec->result(bench, "latency", "cycles", cyc, {{"instruction", kind_name(kind)}, {"chain", iters}},
+                    ghz);
   }
 }
 
@@ -241,7 +260,9 @@ void run_mma_throughput(Context& ctx) {
           tflops.push_back(mma_per_sm * blocks * kind_flops(kind) / (ms * 1e-3) / 1e12);
           ghz.push_back(c.ghz);
         }
-        const Params p = {{"instruction", kind_name(kind)}, {"warps_per_sm", warps}, {"chains_per_warp", ilp},
+        const Params p = {{"instruction", kind_name(kind)},
+                          {"warps_per_sm", warps},
+                          {"chains_per_warp", ilp},
                           {"iterations", iters}};
         if (warps == 32 && ilp == 8) check_finite(ctx, bench, kind_name(kind), out);
         ctx.rec->result(bench, "mma_per_sm_per_cycle", "1/cycle", per_sm, p, ghz);
@@ -251,7 +272,8 @@ void run_mma_throughput(Context& ctx) {
   }
 }
 
-// ---- ex2.approx (MUFU) -------------------------------------------------------------------------------------
+// ---- ex2.approx (MUFU)
+// -------------------------------------------------------------------------------------
 template <int Ilp>
 __global__ void ex2_kernel(int iters, float* out, BlockClock* clk) {
   float x[Ilp];
@@ -273,9 +295,12 @@ __global__ void ex2_kernel(int iters, float* out, BlockClock* clk) {
 using Ex2Kernel = void (*)(int, float*, BlockClock*);
 Ex2Kernel ex2_kernel_for(int ilp) {
   switch (ilp) {
-    case 1: return ex2_kernel<1>;
-    case 4: return ex2_kernel<4>;
-    default: return ex2_kernel<8>;
+    case 1:
+      return ex2_kernel<1>;
+    case 4:
+      return ex2_kernel<4>;
+    default:
+      return ex2_kernel<8>;
   }
 }
 
@@ -296,8 +321,9 @@ void run_mufu_ex2(Context& ctx) {
       ghz.push_back(c.ghz);
     }
     check_finite(ctx, bench, "latency chain", out);
-    ctx.rec->result(bench, "latency", "cycles", cyc, {{"instruction", "ex2.approx.ftz.f32"}, {"chain", iters}}, ghz,
-                    "includes the negation of the operand (folded into MUFU.EX2 when the SASS shows no FADD)");
+    ctx.rec->result(
+        bench, "latency", "cycles", cyc, {{"instruction", "ex2.approx.ftz.f32"}, {"chain", iters}}, ghz,
+        "includes the negation of the operand (folded into MUFU.EX2 when the SASS shows no FADD)");
   }
   const int smem = ctx.smem_per_block_optin / 2 + 1024;
   const int blocks = ctx.sm_count;
@@ -320,24 +346,32 @@ void run_mufu_ex2(Context& ctx) {
       }
       if (warps == 32 && ilp == 8) check_finite(ctx, bench, "throughput", out);
       ctx.rec->result(bench, "ex2_per_sm_per_cycle", "1/cycle", per_sm,
-                      {{"instruction", "ex2.approx.ftz.f32"}, {"warps_per_sm", warps}, {"chains_per_warp", ilp},
+                      {{"instruction", "ex2.approx.ftz.f32"},
+                       {"warps_per_sm", warps},
+                       {"chains_per_warp", ilp},
                        {"iterations", iters}},
                       ghz);
     }
   }
 }
 
-// ---- warp_step ---------------------------------------------------------------------------------------------
+// ---- warp_step
+// ---------------------------------------------------------------------------------------------
 constexpr int kStepD = 64, kStepBc = 64, kStepM = 2, kStepThreads = 128;
 constexpr int kTileBytes = kStepBc * kStepD * 2;  // one K or V tile, 8 KB
 enum StepVariant { kMmaOnly = 0, kMmaLdsm = 1, kSoftmax = 2, kBarrier = 3, kCpAsync = 4 };
 const char* variant_name(int v) {
   switch (v) {
-    case kMmaOnly: return "mma";
-    case kMmaLdsm: return "mma+ldmatrix";
-    case kSoftmax: return "mma+ldmatrix+softmax";
-    case kBarrier: return "mma+ldmatrix+softmax+barrier";
-    default: return "mma+ldmatrix+softmax+barrier+cp.async";
+    case kMmaOnly:
+      return "mma";
+    case kMmaLdsm:
+      return "mma+ldmatrix";
+    case kSoftmax:
+      return "mma+ldmatrix+softmax";
+    case kBarrier:
+      return "mma+ldmatrix+softmax+barrier";
+    default:
+      return "mma+ldmatrix+softmax+barrier+cp.async";
   }
 }
 
@@ -355,9 +389,9 @@ __device__ __forceinline__ std::uint32_t swz(int row, int chunk) {
 }
 
 template <bool Bf16, int Variant>
-__global__ void __launch_bounds__(kStepThreads) warp_step_kernel(int steps, const uint4* kv, int kv_tiles,
-                                                                 const std::uint32_t* qin, float* out,
-                                                                 BlockClock* clk, std::uint32_t* smids) {
+__global__ void __launch_bounds__(kStepThreads)
+    warp_step_kernel(int steps, const uint4* kv, int kv_tiles, const std::uint32_t* qin, float* out,
+                     BlockClock* clk, std::uint32_t* smids) {
   // K stage 0, K stage 1, V stage 0, V stage 1.
   __shared__ alignas(128) std::uint8_t smem[4 * kTileBytes];
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
@@ -417,7 +451,7 @@ __global__ void __launch_bounds__(kStepThreads) warp_step_kernel(int steps, cons
       for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
         for (int e = 0; e < 4; ++e) s[mi][nt][e] = 0.0f;
-    // S = Q K^T
+          // S = Q K^T
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
 #pragma unroll
@@ -488,7 +522,8 @@ __global__ void __launch_bounds__(kStepThreads) warp_step_kernel(int steps, cons
         }
 #pragma unroll
         for (int mi = 0; mi < kStepM; ++mi) {
-          const std::uint32_t a[4] = {p[mi][2 * kk][0], p[mi][2 * kk][1], p[mi][2 * kk + 1][0], p[mi][2 * kk + 1][1]};
+          const std::uint32_t a[4] = {p[mi][2 * kk][0], p[mi][2 * kk][1], p[mi][2 * kk + 1][0],
+                                      p[mi][2 * kk + 1][1]};
           dev::mma16816<Bf16>(o[mi][2 * dp], a, b[0], b[1]);
           dev::mma16816<Bf16>(o[mi][2 * dp + 1], a, b[2], b[3]);
         }
@@ -508,15 +543,21 @@ __global__ void __launch_bounds__(kStepThreads) warp_step_kernel(int steps, cons
   out[blockIdx.x * kStepThreads + tid] = acc;
 }
 
-using StepKernel = void (*)(int, const uint4*, int, const std::uint32_t*, float*, BlockClock*, std::uint32_t*);
+using StepKernel = void (*)(int, const uint4*, int, const std::uint32_t*, float*, BlockClock*,
+                            std::uint32_t*);
 template <bool Bf16>
 StepKernel step_kernel_for(int variant) {
   switch (variant) {
-    case kMmaOnly: return warp_step_kernel<Bf16, kMmaOnly>;
-    case kMmaLdsm: return warp_step_kernel<Bf16, kMmaLdsm>;
-    case kSoftmax: return warp_step_kernel<Bf16, kSoftmax>;
-    case kBarrier: return warp_step_kernel<Bf16, kBarrier>;
-    default: return warp_step_kernel<Bf16, kCpAsync>;
+    case kMmaOnly:
+      return warp_step_kernel<Bf16, kMmaOnly>;
+    case kMmaLdsm:
+      return warp_step_kernel<Bf16, kMmaLdsm>;
+    case kSoftmax:
+      return warp_step_kernel<Bf16, kSoftmax>;
+    case kBarrier:
+      return warp_step_kernel<Bf16, kBarrier>;
+    default:
+      return warp_step_kernel<Bf16, kCpAsync>;
   }
 }
 
@@ -532,8 +573,9 @@ void run_warp_step(Context& ctx) {
       MB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, k, kStepThreads, 0));
       for (int ctas_per_sm : {1, 2, 3, 4}) {
         if (ctas_per_sm > fit) {
-          ctx.rec->check(bench, std::string(bf16 ? "bf16 " : "fp16 ") + variant_name(variant) + ": " +
-                                    std::to_string(ctas_per_sm) + " CTAs per SM not run",
+          ctx.rec->check(bench,
+                         std::string(bf16 ? "bf16 " : "fp16 ") + variant_name(variant) + ": " +
+                             std::to_string(ctas_per_sm) + " CTAs per SM not run",
                          true, "only " + std::to_string(fit) + " fit on one SM (registers or shared memory)");
           continue;
         }
@@ -544,8 +586,8 @@ void run_warp_step(Context& ctx) {
         std::vector<double> cycles, ghz;
         int worst = 0;
         for (int r = 0; r < ctx.reps(5) + 1; ++r) {
-          k<<<blocks, kStepThreads>>>(steps, reinterpret_cast<const uint4*>(kv.get()), kv_tiles, q.get(), out.get(),
-                                      clk.get(), smids.get());
+          k<<<blocks, kStepThreads>>>(steps, reinterpret_cast<const uint4*>(kv.get()), kv_tiles, q.get(),
+                                      out.get(), clk.get(), smids.get());
           MB_LAUNCHED();
           MB_CHECK(cudaDeviceSynchronize());
           if (r == 0) continue;
@@ -553,19 +595,25 @@ void run_warp_step(Context& ctx) {
           cycles.push_back(c.mean_cycles / steps);
           ghz.push_back(c.ghz);
           std::vector<int> per_sm(1024, 0);
-          for (std::uint32_t id : smids.copy_out()) worst = std::max(worst, ++per_sm[std::min<std::uint32_t>(id, 1023)]);
+          for (std::uint32_t id : smids.copy_out())
+            worst = std::max(worst, ++per_sm[std::min<std::uint32_t>(id, 1023)]);
         }
         const std::string name = std::string(bf16 ? "bf16 " : "fp16 ") + variant_name(variant);
         check_finite(ctx, bench, name + ", " + std::to_string(ctas_per_sm) + " CTA/SM", out);
         ctx.rec->check(bench, name + ": CTAs spread evenly over SMs", worst == ctas_per_sm,
-                       "most CTAs seen on one SM: " + std::to_string(worst) + ", launched per SM: " +
-                           std::to_string(ctas_per_sm));
+                       "most CTAs seen on one SM: " + std::to_string(worst) +
+                           ", launched per SM: " + std::to_string(ctas_per_sm));
         ctx.rec->result(bench, "cycles_per_cta_step", "cycles", cycles,
-                        {{"dtype", bf16 ? "bf16" : "fp16"}, {"variant", variant_name(variant)},
-                         {"ctas_per_sm", ctas_per_sm}, {"warps_per_cta", 4}, {"mma_per_warp_step", 128},
+                        {{"dtype", bf16 ? "bf16" : "fp16"},
+                         {"variant", variant_name(variant)},
+                         {"ctas_per_sm", ctas_per_sm},
+                         {"warps_per_cta", 4},
+                         {"mma_per_warp_step", 128},
                          {"ldmatrix_x4_per_warp_step", variant == kMmaOnly ? 0 : 32},
-                         {"ex2_per_thread_step", variant >= kSoftmax ? 68 : 0}, {"steps", steps}},
-                        ghz, "each CTA's %clock64 cycles over its steps; 4 warps x 32 query rows, d 64, Bc 64");
+                         {"ex2_per_thread_step", variant >= kSoftmax ? 68 : 0},
+                         {"steps", steps}},
+                        ghz,
+                        "each CTA's %clock64 cycles over its steps; 4 warps x 32 query rows, d 64, Bc 64");
       }
     }
   }
@@ -574,11 +622,14 @@ void run_warp_step(Context& ctx) {
 }  // namespace
 
 void add_compute_benchmarks(std::vector<Benchmark>& out) {
-  out.push_back({"sm_clock", "effective SM clock under an all-SM FFMA load (%clock64 over %globaltimer)", run_sm_clock});
-  out.push_back({"mma_latency", "mma.sync dependent-chain latency per shape and dtype (one warp)", run_mma_latency});
-  out.push_back({"mma_throughput",
-                 "mma.sync m16n8k16 fp16/bf16 rate per SM vs warps per SM (1-32) and independent chains per warp",
-                 run_mma_throughput});
+  out.push_back({"sm_clock", "effective SM clock under an all-SM FFMA load (%clock64 over %globaltimer)",
+                 run_sm_clock});
+  out.push_back(
+      {"mma_latency", "mma.sync dependent-chain latency per shape and dtype (one warp)", run_mma_latency});
+  out.push_back(
+      {"mma_throughput",
+       "mma.sync m16n8k16 fp16/bf16 rate per SM vs warps per SM (1-32) and independent chains per warp",
+       run_mma_throughput});
   out.push_back({"mufu_ex2", "ex2.approx.ftz.f32 latency and rate per SM vs warps and chains", run_mufu_ex2});
   out.push_back({"warp_step",
                  "one step of the tiled kernel's inner loop (ldmatrix + mma + softmax + barrier + cp.async), "

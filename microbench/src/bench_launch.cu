@@ -44,7 +44,8 @@ void run_launch_overhead(Context& ctx) {
       MB_LAUNCHED();
       MB_CHECK(cudaStreamSynchronize(s));
     }
-    round_trip.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / m);
+    round_trip.push_back(
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / m);
   }
   {
     const int nodes = 100;
@@ -71,13 +72,14 @@ void run_launch_overhead(Context& ctx) {
   }
   MB_CHECK(cudaStreamDestroy(s));
   const Params p = {{"kernel", "empty, 1 CTA x 32 threads"}};
-  ctx.rec->result(bench, "back_to_back_per_launch", "us", back_to_back, {{"kernel", "empty, 1 CTA x 32 threads"},
-                                                                        {"launches", n}},
-                  {}, "events around 2000 async launches on one stream");
+  ctx.rec->result(bench, "back_to_back_per_launch", "us", back_to_back,
+                  {{"kernel", "empty, 1 CTA x 32 threads"}, {"launches", n}}, {},
+                  "events around 2000 async launches on one stream");
   ctx.rec->result(bench, "launch_sync_round_trip", "us", round_trip, p, {},
                   "host steady_clock: launch then cudaStreamSynchronize, 200 times");
-  ctx.rec->result(bench, "graph_per_node", "us", graph_node, {{"kernel", "empty, 1 CTA x 32 threads"}, {"nodes", 100}},
-                  {}, "events around 10 replays of a 100-node graph");
+  ctx.rec->result(bench, "graph_per_node", "us", graph_node,
+                  {{"kernel", "empty, 1 CTA x 32 threads"}, {"nodes", 100}}, {},
+                  "events around 10 replays of a 100-node graph");
   ctx.rec->result(bench, "empty_event_pair", "us", event_pair, {}, {}, "the event timer's floor");
 }
 
@@ -106,16 +108,18 @@ void run_cta_dispatch(Context& ctx) {
     }
     // Slope between the two largest grids: ns per extra CTA on one SM.
     const double ns = (med_us[2] - med_us[1]) * 1e3 / (per_sm_list[2] - per_sm_list[1]);
-    ctx.rec->result(bench, "ns_per_cta_per_sm", "ns", {ns}, {{"threads_per_cta", threads}}, {},
-                    "(median time at 4096 CTAs/SM - median at 256) / 3840: the dispatch-bound cost of one more "
-                    "empty CTA on each SM");
+    ctx.rec->result(
+        bench, "ns_per_cta_per_sm", "ns", {ns}, {{"threads_per_cta", threads}}, {},
+        "(median time at 4096 CTAs/SM - median at 256) / 3840: the dispatch-bound cost of one more "
+        "empty CTA on each SM");
   }
 }
 
 }  // namespace
 
 void add_launch_benchmarks(std::vector<Benchmark>& out) {
-  out.push_back({"launch_overhead", "empty-kernel launch cost: back-to-back, round trip, graph node", run_launch_overhead});
+  out.push_back({"launch_overhead", "empty-kernel launch cost: back-to-back, round trip, graph node",
+                 run_launch_overhead});
   out.push_back({"cta_dispatch", "empty-CTA dispatch rate for 32/128/1024-thread CTAs", run_cta_dispatch});
 }
 

@@ -3,14 +3,15 @@
 // throughput.
 //
 // Pointer chases: a buffer of 128-byte lines, each line's first 8 bytes holding the address of the next line
-// in the order i -> (a i + c) mod N (N a power of two, a = 1 mod 4, c odd: one cycle through every line, in an
-// order without a stride the prefetchers or DRAM pages favour). One thread follows it with ld.global.cg (L1
-// not allocated), so every hop is one dependent L2 access (or HBM, when the buffer is larger than the L2).
+// in the order i -> (a i + c) mod N (N a power of two, a = 1 mod 4, c odd: one cycle through every line, in
+// an order without a stride the prefetchers or DRAM pages favour). One thread follows it with ld.global.cg
+// (L1 not allocated), so every hop is one dependent L2 access (or HBM, when the buffer is larger than the
+// L2).
 //
 // l2_latency    8 MB chase (L2-resident after a warming pass): cycles per hop; then per-hop latencies (clock
 //               read around each load, its value stored to shared memory so the read waits for it) from two
-//               SMs (smid 0 and smid N/2) over the same address sequence: histograms, and how often an address
-//               that is slow from one SM is slow from the other (near/far L2 partition).
+//               SMs (the lowest %smid seen and the middle one) over the same address sequence: histograms, and how often an
+//               address that is slow from one SM is slow from the other (near/far L2 partition).
 // l2_bandwidth  All SMs (2 CTAs of 1024 threads each) read a 4/16/32/48 MB buffer over and over with 16-byte
 //               ld.global.cg, 4 loads in flight per thread: TB/s (events), bytes per SM per cycle.
 // hbm_latency   Chase over 256 MB and 2 GB (cold L2: every hop misses): ns and cycles per hop, histogram;
@@ -18,7 +19,8 @@
 //               load) with the load's bandwidth.
 // hbm_bandwidth Read (16-byte loads, xor-reduced), write (16-byte stores), copy (load + store) over 4 GB
 //               buffers, and cudaMemcpy device-to-device: TB/s, counting bytes read plus bytes written.
-// cp_async      cp.async.cg 16 B global->shared throughput from an 8 MB L2-resident buffer (one CTA per SM, 4..32
+// cp_async      cp.async.cg 16 B global->shared throughput from an 8 MB L2-resident buffer (one CTA per
+// SM, 4..32
 //               warps, 4 groups in flight per thread), and its latency (a chase whose every hop is cp.async,
 //               wait_group 0, ld.shared).
 // bulk_copy     cp.async.bulk (1D, non-tensor) global->shared completing on an mbarrier: throughput with one
@@ -61,11 +63,10 @@ enum ChaseMethod { kLdCg = 0, kCpAsync = 1, kBulk = 2 };
 
 __device__ __forceinline__ std::uint32_t mbar_wait_done(std::uint32_t bar, std::uint32_t parity) {
   std::uint32_t done;
-  asm volatile(
-      "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-      : "=r"(done)
-      : "r"(bar), "r"(parity)
-      : "memory");
+  asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+               : "=r"(done)
+               : "r"(bar), "r"(parity)
+               : "memory");
   return done;
 }
 __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
@@ -76,11 +77,13 @@ __device__ __forceinline__ void mbar_init(std::uint32_t bar) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
 }
-__device__ __forceinline__ void bulk_copy(std::uint32_t dst, const void* src, std::uint32_t bytes, std::uint32_t bar) {
+__device__ __forceinline__ void bulk_copy(std::uint32_t dst, const void* src, std::uint32_t bytes,
+                                          std::uint32_t bar) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
-  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
-               "l"(src), "r"(bytes), "r"(bar)
-               : "memory");
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+      "l"(src), "r"(bytes), "r"(bar)
+      : "memory");
 }
 
 constexpr int kRecordMax = 4096;
@@ -90,7 +93,8 @@ constexpr int kRecordMax = 4096;
 // timed on its own (latency into lat[]).
 template <int Method>
 __global__ void chase_kernel(const std::uint8_t* start, std::int64_t warm, std::int64_t hops, int record,
-                             int target_smid, int* claimed, std::uint32_t* lat, std::uint64_t* out, BlockClock* clk) {
+                             int target_smid, int* claimed, std::uint32_t* lat, std::uint64_t* out,
+                             BlockClock* clk) {
   __shared__ std::uint32_t s_lat[kRecordMax];
   __shared__ std::uint32_t s_idx[kRecordMax];
   __shared__ alignas(16) std::uint64_t s_line[2];
@@ -152,9 +156,12 @@ using ChaseKernel = void (*)(const std::uint8_t*, std::int64_t, std::int64_t, in
                              std::uint64_t*, BlockClock*);
 ChaseKernel chase_for(int method) {
   switch (method) {
-    case kLdCg: return chase_kernel<kLdCg>;
-    case kCpAsync: return chase_kernel<kCpAsync>;
-    default: return chase_kernel<kBulk>;
+    case kLdCg:
+      return chase_kernel<kLdCg>;
+    case kCpAsync:
+      return chase_kernel<kCpAsync>;
+    default:
+      return chase_kernel<kBulk>;
   }
 }
 
@@ -176,8 +183,8 @@ ChaseRun run_chase(Context& ctx, int method, const DeviceBuffer<std::uint8_t>& b
   MB_CHECK(cudaMemset(clk.get(), 0, clk.size() * sizeof(BlockClock)));
   // Enough one-warp blocks that every SM gets one: the block on the target SM claims the chase.
   const int blocks = target_smid < 0 ? 1 : 2 * ctx.sm_count;
-  chase_for(method)<<<blocks, 32>>>(buf.get(), warm, hops, std::min(record, kRecordMax), target_smid, claimed.get(),
-                                    lat.get(), out.get(), clk.get());
+  chase_for(method)<<<blocks, 32>>>(buf.get(), warm, hops, std::min(record, kRecordMax), target_smid,
+                                    claimed.get(), lat.get(), out.get(), clk.get());
   MB_LAUNCHED();
   MB_CHECK(cudaDeviceSynchronize());
   ChaseRun r;
@@ -221,6 +228,24 @@ double median_u32(std::vector<std::uint32_t> v) {
   return summarize(d).median;
 }
 
+__global__ void smid_probe(std::uint32_t* ids) {
+  if (threadIdx.x == 0) ids[blockIdx.x] = dev::smid();
+}
+
+// The SM ids blocks land on (%smid need not be contiguous): distinct, sorted.
+std::vector<int> sm_ids(Context& ctx) {
+  const int blocks = 4 * ctx.sm_count;
+  DeviceBuffer<std::uint32_t> ids(blocks);
+  smid_probe<<<blocks, 32>>>(ids.get());
+  MB_LAUNCHED();
+  MB_CHECK(cudaDeviceSynchronize());
+  std::vector<int> v;
+  for (std::uint32_t id : ids.copy_out()) v.push_back(static_cast<int>(id));
+  std::sort(v.begin(), v.end());
+  v.erase(std::unique(v.begin(), v.end()), v.end());
+  return v;
+}
+
 void run_l2_latency(Context& ctx) {
   const std::string bench = "l2_latency";
   const std::size_t bytes = 8u << 20;
@@ -234,12 +259,14 @@ void run_l2_latency(Context& ctx) {
     ns.push_back(c.ns_per_hop);
     ghz.push_back(c.ghz);
   }
-  const Params p = {{"buffer_bytes", static_cast<std::int64_t>(bytes)}, {"instruction", "ld.global.cg.u64"},
+  const Params p = {{"buffer_bytes", static_cast<std::int64_t>(bytes)},
+                    {"instruction", "ld.global.cg.u64"},
                     {"hops", 16384}};
   ctx.rec->result(bench, "latency", "cycles", cyc, p, ghz);
   ctx.rec->result(bench, "latency_ns", "ns", ns, p);
   // Per-hop latencies from two SMs over the same addresses.
-  const int sms[2] = {0, ctx.sm_count / 2};
+  const std::vector<int> ids = sm_ids(ctx);
+  const int sms[2] = {ids.front(), ids[ids.size() / 2]};
   std::vector<std::uint32_t> lat[2];
   for (int k = 0; k < 2; ++k) {
     ChaseRun c;
@@ -248,8 +275,10 @@ void run_l2_latency(Context& ctx) {
                    "ran " + std::to_string(c.ran) + " on SM " + std::to_string(c.smid));
     if (!c.ran) return;
     lat[k] = c.lat;
-    const Params hp = {{"buffer_bytes", static_cast<std::int64_t>(bytes)}, {"smid", sms[k]},
-                       {"hops", kRecordMax}, {"note", "per-hop clock64 around load + st.shared (adds a few cycles)"}};
+    const Params hp = {{"buffer_bytes", static_cast<std::int64_t>(bytes)},
+                       {"smid", sms[k]},
+                       {"hops", kRecordMax},
+                       {"note", "per-hop clock64 around load + st.shared (adds a few cycles)"}};
     ctx.rec->histogram(bench, "per_hop_latency", "cycles", 0, 10, bins(c.lat, 0, 10, 200), hp);
     std::vector<double> d(c.lat.begin(), c.lat.end());
     ctx.rec->result(bench, "per_hop_latency", "cycles", d, hp, {},
@@ -261,8 +290,7 @@ void run_l2_latency(Context& ctx) {
   for (std::size_t i = 0; i < lat[0].size(); ++i) agree += (lat[0][i] > m0) == (lat[1][i] > m1);
   const double frac = static_cast<double>(agree) / static_cast<double>(lat[0].size());
   ctx.rec->result(bench, "slow_agreement_fraction", "fraction", {frac},
-                  {{"smid_a", sms[0]}, {"smid_b", sms[1]}, {"hops", kRecordMax}},
-                  {},
+                  {{"smid_a", sms[0]}, {"smid_b", sms[1]}, {"hops", kRecordMax}}, {},
                   "fraction of addresses on the same side of each SM's median latency from both SMs: ~1 the "
                   "slow addresses are the same from everywhere, ~0 they are complementary (near/far by SM), "
                   "~0.5 unrelated; read with the histograms (bimodal or not)");
@@ -288,14 +316,17 @@ void run_hbm_latency(Context& ctx) {
       ns.push_back(last.ns_per_hop);
       ghz.push_back(last.ghz);
     }
-    const Params p = {{"buffer_bytes", static_cast<std::int64_t>(bytes)}, {"instruction", "ld.global.cg.u64"},
-                      {"hops", 4096}, {"load", "idle"}};
+    const Params p = {{"buffer_bytes", static_cast<std::int64_t>(bytes)},
+                      {"instruction", "ld.global.cg.u64"},
+                      {"hops", 4096},
+                      {"load", "idle"}};
     ctx.rec->result(bench, "latency", "cycles", cyc, p, ghz);
     ctx.rec->result(bench, "latency_ns", "ns", ns, p);
   }
 }
 
-// ---- Loaded latency: block 0 chases, every other block streams until it is done -------------------------------
+// ---- Loaded latency: block 0 chases, every other block streams until it is done
+// -------------------------------
 __global__ void loaded_chase_kernel(const std::uint8_t* start, int hops, const uint4* stream, std::size_t n16,
                                     volatile int* done, unsigned long long* streamed, std::uint64_t* out,
                                     BlockClock* clk) {
@@ -346,8 +377,9 @@ void run_hbm_loaded_latency(Context& ctx) {
   for (int r = 0; r < ctx.reps(5) + 1; ++r) {
     MB_CHECK(cudaMemset(done.get(), 0, sizeof(int)));
     MB_CHECK(cudaMemset(streamed.get(), 0, sizeof(unsigned long long)));
-    loaded_chase_kernel<<<blocks, threads>>>(buf.get() + std::size_t(r) * 1024 * 1024 * 64, hops, stream.get(),
-                                             stream.size(), done.get(), streamed.get(), out.get(), clk.get());
+    loaded_chase_kernel<<<blocks, threads>>>(buf.get() + std::size_t(r) * 1024 * 1024 * 64, hops,
+                                             stream.get(), stream.size(), done.get(), streamed.get(),
+                                             out.get(), clk.get());
     MB_LAUNCHED();
     MB_CHECK(cudaDeviceSynchronize());
     if (r == 0) continue;
@@ -363,8 +395,10 @@ void run_hbm_loaded_latency(Context& ctx) {
     }
     bw.push_back(static_cast<double>(streamed.copy_out()[0]) / static_cast<double>(g1 - g0) * 1e-3);  // TB/s
   }
-  const Params p = {{"buffer_bytes", static_cast<std::int64_t>(bytes)}, {"instruction", "ld.global.cg.u64"},
-                    {"hops", hops}, {"load", "other blocks stream-read 4 GB (2 CTAs x 512 threads per SM)"}};
+  const Params p = {{"buffer_bytes", static_cast<std::int64_t>(bytes)},
+                    {"instruction", "ld.global.cg.u64"},
+                    {"hops", hops},
+                    {"load", "other blocks stream-read 4 GB (2 CTAs x 512 threads per SM)"}};
   ctx.rec->result(bench, "latency", "cycles", cyc, p, ghz);
   ctx.rec->result(bench, "latency_ns", "ns", ns, p);
   ctx.rec->result(bench, "background_read_bandwidth", "TB/s", bw, p, {},
@@ -377,11 +411,12 @@ void run_hbm_latency_all(Context& ctx) {
   run_hbm_loaded_latency(ctx);
 }
 
-// ---- Bandwidth kernels ---------------------------------------------------------------------------------------
-// Each thread reads `per_thread` (a multiple of 4) 16-byte words per pass, grid-strided, wrapping.
+// ---- Bandwidth kernels
+// --------------------------------------------------------------------------------------- Each thread reads
+// `per_thread` (a multiple of 4) 16-byte words per pass, grid-strided, wrapping.
 template <bool Cg>
-__global__ void read_kernel(const uint4* __restrict__ src, std::size_t n16, std::size_t per_thread, int passes,
-                            std::uint32_t* out, BlockClock* clk) {
+__global__ void read_kernel(const uint4* __restrict__ src, std::size_t n16, std::size_t per_thread,
+                            int passes, std::uint32_t* out, BlockClock* clk) {
   dev::ClockStamp stamp;
   stamp.begin();
   std::uint32_t acc = 0;
@@ -461,8 +496,11 @@ void run_l2_bandwidth(Context& ctx) {
     std::uint64_t x = 0;
     for (std::uint32_t v : out.copy_out()) x += v;
     ctx.rec->check(bench, std::to_string(mb) + " MB: checksum nonzero", x != 0, std::to_string(x));
-    const Params p = {{"buffer_bytes", static_cast<std::int64_t>(bytes)}, {"instruction", "ld.global.cg.v4.u32"},
-                      {"ctas", blocks}, {"threads", threads}, {"passes", passes}};
+    const Params p = {{"buffer_bytes", static_cast<std::int64_t>(bytes)},
+                      {"instruction", "ld.global.cg.v4.u32"},
+                      {"ctas", blocks},
+                      {"threads", threads},
+                      {"passes", passes}};
     ctx.rec->result(bench, "read_bandwidth", "TB/s", tbps, p, ghz);
     ctx.rec->result(bench, "bytes_per_sm_per_cycle", "B/cycle", per_sm, p);
   }
@@ -487,7 +525,9 @@ void run_hbm_bandwidth(Context& ctx) {
       if (r > 0) tbps.push_back(moved / (ms * 1e-3) / 1e12);
     }
     ctx.rec->result(bench, std::string(what) + "_bandwidth", "TB/s", tbps,
-                    {{"buffer_bytes", static_cast<std::int64_t>(bytes)}, {"ctas", blocks}, {"threads", threads},
+                    {{"buffer_bytes", static_cast<std::int64_t>(bytes)},
+                     {"ctas", blocks},
+                     {"threads", threads},
                      {"bytes_counted", moved}});
   };
   const std::size_t stride = std::size_t(blocks) * threads;
@@ -529,10 +569,12 @@ void run_hbm_bandwidth(Context& ctx) {
   ctx.rec->check(bench, "read checksum nonzero", x != 0, std::to_string(x));
 }
 
-// ---- cp.async throughput ---------------------------------------------------------------------------------------
+// ---- cp.async throughput
+// ---------------------------------------------------------------------------------------
 constexpr int kCpStages = 4, kCpPerThread = 2;  // 4 groups of 2 x 16 B in flight per thread
 
-__global__ void cp_async_kernel(const uint4* src, std::size_t n16, int iters, std::uint32_t* out, BlockClock* clk) {
+__global__ void cp_async_kernel(const uint4* src, std::size_t n16, int iters, std::uint32_t* out,
+                                BlockClock* clk) {
   extern __shared__ uint4 dyn[];
   const int t = threadIdx.x, n = blockDim.x;
   const std::uint32_t base = dev::smem_addr(dyn);
@@ -588,9 +630,13 @@ void run_cp_async(Context& ctx) {
     }
     std::uint64_t x = 0;
     for (std::uint32_t v : out.copy_out()) x += v;
-    ctx.rec->check(bench, std::to_string(warps) + " warps: data landed (checksum nonzero)", x != 0, std::to_string(x));
-    const Params p = {{"instruction", "cp.async.cg.shared.global 16"}, {"source_bytes", static_cast<std::int64_t>(bytes)},
-                      {"warps_per_sm", warps}, {"groups_in_flight", kCpStages}, {"copies_per_group", kCpPerThread}};
+    ctx.rec->check(bench, std::to_string(warps) + " warps: data landed (checksum nonzero)", x != 0,
+                   std::to_string(x));
+    const Params p = {{"instruction", "cp.async.cg.shared.global 16"},
+                      {"source_bytes", static_cast<std::int64_t>(bytes)},
+                      {"warps_per_sm", warps},
+                      {"groups_in_flight", kCpStages},
+                      {"copies_per_group", kCpPerThread}};
     ctx.rec->result(bench, "bytes_per_sm_per_cycle", "B/cycle", per_sm, p, ghz);
     ctx.rec->result(bench, "bandwidth", "TB/s", tbps, p);
   }
@@ -604,15 +650,17 @@ void run_cp_async(Context& ctx) {
     ghz.push_back(c.ghz);
   }
   const Params p = {{"instruction", "cp.async.cg 16 + wait_group 0 + ld.shared.u64"},
-                    {"buffer_bytes", static_cast<std::int64_t>(bytes)}, {"hops", 16384}};
+                    {"buffer_bytes", static_cast<std::int64_t>(bytes)},
+                    {"hops", 16384}};
   ctx.rec->result(bench, "latency", "cycles", cyc, p, ghz);
   ctx.rec->result(bench, "latency_ns", "ns", ns, p);
 }
 
-// ---- Bulk copy (cp.async.bulk, 1D) ---------------------------------------------------------------------------
+// ---- Bulk copy (cp.async.bulk, 1D)
+// ---------------------------------------------------------------------------
 constexpr int kBulkStages = 4;
-__global__ void bulk_kernel(const std::uint8_t* src, std::size_t src_bytes, int chunk, int iters, std::uint32_t* out,
-                            BlockClock* clk) {
+__global__ void bulk_kernel(const std::uint8_t* src, std::size_t src_bytes, int chunk, int iters,
+                            std::uint32_t* out, BlockClock* clk) {
   extern __shared__ uint4 dyn[];
   __shared__ alignas(8) std::uint64_t bars[kBulkStages];
   const std::uint32_t base = dev::smem_addr(dyn);
@@ -627,7 +675,8 @@ __global__ void bulk_kernel(const std::uint8_t* src, std::size_t src_bytes, int 
       const int s = i % kBulkStages;
       const std::uint32_t bar = dev::smem_addr(&bars[s]);
       if (i >= kBulkStages) mbar_wait(bar, static_cast<std::uint32_t>((i / kBulkStages - 1) & 1));
-      bulk_copy(base + static_cast<std::uint32_t>(s * chunk), src + g, static_cast<std::uint32_t>(chunk), bar);
+      bulk_copy(base + static_cast<std::uint32_t>(s * chunk), src + g, static_cast<std::uint32_t>(chunk),
+                bar);
       g += static_cast<std::size_t>(chunk);
       if (g + chunk > src_bytes) g = 0;
     }
@@ -655,8 +704,8 @@ void run_bulk_copy(Context& ctx) {
     std::vector<double> tbps, per_sm, ghz;
     for (int r = 0; r < ctx.reps(5) + 1; ++r) {
       timer.start();
-      bulk_kernel<<<blocks, threads, smem>>>(reinterpret_cast<const std::uint8_t*>(src.get()), bytes, chunk, iters,
-                                             out.get(), clk.get());
+      bulk_kernel<<<blocks, threads, smem>>>(reinterpret_cast<const std::uint8_t*>(src.get()), bytes, chunk,
+                                             iters, out.get(), clk.get());
       MB_LAUNCHED();
       const double ms = timer.stop_ms();
       if (r == 0) continue;
@@ -671,8 +720,10 @@ void run_bulk_copy(Context& ctx) {
     ctx.rec->check(bench, std::to_string(chunk) + " B chunks: data landed (checksum nonzero)", x != 0,
                    std::to_string(x));
     const Params p = {{"instruction", "cp.async.bulk.shared::cluster.global (1D)"},
-                      {"source_bytes", static_cast<std::int64_t>(bytes)}, {"chunk_bytes", chunk},
-                      {"stages", kBulkStages}, {"issuing_threads_per_sm", 1}};
+                      {"source_bytes", static_cast<std::int64_t>(bytes)},
+                      {"chunk_bytes", chunk},
+                      {"stages", kBulkStages},
+                      {"issuing_threads_per_sm", 1}};
     ctx.rec->result(bench, "bytes_per_sm_per_cycle", "B/cycle", per_sm, p, ghz);
     ctx.rec->result(bench, "bandwidth", "TB/s", tbps, p);
   }
@@ -685,7 +736,8 @@ void run_bulk_copy(Context& ctx) {
     ghz.push_back(c.ghz);
   }
   const Params p = {{"instruction", "cp.async.bulk 16 B + mbarrier try_wait + ld.shared.u64"},
-                    {"buffer_bytes", static_cast<std::int64_t>(bytes)}, {"hops", 16384}};
+                    {"buffer_bytes", static_cast<std::int64_t>(bytes)},
+                    {"hops", 16384}};
   ctx.rec->result(bench, "latency", "cycles", cyc, p, ghz);
   ctx.rec->result(bench, "latency_ns", "ns", ns, p);
 }
@@ -698,8 +750,10 @@ void add_memory_benchmarks(std::vector<Benchmark>& out) {
   out.push_back({"l2_bandwidth", "L2 hit read bandwidth, all SMs, 4-48 MB buffers", run_l2_bandwidth});
   out.push_back({"hbm_latency", "HBM latency (256 MB and 2 GB chases), idle and under a streaming load",
                  run_hbm_latency_all});
-  out.push_back({"hbm_bandwidth", "HBM read, write, copy bandwidth over 4 GB buffers, and cudaMemcpy", run_hbm_bandwidth});
-  out.push_back({"cp_async", "cp.async 16 B global->shared throughput (L2-resident source) and latency", run_cp_async});
+  out.push_back({"hbm_bandwidth", "HBM read, write, copy bandwidth over 4 GB buffers, and cudaMemcpy",
+                 run_hbm_bandwidth});
+  out.push_back(
+      {"cp_async", "cp.async 16 B global->shared throughput (L2-resident source) and latency", run_cp_async});
   out.push_back({"bulk_copy", "cp.async.bulk (1D) global->shared throughput and latency", run_bulk_copy});
 }
 

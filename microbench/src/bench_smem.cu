@@ -5,8 +5,9 @@
 //               independent loads in flight per iteration, lanes pointing at 32 consecutive 16-byte rows
 //               (conflict-free; 512 B per instruction). Bytes per SM per cycle (%clock64).
 // smem_bank     16 warps per SM issue ld.shared.u32 with lane address = lane x stride words: stride 1
-//               (conflict-free), 2, 4, 8, 16, 32 (32-way), 0 (broadcast), and ld.shared.v4.u32 (16 B per lane).
-//               Requested bytes per SM per cycle and warp loads per SM per cycle: the n-way conflict's cost.
+//               (conflict-free), 2, 4, 8, 16, 32 (32-way), 0 (broadcast), and ld.shared.v4.u32 (16 B per
+//               lane). Requested bytes per SM per cycle and warp loads per SM per cycle: the n-way conflict's
+//               cost.
 // smem_latency  One thread chases pointers through shared memory (ld.shared.u32, each load's value is the
 //               next address): cycles per load.
 #include <algorithm>
@@ -20,7 +21,8 @@ namespace {
 
 // Fill the first `words` words of dynamic shared memory with values derived from the index.
 __device__ __forceinline__ void fill_smem(std::uint32_t* s, int words) {
-  for (int i = threadIdx.x; i < words; i += blockDim.x) s[i] = static_cast<std::uint32_t>(i) * 2654435761U + 1U;
+  for (int i = threadIdx.x; i < words; i += blockDim.x)
+    s[i] = static_cast<std::uint32_t>(i) * 2654435761U + 1U;
   __syncthreads();
 }
 
@@ -83,7 +85,9 @@ void run_ldmatrix(Context& ctx) {
       const char* name = trans ? "ldmatrix.x4.trans" : "ldmatrix.x4";
       if (warps == 32) check_nonzero(ctx, bench, name, out);
       ctx.rec->result(bench, "bytes_per_sm_per_cycle", "B/cycle", bytes,
-                      {{"instruction", name}, {"warps_per_sm", warps}, {"loads_in_flight_per_warp", 4},
+                      {{"instruction", name},
+                       {"warps_per_sm", warps},
+                       {"loads_in_flight_per_warp", 4},
                        {"bytes_per_instruction", 512}},
                       ghz);
     }
@@ -135,10 +139,11 @@ void run_smem_bank(Context& ctx) {
     int stride;
     int ways;
   };
-  const Case cases[] = {{"u32 stride 1 (conflict-free)", false, 1, 1}, {"u32 stride 2 (2-way)", false, 2, 2},
-                        {"u32 stride 4 (4-way)", false, 4, 4},         {"u32 stride 8 (8-way)", false, 8, 8},
-                        {"u32 stride 16 (16-way)", false, 16, 16},     {"u32 stride 32 (32-way)", false, 32, 32},
-                        {"u32 broadcast (one word)", false, 0, 1},     {"v4.u32 consecutive (16 B/lane)", true, 1, 1}};
+  const Case cases[] = {
+      {"u32 stride 1 (conflict-free)", false, 1, 1}, {"u32 stride 2 (2-way)", false, 2, 2},
+      {"u32 stride 4 (4-way)", false, 4, 4},         {"u32 stride 8 (8-way)", false, 8, 8},
+      {"u32 stride 16 (16-way)", false, 16, 16},     {"u32 stride 32 (32-way)", false, 32, 32},
+      {"u32 broadcast (one word)", false, 0, 1},     {"v4.u32 consecutive (16 B/lane)", true, 1, 1}};
   for (const Case& cs : cases) {
     const int iters = std::max(512, 16384 / cs.ways);
     DeviceBuffer<std::uint32_t> out(std::size_t(blocks) * warps * 32);
@@ -157,7 +162,9 @@ void run_smem_bank(Context& ctx) {
       ghz.push_back(c.ghz);
     }
     check_nonzero(ctx, bench, cs.name, out);
-    const Params p = {{"access", cs.name}, {"stride_words", cs.stride}, {"conflict_ways", cs.ways},
+    const Params p = {{"access", cs.name},
+                      {"stride_words", cs.stride},
+                      {"conflict_ways", cs.ways},
                       {"warps_per_sm", warps}};
     ctx.rec->result(bench, "bytes_per_sm_per_cycle", "B/cycle", bytes, p, ghz);
     ctx.rec->result(bench, "warp_loads_per_sm_per_cycle", "1/cycle", loads, p);
@@ -203,10 +210,13 @@ void run_smem_latency(Context& ctx) {
 }  // namespace
 
 void add_smem_benchmarks(std::vector<Benchmark>& out) {
-  out.push_back({"ldmatrix", "ldmatrix.x4 (and .trans) bytes per SM per cycle vs warps per SM", run_ldmatrix});
-  out.push_back({"smem_bank", "shared-memory load bandwidth per SM: conflict-free, 2..32-way conflicts, broadcast, 16 B",
+  out.push_back(
+      {"ldmatrix", "ldmatrix.x4 (and .trans) bytes per SM per cycle vs warps per SM", run_ldmatrix});
+  out.push_back({"smem_bank",
+                 "shared-memory load bandwidth per SM: conflict-free, 2..32-way conflicts, broadcast, 16 B",
                  run_smem_bank});
-  out.push_back({"smem_latency", "shared-memory load-to-use latency (pointer chase, one thread)", run_smem_latency});
+  out.push_back(
+      {"smem_latency", "shared-memory load-to-use latency (pointer chase, one thread)", run_smem_latency});
 }
 
 }  // namespace attnscope::microbench

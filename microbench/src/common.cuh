@@ -18,9 +18,9 @@ namespace attnscope::microbench {
   throw std::runtime_error(std::string(file) + ":" + std::to_string(line) + ": " + what + ": " +
                            cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
 }
-#define MB_CHECK(call)                                                                         \
-  do {                                                                                         \
-    const cudaError_t mb_err_ = (call);                                                        \
+#define MB_CHECK(call)                                                                                  \
+  do {                                                                                                  \
+    const cudaError_t mb_err_ = (call);                                                                 \
     if (mb_err_ != cudaSuccess) ::attnscope::microbench::cuda_fail(mb_err_, #call, __FILE__, __LINE__); \
   } while (0)
 // After every launch: the launch error now, and (with sync) any fault of the kernel.
@@ -77,7 +77,8 @@ class EventTimer {
   cudaEvent_t a_{}, b_{};
 };
 
-// ---- Device side -------------------------------------------------------------------------------------------
+// ---- Device side
+// -------------------------------------------------------------------------------------------
 namespace dev {
 
 __device__ __forceinline__ std::uint64_t clock64() {
@@ -144,8 +145,8 @@ __device__ __forceinline__ void mma1688(float (&d)[4], const std::uint32_t (&a)[
                : "r"(a[0]), "r"(a[1]), "r"(b0));
 }
 // m16n8k16 fp16 with fp16 accumulate.
-__device__ __forceinline__ void mma16816_f16acc(std::uint32_t (&d)[2], const std::uint32_t (&a)[4], std::uint32_t b0,
-                                                std::uint32_t b1) {
+__device__ __forceinline__ void mma16816_f16acc(std::uint32_t (&d)[2], const std::uint32_t (&a)[4],
+                                                std::uint32_t b0, std::uint32_t b1) {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, {%0,%1};"
                : "+r"(d[0]), "+r"(d[1])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
@@ -169,7 +170,9 @@ __device__ __forceinline__ float ex2(float x) {
 __device__ __forceinline__ void cp_async16(std::uint32_t dst, const void* src) {
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
 }
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
 template <int N>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");

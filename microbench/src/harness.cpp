@@ -57,7 +57,8 @@ struct Recorder::Impl {
   int failed = 0;
   nlohmann::json& bench(const std::string& name) {
     nlohmann::json& b = doc["benchmarks"][name];
-    if (b.is_null()) b = {{"what", ""}, {"results", nlohmann::json::array()}, {"checks", nlohmann::json::array()}};
+    if (b.is_null())
+      b = {{"what", ""}, {"results", nlohmann::json::array()}, {"checks", nlohmann::json::array()}};
     return b;
   }
 };
@@ -68,13 +69,17 @@ Recorder::Recorder() : impl_(std::make_unique<Impl>()) {
 }
 Recorder::~Recorder() = default;
 
-void Recorder::device(const Params& info) { impl_->doc["device"] = params_json(info); }
+void Recorder::device(const Params& info) {
+  impl_->doc["device"] = params_json(info);
+}
 
-void Recorder::describe(const std::string& bench, const std::string& what) { impl_->bench(bench)["what"] = what; }
+void Recorder::describe(const std::string& bench, const std::string& what) {
+  impl_->bench(bench)["what"] = what;
+}
 
 void Recorder::result(const std::string& bench, const std::string& metric, const std::string& unit,
-                      const std::vector<double>& samples, const Params& params, const std::vector<double>& clock_ghz,
-                      const std::string& note) {
+                      const std::vector<double>& samples, const Params& params,
+                      const std::vector<double>& clock_ghz, const std::string& note) {
   nlohmann::json r = {{"metric", metric}, {"unit", unit}, {"params", params_json(params)}};
   r.update(stats_json(samples));
   if (!clock_ghz.empty()) r["sm_clock_ghz"] = stats_json(clock_ghz);
@@ -82,9 +87,10 @@ void Recorder::result(const std::string& bench, const std::string& metric, const
   impl_->bench(bench)["results"].push_back(std::move(r));
   const Stats s = summarize(samples);
   std::string line = "  " + metric;
-  for (const Param& p : params) line += " " + p.key + "=" + (p.is_number ? nlohmann::json(p.number).dump() : p.text);
-  line += ": " + nlohmann::json(s.median).dump() + " " + unit + " (min " + nlohmann::json(s.min).dump() + ", max " +
-          nlohmann::json(s.max).dump() + ", n " + std::to_string(s.n) + ")";
+  for (const Param& p : params)
+    line += " " + p.key + "=" + (p.is_number ? nlohmann::json(p.number).dump() : p.text);
+  line += ": " + nlohmann::json(s.median).dump() + " " + unit + " (min " + nlohmann::json(s.min).dump() +
+          ", max " + nlohmann::json(s.max).dump() + ", n " + std::to_string(s.n) + ")";
   if (!clock_ghz.empty()) line += " @ " + nlohmann::json(summarize(clock_ghz).median).dump() + " GHz";
   progress(line);
 }
@@ -108,9 +114,13 @@ void Recorder::check(const std::string& bench, const std::string& what, bool ok,
   }
 }
 
-void Recorder::elapsed(const std::string& bench, double seconds) { impl_->bench(bench)["elapsed_s"] = seconds; }
+void Recorder::elapsed(const std::string& bench, double seconds) {
+  impl_->bench(bench)["elapsed_s"] = seconds;
+}
 
-int Recorder::failed_checks() const { return impl_->failed; }
+int Recorder::failed_checks() const {
+  return impl_->failed;
+}
 
 bool Recorder::write(const std::string& path) const {
   nlohmann::json doc = impl_->doc;
@@ -121,6 +131,8 @@ bool Recorder::write(const std::string& path) const {
   return static_cast<bool>(f);
 }
 
-void progress(const std::string& line) { std::cout << line << std::endl; }
+void progress(const std::string& line) {
+  std::cout << line << std::endl;
+}
 
 }  // namespace attnscope::microbench

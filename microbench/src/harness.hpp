@@ -54,8 +54,8 @@ class Recorder {
   // One measured quantity: its repetitions' samples (median, min, max kept with the samples), optionally the
   // effective SM clock seen during each repetition (GHz).
   void result(const std::string& bench, const std::string& metric, const std::string& unit,
-              const std::vector<double>& samples, const Params& params, const std::vector<double>& clock_ghz = {},
-              const std::string& note = "");
+              const std::vector<double>& samples, const Params& params,
+              const std::vector<double>& clock_ghz = {}, const std::string& note = "");
   // A histogram: bins of `bin_width` starting at `first`, counts per bin.
   void histogram(const std::string& bench, const std::string& metric, const std::string& unit, double first,
                  double bin_width, const std::vector<std::int64_t>& counts, const Params& params);

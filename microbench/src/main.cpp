@@ -30,8 +30,8 @@ void usage() {
 
 bool ok(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return true;
-  std::cerr << "attnscope-microbench: " << what << ": " << cudaGetErrorName(e) << " (" << cudaGetErrorString(e)
-            << ")\n";
+  std::cerr << "attnscope-microbench: " << what << ": " << cudaGetErrorName(e) << " ("
+            << cudaGetErrorString(e) << ")\n";
   return false;
 }
 
@@ -96,7 +96,8 @@ int main(int argc, char** argv) {
 
   int dev = 0, driver = 0, runtime = 0;
   cudaDeviceProp prop{};
-  if (!ok(cudaSetDevice(dev), "cudaSetDevice") || !ok(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties") ||
+  if (!ok(cudaSetDevice(dev), "cudaSetDevice") ||
+      !ok(cudaGetDeviceProperties(&prop, dev), "cudaGetDeviceProperties") ||
       !ok(cudaDriverGetVersion(&driver), "cudaDriverGetVersion") ||
       !ok(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion"))
     return 1;
@@ -124,9 +125,10 @@ int main(int argc, char** argv) {
               {"memory_bus_bits", bus_bits},
               {"started_utc", utc_now()},
               {"quick", quick ? "yes" : "no"}});
-  mb::progress("attnscope-microbench: " + std::string(prop.name) + ", " + std::to_string(prop.multiProcessorCount) +
-               " SMs, L2 " + std::to_string(l2) + " B, driver " + std::to_string(driver) + ", runtime " +
-               std::to_string(runtime) + ", attribute SM clock " + std::to_string(clock_khz) + " kHz");
+  mb::progress("attnscope-microbench: " + std::string(prop.name) + ", " +
+               std::to_string(prop.multiProcessorCount) + " SMs, L2 " + std::to_string(l2) + " B, driver " +
+               std::to_string(driver) + ", runtime " + std::to_string(runtime) + ", attribute SM clock " +
+               std::to_string(clock_khz) + " kHz");
 
   mb::Context ctx;
   ctx.device = dev;
@@ -146,7 +148,8 @@ int main(int argc, char** argv) {
       b.run(ctx);
       // A fault that the benchmark's own checks missed shows here.
       const cudaError_t e = cudaDeviceSynchronize();
-      if (e != cudaSuccess) throw std::runtime_error(std::string("after the benchmark: ") + cudaGetErrorString(e));
+      if (e != cudaSuccess)
+        throw std::runtime_error(std::string("after the benchmark: ") + cudaGetErrorString(e));
     } catch (const std::exception& ex) {
       ++errors;
       rec.check(b.name, "ran to the end", false, ex.what());
@@ -156,7 +159,8 @@ int main(int argc, char** argv) {
     mb::progress("   (" + std::to_string(s) + " s)");
   }
   const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_all).count();
-  mb::progress("total " + std::to_string(total) + " s; failed checks: " + std::to_string(rec.failed_checks()));
+  mb::progress("total " + std::to_string(total) +
+               " s; failed checks: " + std::to_string(rec.failed_checks()));
   if (!rec.write(out)) {
     std::cerr << "attnscope-microbench: cannot write " << out << "\n";
     return 1;
