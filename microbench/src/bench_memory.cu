@@ -10,8 +10,9 @@
 //
 // l2_latency    8 MB chase (L2-resident after a warming pass): cycles per hop; then per-hop latencies (clock
 //               read around each load, its value stored to shared memory so the read waits for it) from two
-//               SMs (the lowest %smid seen and the middle one) over the same address sequence: histograms, and how often an
-//               address that is slow from one SM is slow from the other (near/far L2 partition).
+//               SMs (the lowest %smid seen and the middle one) over the same address sequence: histograms,
+//               and how often an address that is slow from one SM is slow from the other (near/far L2
+//               partition).
 // l2_bandwidth  All SMs (2 CTAs of 1024 threads each) read a 4/16/32/48 MB buffer over and over with 16-byte
 //               ld.global.cg, 4 loads in flight per thread: TB/s (events), bytes per SM per cycle.
 // hbm_latency   Chase over 256 MB and 2 GB (cold L2: every hop misses): ns and cycles per hop, histogram;
