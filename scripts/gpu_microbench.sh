@@ -22,6 +22,11 @@ if [ "${1:-}" = "--pack" ]; then
   rm -rf .device/microbench && mkdir -p .device/microbench
   strip -o .device/microbench/attnscope-microbench "$b"
   cp scripts/gpu_microbench.sh scripts/microbench_summary.py .device/microbench/
+  # The sources and the one header library they use, for a build there if the binary does not start there.
+  cp -r microbench/src .device/microbench/src
+  json=$(echo '#include <nlohmann/json.hpp>' | g++ -x c++ -M - 2>/dev/null | tr ' \\' '\n\n' | grep 'nlohmann/json.hpp$' || true)
+  [ -f "${json%%$'\n'*}" ] || { echo "nlohmann/json.hpp not found" >&2; exit 1; }
+  mkdir -p .device/microbench/include && cp -r "$(dirname "${json%%$'\n'*}")" .device/microbench/include/
   git rev-parse HEAD >.device/microbench/COMMIT 2>/dev/null || true
   tar -czf .device/microbench.tar.gz -C .device microbench && rm -rf .device/microbench
   ls -la .device/microbench.tar.gz
@@ -35,6 +40,18 @@ bin=$here/attnscope-microbench
 summary=$here/microbench_summary.py
 OUT=${OUT:-$PWD/out}
 mkdir -p "$OUT"
+built_there=no
+if ! "$bin" --list >/dev/null 2>"$OUT/start_error.txt"; then
+  # Built on another system image (a newer C library, say): build it here from the packed sources.
+  echo "the packed binary does not start here ($(head -c 300 "$OUT/start_error.txt")); building it from source" >&2
+  if [ -d "$here/src" ] && command -v nvcc >/dev/null 2>&1; then
+    nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -lineinfo -I"$here/include" "$here"/src/*.cu \
+      "$here"/src/*.cpp -o "$here/attnscope-microbench-built" 2>&1 | tail -20
+    bin=$here/attnscope-microbench-built
+    built_there=yes
+  fi
+fi
+rm -f "$OUT/start_error.txt"
 cmd=("$bin" --out "$OUT/microbench.json" "$@")
 {
   echo "# attnscope microbenchmarks: one run"
@@ -43,6 +60,7 @@ cmd=("$bin" --out "$OUT/microbench.json" "$@")
   echo "- GPU: $(nvidia-smi --query-gpu=name,driver_version,pstate,clocks.sm,clocks.max.sm,clocks.mem,power.limit --format=csv,noheader 2>&1 | head -1)"
   echo "- nvidia-smi: $(nvidia-smi 2>&1 | grep -m1 -E 'Driver Version' | tr -s ' ')"
   echo "- binary built from commit: $(cat "$here/COMMIT" 2>/dev/null || git -C "$here/.." rev-parse HEAD 2>/dev/null || echo unknown)"
+  echo "- binary built on the GPU machine from the packed sources (the packed one did not start): $built_there"
   echo "- command: \`${cmd[*]}\`"
   echo "- files: microbench.json (results), microbench.log (progress), sass_check.txt (instructions per kernel),"
   echo "  clocks.csv (nvidia-smi every 200 ms during the run), summary.txt (scripts/microbench_summary.py)"

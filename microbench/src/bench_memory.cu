@@ -70,9 +70,23 @@ __device__ __forceinline__ std::uint32_t mbar_wait_done(std::uint32_t bar, std::
                : "memory");
   return done;
 }
+// Set when an mbarrier wait gave up (a copy that never completed): the host turns it into a failed check
+// instead of a hung run.
+__device__ int g_mbar_timeout = 0;
 __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
-  while (!mbar_wait_done(bar, parity)) {
+  for (int tries = 0; !mbar_wait_done(bar, parity); ++tries) {
+    if (tries == (1 << 22)) {
+      atomicExch(&g_mbar_timeout, 1);
+      return;
+    }
   }
+}
+// Reads and clears the timeout flag.
+bool mbar_timed_out() {
+  int flag = 0, zero = 0;
+  MB_CHECK(cudaMemcpyFromSymbol(&flag, g_mbar_timeout, sizeof flag));
+  MB_CHECK(cudaMemcpyToSymbol(g_mbar_timeout, &zero, sizeof zero));
+  return flag != 0;
 }
 __device__ __forceinline__ void mbar_init(std::uint32_t bar) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
@@ -720,6 +734,8 @@ void run_bulk_copy(Context& ctx) {
     for (std::uint32_t v : out.copy_out()) x += v;
     ctx.rec->check(bench, std::to_string(chunk) + " B chunks: data landed (checksum nonzero)", x != 0,
                    std::to_string(x));
+    ctx.rec->check(bench, std::to_string(chunk) + " B chunks: every mbarrier wait completed",
+                   !mbar_timed_out(), "");
     const Params p = {{"instruction", "cp.async.bulk.shared::cluster.global (1D)"},
                       {"source_bytes", static_cast<std::int64_t>(bytes)},
                       {"chunk_bytes", chunk},
@@ -736,6 +752,7 @@ void run_bulk_copy(Context& ctx) {
     ns.push_back(c.ns_per_hop);
     ghz.push_back(c.ghz);
   }
+  ctx.rec->check(bench, "every mbarrier wait completed (no copy lost)", !mbar_timed_out(), "");
   const Params p = {{"instruction", "cp.async.bulk 16 B + mbarrier try_wait + ld.shared.u64"},
                     {"buffer_bytes", static_cast<std::int64_t>(bytes)},
                     {"hops", 16384}};
