@@ -436,6 +436,9 @@ __global__ void read_kernel(const uint4* __restrict__ src, std::size_t n16, std:
   stamp.begin();
   std::uint32_t acc = 0;
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  // The grid's stride modulo the buffer: stepping by it from an index below n16 needs at most one wrap, also
+  // when the grid has more threads than the buffer has 16-byte words.
+  const std::size_t step = stride % n16;
   for (int pass = 0; pass < passes; ++pass) {
     // Each block starts at a different place per pass, so that the SMs don't move in lockstep over lines.
     const std::size_t off = (std::size_t(pass) * 7919u * blockDim.x) % n16;
@@ -444,19 +447,17 @@ __global__ void read_kernel(const uint4* __restrict__ src, std::size_t n16, std:
       uint4 v[4];
 #pragma unroll
       for (int u = 0; u < 4; ++u) {
-        std::size_t j = i + u * stride;
-        if (j >= n16) j -= n16;
         if constexpr (Cg)
           asm volatile("ld.global.cg.v4.u32 {%0,%1,%2,%3}, [%4];"
                        : "=r"(v[u].x), "=r"(v[u].y), "=r"(v[u].z), "=r"(v[u].w)
-                       : "l"(src + j));
+                       : "l"(src + i));
         else
-          v[u] = src[j];
+          v[u] = src[i];
+        i += step;
+        if (i >= n16) i -= n16;
       }
 #pragma unroll
       for (int u = 0; u < 4; ++u) acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-      i += 4 * stride;
-      if (i >= n16) i -= n16;
     }
   }
   stamp.end(clk);
