@@ -423,6 +423,15 @@ __global__ void __launch_bounds__(kStepThreads)
   const int k_row = lane % 8 + 8 * (lane / 16), k_par = (lane / 8) % 2;
   // V (B operand of P V, transposed): rows lane%16, chunk parity lane/16.
   const int v_row = lane % 16, v_par = lane / 16;
+  // S accumulators. Without the softmax nothing reads S within a step, and ptxas drops mma.sync whose results
+  // are dead (seen in the SASS): those variants accumulate S over all steps and add it to the checksum.
+  float s[kStepM][8][4];
+#pragma unroll
+  for (int mi = 0; mi < kStepM; ++mi)
+#pragma unroll
+    for (int nt = 0; nt < 8; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[mi][nt][e] = 0.0f;
   dev::ClockStamp stamp;
   stamp.begin();
   for (int step = 0; step < steps; ++step) {
@@ -444,14 +453,15 @@ __global__ void __launch_bounds__(kStepThreads)
     }
     const std::uint32_t k_tile = base + static_cast<std::uint32_t>(stage * kTileBytes);
     const std::uint32_t v_tile = base + static_cast<std::uint32_t>((2 + stage) * kTileBytes);
-    float s[kStepM][8][4];
+    if constexpr (Variant >= kSoftmax) {  // fresh scores each step (the variants before keep accumulating)
 #pragma unroll
-    for (int mi = 0; mi < kStepM; ++mi)
+      for (int mi = 0; mi < kStepM; ++mi)
 #pragma unroll
-      for (int nt = 0; nt < 8; ++nt)
+        for (int nt = 0; nt < 8; ++nt)
 #pragma unroll
-        for (int e = 0; e < 4; ++e) s[mi][nt][e] = 0.0f;
-          // S = Q K^T
+          for (int e = 0; e < 4; ++e) s[mi][nt][e] = 0.0f;
+    }
+    // S = Q K^T
 #pragma unroll
     for (int kk = 0; kk < 4; ++kk) {
 #pragma unroll
@@ -539,6 +549,10 @@ __global__ void __launch_bounds__(kStepThreads)
     acc += row_sum[mi][0] + row_sum[mi][1];
 #pragma unroll
     for (int dt = 0; dt < 8; ++dt) acc += o[mi][dt][0] + o[mi][dt][1] + o[mi][dt][2] + o[mi][dt][3];
+    if constexpr (Variant < kSoftmax) {
+#pragma unroll
+      for (int nt = 0; nt < 8; ++nt) acc += s[mi][nt][0] + s[mi][nt][1] + s[mi][nt][2] + s[mi][nt][3];
+    }
   }
   out[blockIdx.x * kStepThreads + tid] = acc;
 }
