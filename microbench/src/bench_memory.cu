@@ -360,15 +360,19 @@ __global__ void loaded_chase_kernel(const std::uint8_t* start, int hops, const u
     std::size_t i = (blockIdx.x - 1) * std::size_t{blockDim.x} + threadIdx.x;
     const std::size_t step = (gridDim.x - 1) * std::size_t{blockDim.x};
     unsigned long long n = 0;
+    // The flag is read once per 64 loads: every thread polling one line would load one L2 slice.
     while (*done == 0) {
+#pragma unroll 1
+      for (int k = 0; k < 16; ++k) {
 #pragma unroll
-      for (int u = 0; u < 4; ++u) {
-        const uint4 v = stream[i];
-        acc ^= v.x ^ v.y ^ v.z ^ v.w;
-        i += step;
-        if (i >= n16) i -= n16;
+        for (int u = 0; u < 4; ++u) {
+          const uint4 v = stream[i];
+          acc ^= v.x ^ v.y ^ v.z ^ v.w;
+          i += step;
+          if (i >= n16) i -= n16;
+        }
       }
-      n += 4;
+      n += 64;
     }
     atomicAdd(streamed, n * 16);
     if (acc == 0x12345678u) out[1] = acc;  // keeps the loads
