@@ -86,6 +86,13 @@ def spec_fields(doc, sms):
         full = med(one(doc, "warp_step", "cycles_per_cta_step", dtype=dt,
                        variant="mma+ldmatrix+softmax+barrier+cp.async", ctas_per_sm=1))
         mma = med(one(doc, "warp_step", "cycles_per_cta_step", dtype=dt, variant="mma", ctas_per_sm=1))
+        for ctas in (1, 2):
+            c = med(one(doc, "warp_step", "cycles_per_cta_step", dtype=dt, variant="mma", ctas_per_sm=ctas))
+            if c and clock:
+                rate = ctas * 4 * 128 * 4096 / c  # FLOP per SM per cycle: CTAs x 4 warps x 128 mma x 4096 FLOP
+                out.append((f"  mma.sync in the kernel's loop ({dt}, mma only, {ctas} CTA/SM)",
+                            rate * sms * clock * 1e9 / DATASHEET_TENSOR_FP16, "of 989.4 TFLOP/s",
+                            f"warp_step: {fmt(c)} cycles per CTA step = {fmt(rate)} FLOP/SM/cycle"))
         if full is not None and mma is not None:
             out.append((f"warp_step_overhead_cycles ({dt})", full - mma, "cycles per warp per step",
                         f"warp_step 1 CTA/SM: full loop {fmt(full)} - mma only {fmt(mma)} cycles per step "
