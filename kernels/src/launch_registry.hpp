@@ -30,8 +30,14 @@ struct TiledParams {
   int kv_tile_begin;  // kv window [begin, end), already clipped to [0, ceil(Nkv / Bc)]
   int kv_tile_end;
   TileTiming* timeline;  // instrumented builds only: [B][H][q tiles in window][kv_tile_end - kv_tile_begin]
-  int window;            // sliding window in keys (0: none); general-mask kernels only
-  const float* alibi_slopes;  // [H] or nullptr; general-mask kernels only
+};
+
+// The general-mask kernels' extra argument (sliding window, ALiBi). A separate kernel argument rather than
+// fields of the Params structs: two more fields there changed ptxas's register allocation of the plain
+// tiled backward kernels at d = 64 enough to spill 8-24 bytes (same code otherwise).
+struct MaskParams {
+  int window;                 // sliding window in keys (0: none)
+  const float* alibi_slopes;  // [H] or nullptr
 };
 
 // One compiled tiled instantiation. `launch` returns a cudaError_t as int (0 = success).
@@ -46,7 +52,8 @@ struct TiledEntry {
   bool general_mask;       // the sliding-window / ALiBi variant (attention.hpp)
   std::size_t smem_bytes;  // sizeof(SharedStorage)
   int threads;
-  int (*launch)(const TiledParams& params, int grid_x, int grid_y, int grid_z, Stream stream);
+  int (*launch)(const TiledParams& params, const MaskParams& mask, int grid_x, int grid_y, int grid_z,
+                Stream stream);
 };
 
 // Each tiled_*.cu file appends its instantiations (one function per file, so -j2 compiles them in parallel).
@@ -78,15 +85,13 @@ struct NaiveParams {
   int col_block_begin;  // qk: first column block (128 columns); pv: first reduction step (32 columns)
   int col_block_end;    // exclusive, clipped to the total
   TileTiming* timeline;
-  int window;                 // sliding window in keys (0: none); softmax only
-  const float* alibi_slopes;  // [H] or nullptr; softmax only
 };
 
 // Launch one naive kernel (dtype and head_dim picked inside); returns a cudaError_t as int.
 int launch_naive_qk_kernel(DType dtype, const NaiveParams& params, int grid_x, int grid_y, int grid_z,
                            Stream stream);
-int launch_naive_softmax_kernel(DType dtype, const NaiveParams& params, int grid_x, int grid_y,
-                                Stream stream);
+int launch_naive_softmax_kernel(DType dtype, const NaiveParams& params, const MaskParams& mask, int grid_x,
+                                int grid_y, Stream stream);
 int launch_naive_pv_kernel(DType dtype, const NaiveParams& params, int grid_x, int grid_y, Stream stream);
 
 // ---- backward
@@ -112,8 +117,6 @@ struct TiledBwdParams {
   int causal;
   float scale;
   float scale_log2;
-  int window;                 // sliding window in keys (0: none); general-mask kernels only
-  const float* alibi_slopes;  // [H] or nullptr; general-mask kernels only
 };
 
 // One compiled backward instantiation. `launch` runs pre, main and post; returns a cudaError_t as int.
@@ -123,7 +126,7 @@ struct TiledBwdEntry {
   vocab::TiledBwdConfig config;
   bool general_mask;  // the sliding-window / ALiBi variant
   std::size_t smem_bytes;
-  int (*launch)(const TiledBwdParams& params, int batch, Stream stream);
+  int (*launch)(const TiledBwdParams& params, const MaskParams& mask, int batch, Stream stream);
 };
 
 // Each tiled_bwd_*.cu file appends its instantiations.

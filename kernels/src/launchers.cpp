@@ -244,11 +244,10 @@ Status launch_tiled(const AttentionShape& shape, const TiledConfig& config, cons
                         q_begin,
                         kv_begin,
                         kv_end,
-                        timeline,
-                        shape.window,
-                        t.alibi_slopes};
+                        timeline};
   const vocab::Dim3 grid = vocab::tiled_grid(q_end - q_begin, shape.heads, shape.batch);
-  return cuda_status(entry->launch(p, to_int(grid.x), to_int(grid.y), to_int(grid.z), stream),
+  const detail::MaskParams mask{shape.window, shape.alibi ? t.alibi_slopes : nullptr};
+  return cuda_status(entry->launch(p, mask, to_int(grid.x), to_int(grid.y), to_int(grid.z), stream),
                      "launch_tiled");
 }
 
@@ -271,10 +270,9 @@ Status naive_common(const AttentionShape& shape, const DeviceTensors& t, bool ne
 
 detail::NaiveParams naive_params(const AttentionShape& s, const DeviceTensors& t, int row_begin,
                                  int col_begin, int col_end, TileTiming* timeline) {
-  return detail::NaiveParams{t.q,      t.k,           t.v,       t.o,        t.s,
-                             s.heads,  s.seq_q,       s.seq_kv,  s.head_dim, s.causal ? 1 : 0,
-                             s.scale,  row_begin,     col_begin, col_end,    timeline,
-                             s.window, t.alibi_slopes};
+  return detail::NaiveParams{t.q,     t.k,       t.v,       t.o,        t.s,
+                             s.heads, s.seq_q,   s.seq_kv,  s.head_dim, s.causal ? 1 : 0,
+                             s.scale, row_begin, col_begin, col_end,    timeline};
 }
 
 }  // namespace
@@ -319,10 +317,11 @@ Status launch_naive_softmax(const AttentionShape& shape, const DeviceTensors& t,
   }
   if (re == rb) return {};
   const vocab::Dim3 grid = vocab::naive_softmax_grid(re - rb, std::int64_t{shape.batch} * shape.heads);
-  return cuda_status(
-      detail::launch_naive_softmax_kernel(shape.dtype, naive_params(shape, t, rb, 0, 0, timeline),
-                                          to_int(grid.x), to_int(grid.y), stream),
-      "launch_naive_softmax");
+  return cuda_status(detail::launch_naive_softmax_kernel(
+                         shape.dtype, naive_params(shape, t, rb, 0, 0, timeline),
+                         detail::MaskParams{shape.window, shape.alibi ? t.alibi_slopes : nullptr},
+                         to_int(grid.x), to_int(grid.y), stream),
+                     "launch_naive_softmax");
 }
 
 Status launch_naive_pv(const AttentionShape& shape, const DeviceTensors& t, const TileWindow& window,
@@ -490,10 +489,9 @@ Status launch_tiled_backward(const AttentionShape& shape, const TiledBwdConfig& 
                            to_int(vocab::tiled_bwd_padded_rows(config, shape.seq_q)),
                            shape.causal ? 1 : 0,
                            shape.scale,
-                           shape.scale * 1.4426950408889634f,
-                           shape.window,
-                           t.alibi_slopes};
-  return cuda_status(entry->launch(p, shape.batch, stream), "launch_tiled_backward");
+                           shape.scale * 1.4426950408889634f};
+  const detail::MaskParams mask{shape.window, shape.alibi ? t.alibi_slopes : nullptr};
+  return cuda_status(entry->launch(p, mask, shape.batch, stream), "launch_tiled_backward");
 }
 
 Status launch_naive_backward(const AttentionShape& shape, const BackwardTensors& t, Stream stream) {

@@ -161,7 +161,8 @@ __global__ void __launch_bounds__(kThreads) naive_bwd_gemm_kernel(const NaiveGem
       if constexpr (ATrans) {  // stored [k][m], 256-byte rows: .trans gives the A fragment of [m][k]
         const int row = kk * 16 + lane % 8 + 8 * (lane / 16);
         const int ch = warp * 2 + ((lane / 8) & 1);
-        device::ldmatrix_x4_trans(af, device::smem_addr(smem.ring.a[slot] + row * kBm + swz<kBm * 2>(row, ch) * 8));
+        device::ldmatrix_x4_trans(
+            af, device::smem_addr(smem.ring.a[slot] + row * kBm + swz<kBm * 2>(row, ch) * 8));
       } else {  // stored [m][k], 64-byte rows
         const int row = warp * 16 + lane % 16;
         const int ch = kk * 2 + lane / 16;
@@ -173,11 +174,13 @@ __global__ void __launch_bounds__(kThreads) naive_bwd_gemm_kernel(const NaiveGem
         if constexpr (BTrans) {  // stored [n][k], 64-byte rows
           const int row = np * 16 + lane % 8 + 8 * (lane / 16);
           const int ch = kk * 2 + ((lane / 8) & 1);
-          device::ldmatrix_x4(bf, device::smem_addr(smem.ring.b[slot] + row * kBk + swz<kBk * 2>(row, ch) * 8));
+          device::ldmatrix_x4(bf,
+                              device::smem_addr(smem.ring.b[slot] + row * kBk + swz<kBk * 2>(row, ch) * 8));
         } else {  // stored [k][n], .trans
           const int row = kk * 16 + lane % 8 + 8 * ((lane / 8) & 1);
           const int ch = np * 2 + lane / 16;
-          device::ldmatrix_x4_trans(bf, device::smem_addr(smem.ring.b[slot] + row * Bn + swz<Bn * 2>(row, ch) * 8));
+          device::ldmatrix_x4_trans(
+              bf, device::smem_addr(smem.ring.b[slot] + row * Bn + swz<Bn * 2>(row, ch) * 8));
         }
         Traits::mma(acc[2 * np], af, bf[0], bf[1]);
         Traits::mma(acc[2 * np + 1], af, bf[2], bf[3]);
@@ -285,9 +288,9 @@ int launch_all(const AttentionShape& sh, const BackwardTensors& x, cudaStream_t 
   if (err != 0) return err;
   // dS = P o (dP - rowsum(dO o O)), in place of dP.
   const vocab::Dim3 dsg = vocab::naive_bwd_ds_grid(kTiling, sh.seq_q, slices);
-  naive_bwd_ds_kernel<T, D><<<dim3(static_cast<unsigned>(dsg.x), static_cast<unsigned>(dsg.y)),
-                              32 * kTiling.ds_rows_per_cta, 0, s>>>(
-      NaiveDsParams{x.o, x.d_o, x.p, x.ds, sh.seq_q, sh.seq_kv});
+  naive_bwd_ds_kernel<T, D>
+      <<<dim3(static_cast<unsigned>(dsg.x), static_cast<unsigned>(dsg.y)), 32 * kTiling.ds_rows_per_cta, 0,
+         s>>>(NaiveDsParams{x.o, x.d_o, x.p, x.ds, sh.seq_q, sh.seq_kv});
   err = static_cast<int>(cudaGetLastError());
   if (err != 0) return err;
   // dQ [Nq x d] = scale dS K: A = dS [M = Nq][K = Nkv], B = K [K = Nkv][N = d].
@@ -301,12 +304,15 @@ int launch_all(const AttentionShape& sh, const BackwardTensors& x, cudaStream_t 
 
 }  // namespace
 
-int launch_naive_backward_kernels(const AttentionShape& shape, const BackwardTensors& tensors, Stream stream) {
+int launch_naive_backward_kernels(const AttentionShape& shape, const BackwardTensors& tensors,
+                                  Stream stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   const bool bf16 = shape.dtype == DType::bf16;
   if (shape.head_dim == 64)
-    return bf16 ? launch_all<__nv_bfloat16, 64>(shape, tensors, s) : launch_all<__half, 64>(shape, tensors, s);
-  return bf16 ? launch_all<__nv_bfloat16, 128>(shape, tensors, s) : launch_all<__half, 128>(shape, tensors, s);
+    return bf16 ? launch_all<__nv_bfloat16, 64>(shape, tensors, s)
+                : launch_all<__half, 64>(shape, tensors, s);
+  return bf16 ? launch_all<__nv_bfloat16, 128>(shape, tensors, s)
+              : launch_all<__half, 128>(shape, tensors, s);
 }
 
 }  // namespace attnscope::kernels::detail

@@ -263,7 +263,8 @@ __global__ void __launch_bounds__(kThreads) naive_softmax_two_pass_kernel(const 
 // length or alignment; P = 0 outside the band, the bias -slope |i + Nkv - Nq - j| added to each score.
 // Pass 1 keeps a running max and sum, pass 2 re-reads the visible keys and writes the whole row.
 template <typename T>
-__global__ void __launch_bounds__(kThreads) naive_softmax_general_mask_kernel(const NaiveParams p) {
+__global__ void __launch_bounds__(kThreads)
+    naive_softmax_general_mask_kernel(const NaiveParams p, const MaskParams mask) {
   using Traits = device::ElementTraits<T>;
   const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
   const int block = p.row_block_begin + static_cast<int>(blockIdx.x);
@@ -275,8 +276,8 @@ __global__ void __launch_bounds__(kThreads) naive_softmax_general_mask_kernel(co
   const std::uint16_t* bits = reinterpret_cast<const std::uint16_t*>(srow);
   const int diagonal = row + n - p.seq_q;  // the key at relative distance 0
   const int limit = p.causal ? max(0, min(n, diagonal + 1)) : n;
-  const int first = static_cast<int>(vocab::first_visible_key(row, p.seq_q, n, p.window));
-  const float slope = p.alibi_slopes != nullptr ? p.alibi_slopes[bh % p.heads] : 0.0f;
+  const int first = static_cast<int>(vocab::first_visible_key(row, p.seq_q, n, mask.window));
+  const float slope = mask.alibi_slopes != nullptr ? mask.alibi_slopes[bh % p.heads] : 0.0f;
   const auto biased = [&](int c) {
     return Traits::to_float(bits[c]) - slope * fabsf(static_cast<float>(diagonal - c));
   };
@@ -316,10 +317,10 @@ int launch_softmax(const NaiveParams& p, int gx, int gy, Stream stream) {
 }
 
 template <typename T>
-int launch_softmax_dtype(const NaiveParams& p, int gx, int gy, Stream stream) {
-  if (p.window > 0 || p.alibi_slopes != nullptr) {  // the launcher refuses a timeline here
+int launch_softmax_dtype(const NaiveParams& p, const MaskParams& m, int gx, int gy, Stream stream) {
+  if (m.window > 0 || m.alibi_slopes != nullptr) {  // the launcher refuses a timeline here
     naive_softmax_general_mask_kernel<T><<<dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy)),
-                                           kThreads, 0, static_cast<cudaStream_t>(stream)>>>(p);
+                                           kThreads, 0, static_cast<cudaStream_t>(stream)>>>(p, m);
     return static_cast<int>(cudaGetLastError());
   }
   const bool aligned = vocab::naive_rows_aligned(p.seq_kv);
@@ -333,9 +334,10 @@ int launch_softmax_dtype(const NaiveParams& p, int gx, int gy, Stream stream) {
 
 }  // namespace
 
-int launch_naive_softmax_kernel(DType dtype, const NaiveParams& p, int gx, int gy, Stream stream) {
-  return dtype == DType::bf16 ? launch_softmax_dtype<__nv_bfloat16>(p, gx, gy, stream)
-                              : launch_softmax_dtype<__half>(p, gx, gy, stream);
+int launch_naive_softmax_kernel(DType dtype, const NaiveParams& p, const MaskParams& m, int gx, int gy,
+                                Stream stream) {
+  return dtype == DType::bf16 ? launch_softmax_dtype<__nv_bfloat16>(p, m, gx, gy, stream)
+                              : launch_softmax_dtype<__half>(p, m, gx, gy, stream);
 }
 
 }  // namespace attnscope::kernels::detail

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Tiled backward instantiations, bf16 (one file per dtype so that -j2 compiles them in parallel).
-// (Bc, Br, stages), stages 2 and 3 (Q/dO prefetched one or two q tiles ahead): d 64 with Br 64; d 128 with Br 32 (Br 64 made ptxas spill 60 bytes at 255 registers:
-// the dK and dV accumulators take 128 of them).
+// (Bc, Br, stages), stages 2 and 3 (Q/dO prefetched one or two q tiles ahead): d 64 with Br 64; d 128 with Br
+// 32 (Br 64 made ptxas spill 60 bytes at 255 registers: the dK and dV accumulators take 128 of them).
 #include "tiled_bwd_kernel.cuh"
 
 namespace attnscope::kernels::detail {

@@ -137,13 +137,12 @@ __global__ void __launch_bounds__(vocab::kBwdRowThreads) tiled_bwd_post_kernel(c
 }
 
 // ---- main ---------------------------------------------------------------------------------------------
-// GeneralMask: the variant for a sliding window and/or ALiBi (p.window, p.alibi_slopes), compiled for the
-// default tile only: every recomputed probability is tested against the key band and gets the bias, and q
-// tiles below the last row that sees the tile's keys are skipped. GeneralMask = false compiles as before.
-template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false>
-__global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
-                                  TiledBwdShape<T, D, Bc, Br, Stages>::kMinBlocks)
-    tiled_bwd_kernel(const TiledBwdParams p) {
+// The main kernel's body, for the two kernels below. GeneralMask: the variant for a sliding window and/or
+// ALiBi (`m`), compiled for one tile (vocab::general_mask_tiled_bwd_config): every recomputed probability
+// is tested against the key band and gets the bias, and q tiles below the last row that sees the tile's
+// keys are skipped. With GeneralMask = false `m` is never read and the code is the plain kernel's.
+template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask>
+__device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const MaskParams& m) {
   using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
   using Traits = device::ElementTraits<T>;
   using SharedStorage = typename Shape::SharedStorage;
@@ -180,12 +179,12 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
   const int q_tiles = (p.seq_q + Br - 1) / Br;
   const int first = vocab::bwd_first_q_tile<int>(Br, Bc, p.seq_q, p.seq_kv,
                                                  p.causal ? vocab::Mask::causal : vocab::Mask::none, kv_tile);
-  const int end =
-      GeneralMask ? vocab::bwd_end_q_tile<int>(Br, Bc, p.seq_q, p.seq_kv, p.window, kv_tile) : q_tiles;
-  const int n_steps = max(0, end - first);
+  int n_steps = q_tiles - first;
+  if constexpr (GeneralMask)
+    n_steps = max(0, vocab::bwd_end_q_tile<int>(Br, Bc, p.seq_q, p.seq_kv, m.window, kv_tile) - first);
   // ALiBi slope times log2 e: the bias -slope |rel| enters the exponent in base 2.
   const float alibi_log2 =
-      GeneralMask && p.alibi_slopes != nullptr ? p.alibi_slopes[blockIdx.y] * 1.4426950408889634f : 0.0f;
+      GeneralMask && m.alibi_slopes != nullptr ? m.alibi_slopes[blockIdx.y] * 1.4426950408889634f : 0.0f;
 
   // One step's copies: Q and dO [Br x d], LSE and D [Br] (16-byte pieces; the vectors are padded).
   const auto load_step = [&](int s) {
@@ -323,7 +322,7 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
         if constexpr (GeneralMask) {
           const int key = key_row0 + 8 * (e >> 1);
           const int rel = row0 + col + (e & 1) + causal_shift - key;  // row i + Nkv - Nq - key j
-          const bool visible = key < p.seq_kv && (!p.causal || rel >= 0) && (p.window <= 0 || rel < p.window);
+          const bool visible = key < p.seq_kv && (!p.causal || rel >= 0) && (m.window <= 0 || rel < m.window);
           pe = visible
                    ? device::fast_exp2(fmaf(p_acc[nt][e], p.scale_log2,
                                             fmaf(-alibi_log2, fabsf(float(rel)), -((e & 1) ? l2.y : l2.x))))
@@ -441,8 +440,24 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
   }
 }
 
+// The plain main kernel (no mask, or causal).
+template <typename T, int D, int Bc, int Br, int Stages>
+__global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
+                                  TiledBwdShape<T, D, Bc, Br, Stages>::kMinBlocks)
+    tiled_bwd_kernel(const TiledBwdParams p) {
+  tiled_bwd_body<T, D, Bc, Br, Stages, false>(p, MaskParams{0, nullptr});
+}
+
+// The general-mask main kernel: sliding window and/or ALiBi.
+template <typename T, int D, int Bc, int Br, int Stages>
+__global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
+                                  TiledBwdShape<T, D, Bc, Br, Stages>::kMinBlocks)
+    tiled_bwd_general_mask_kernel(const TiledBwdParams p, const MaskParams m) {
+  tiled_bwd_body<T, D, Bc, Br, Stages, true>(p, m);
+}
+
 template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false>
-int launch_tiled_bwd_instance(const TiledBwdParams& p, int batch, Stream stream) {
+int launch_tiled_bwd_instance(const TiledBwdParams& p, const MaskParams& mask, int batch, Stream stream) {
   using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
   const auto s = static_cast<cudaStream_t>(stream);
   const vocab::Dim3 rows =
@@ -451,13 +466,22 @@ int launch_tiled_bwd_instance(const TiledBwdParams& p, int batch, Stream stream)
   tiled_bwd_pre_kernel<T, D><<<row_grid, vocab::kBwdRowThreads, 0, s>>>(p);
   cudaError_t err = cudaGetLastError();
   if (err != cudaSuccess) return static_cast<int>(err);
-  auto* kernel = &tiled_bwd_kernel<T, D, Bc, Br, Stages, GeneralMask>;
-  err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             static_cast<int>(Shape::kSmemBytes));
-  if (err != cudaSuccess) return static_cast<int>(err);
   const vocab::Dim3 grid = vocab::tiled_bwd_grid(Shape::kConfig, p.seq_kv, p.heads, batch);
-  kernel<<<dim3(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z)),
-           Shape::kThreads, Shape::kSmemBytes, s>>>(p);
+  const dim3 main_grid(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y),
+                       static_cast<unsigned>(grid.z));
+  if constexpr (GeneralMask) {
+    auto* kernel = &tiled_bwd_general_mask_kernel<T, D, Bc, Br, Stages>;
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(Shape::kSmemBytes));
+    if (err != cudaSuccess) return static_cast<int>(err);
+    kernel<<<main_grid, Shape::kThreads, Shape::kSmemBytes, s>>>(p, mask);
+  } else {
+    auto* kernel = &tiled_bwd_kernel<T, D, Bc, Br, Stages>;
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(Shape::kSmemBytes));
+    if (err != cudaSuccess) return static_cast<int>(err);
+    kernel<<<main_grid, Shape::kThreads, Shape::kSmemBytes, s>>>(p);
+  }
   err = cudaGetLastError();
   if (err != cudaSuccess) return static_cast<int>(err);
   tiled_bwd_post_kernel<T, D><<<row_grid, vocab::kBwdRowThreads, 0, s>>>(p);

@@ -70,15 +70,13 @@ __device__ __forceinline__ void write_record(TileTiming* record, int kv_tile, st
                        end_ns};
 }
 
-// GeneralMask: the variant for a sliding window and/or ALiBi (p.window, p.alibi_slopes), compiled for the
-// default tile only. Every score is tested against the row's key band and gets the bias, so S holds scaled
-// scores plus bias from there on (the softmax then runs with scale 1); kv tiles left of the first row's
-// window are skipped. The plain kernels (GeneralMask = false) compile exactly as before.
-template <typename T, int D, int Br, int Bc, int Stages, int Warps, bool Instrumented,
-          bool GeneralMask = false>
-__global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThreads,
-                                  TiledShape<T, D, Br, Bc, Stages, Warps>::kMinBlocks)
-    tiled_attention_kernel(const TiledParams p) {
+// The kernel's body, for the two kernels below. GeneralMask: the variant for a sliding window and/or ALiBi
+// (`m`), compiled for one tile per head dim (vocab::general_mask_tiled_config). Every score is tested
+// against the row's key band and gets the bias, so S holds scaled scores plus bias from there on (the
+// softmax then runs with scale 1); kv tiles left of the first row's window are skipped. With GeneralMask =
+// false `m` is never read and the code is the plain kernel's.
+template <typename T, int D, int Br, int Bc, int Stages, int Warps, bool Instrumented, bool GeneralMask>
+__device__ __forceinline__ void tiled_attention_body(const TiledParams& p, const MaskParams& m) {
   using Shape = TiledShape<T, D, Br, Bc, Stages, Warps>;
   using Traits = device::ElementTraits<T>;
   using SharedStorage = typename Shape::SharedStorage;
@@ -124,14 +122,14 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
   const int kv_visible = vocab::visible_kv_tiles<int>(
       Br, Bc, p.seq_q, p.seq_kv, p.causal ? vocab::Mask::causal : vocab::Mask::none, q_tile);
   const int kv_begin = GeneralMask ? max(p.kv_tile_begin, vocab::first_visible_kv_tile<int>(
-                                                              Br, Bc, p.seq_q, p.seq_kv, p.window, q_tile))
+                                                              Br, Bc, p.seq_q, p.seq_kv, m.window, q_tile))
                                    : p.kv_tile_begin;
   const int n_steps = max(0, min(p.kv_tile_end, kv_visible) - kv_begin);
   // Softmax constants: the plain kernels keep raw scores in S (scale folded into the exponent's FMA); the
   // general-mask variant stores scale * score + bias, so its softmax scale is 1.
   const float score_log2 = GeneralMask ? 1.4426950408889634f : p.scale_log2;
   const float lse_scale = GeneralMask ? 1.0f : p.scale;
-  const float alibi_slope = GeneralMask && p.alibi_slopes != nullptr ? p.alibi_slopes[head] : 0.0f;
+  const float alibi_slope = GeneralMask && m.alibi_slopes != nullptr ? m.alibi_slopes[head] : 0.0f;
   // Instrumented build: the step's start time waits in shared memory (thread 0 writes and reads it) and the
   // record index is recomputed when the record is written, so the timeline costs no registers across the
   // kv loop (every register there is needed by the accumulators; in registers it made ptxas spill).
@@ -290,7 +288,7 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
               const int key = key0 + nt * 8 + 2 * t + (e & 1);
               const int rel = warp_row0 + mi * 16 + g + 8 * (e >> 1) + causal_shift - key;
               const bool visible =
-                  key < p.seq_kv && (!p.causal || rel >= 0) && (p.window <= 0 || rel < p.window);
+                  key < p.seq_kv && (!p.causal || rel >= 0) && (m.window <= 0 || rel < m.window);
               s_acc[mi][nt][e] =
                   visible ? fmaf(s_acc[mi][nt][e], p.scale, -alibi_slope * fabsf(float(rel))) : -INFINITY;
             }
@@ -453,16 +451,45 @@ __global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThre
   }
 }
 
+// The plain kernel (no mask, or causal), with or without the timeline.
+template <typename T, int D, int Br, int Bc, int Stages, int Warps, bool Instrumented>
+__global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThreads,
+                                  TiledShape<T, D, Br, Bc, Stages, Warps>::kMinBlocks)
+    tiled_attention_kernel(const TiledParams p) {
+  tiled_attention_body<T, D, Br, Bc, Stages, Warps, Instrumented, false>(p, MaskParams{0, nullptr});
+}
+
+// The general-mask kernel: sliding window and/or ALiBi, no timeline.
+template <typename T, int D, int Br, int Bc, int Stages, int Warps>
+__global__ void __launch_bounds__(TiledShape<T, D, Br, Bc, Stages, Warps>::kThreads,
+                                  TiledShape<T, D, Br, Bc, Stages, Warps>::kMinBlocks)
+    tiled_attention_general_mask_kernel(const TiledParams p, const MaskParams m) {
+  tiled_attention_body<T, D, Br, Bc, Stages, Warps, false, true>(p, m);
+}
+
 template <typename T, int D, int Br, int Bc, int Stages, int Warps, bool Instrumented,
           bool GeneralMask = false>
-int launch_tiled_instance(const TiledParams& params, int grid_x, int grid_y, int grid_z, Stream stream) {
+int launch_tiled_instance(const TiledParams& params, const MaskParams& mask, int grid_x, int grid_y,
+                          int grid_z, Stream stream) {
   using Shape = TiledShape<T, D, Br, Bc, Stages, Warps>;
-  auto* kernel = &tiled_attention_kernel<T, D, Br, Bc, Stages, Warps, Instrumented, GeneralMask>;
-  cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         static_cast<int>(Shape::kSmemBytes));
-  if (err != cudaSuccess) return static_cast<int>(err);
-  kernel<<<dim3(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y), static_cast<unsigned>(grid_z)),
-           Shape::kThreads, Shape::kSmemBytes, static_cast<cudaStream_t>(stream)>>>(params);
+  const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y),
+                  static_cast<unsigned>(grid_z));
+  const auto s = static_cast<cudaStream_t>(stream);
+  cudaError_t err = cudaSuccess;
+  if constexpr (GeneralMask) {
+    static_assert(!Instrumented, "the general-mask kernel has no timeline build");
+    auto* kernel = &tiled_attention_general_mask_kernel<T, D, Br, Bc, Stages, Warps>;
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(Shape::kSmemBytes));
+    if (err != cudaSuccess) return static_cast<int>(err);
+    kernel<<<grid, Shape::kThreads, Shape::kSmemBytes, s>>>(params, mask);
+  } else {
+    auto* kernel = &tiled_attention_kernel<T, D, Br, Bc, Stages, Warps, Instrumented>;
+    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               static_cast<int>(Shape::kSmemBytes));
+    if (err != cudaSuccess) return static_cast<int>(err);
+    kernel<<<grid, Shape::kThreads, Shape::kSmemBytes, s>>>(params);
+  }
   return static_cast<int>(cudaGetLastError());
 }
 
