@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `attnscope accuracy`: the model against every committed measurement (kernel benchmarks in
 // <data>/bench/kernels_*.json, profile reports in <data>/h200/*.json): median and worst |relative error| per
-// metric and kernel, against the metric table's targets. --check compares with the ratchet baseline (exit 3 on drift).
+// metric and kernel, against the metric table's targets. --check compares with the ratchet baseline (exit 3
+// on drift).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -128,7 +129,8 @@ int run_accuracy(const AccuracyFlags& f) {
     std::vector<FileResult> results(reports_found.size());
     std::atomic<std::size_t> next{0}, done{0};
     std::mutex progress;
-    const unsigned pool = f.threads > 0 ? static_cast<unsigned>(f.threads) : std::max(1u, std::thread::hardware_concurrency());
+    const unsigned pool =
+        f.threads > 0 ? static_cast<unsigned>(f.threads) : std::max(1u, std::thread::hardware_concurrency());
     std::vector<std::future<void>> workers;
     for (unsigned t = 0; t < std::min<std::size_t>(pool, reports_found.size()); ++t)
       workers.push_back(std::async(std::launch::async, [&] {

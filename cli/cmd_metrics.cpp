@@ -37,9 +37,10 @@ std::string metrics_text() {
   for (const vocab::MetricInfo& m : vocab::kMetrics) {
     out += fmt::format("{:<13} {} [{}], {}; target {}\n", m.key, m.label, vocab::to_string(m.unit),
                        vocab::to_string(m.level), target_text(m));
-    out += fmt::format("    measured: {}\n",
-                       m.not_measured.empty() ? std::string(m.formula) : "no: " + std::string(m.not_measured));
-    out += fmt::format("    modeled:  {}\n", m.modeled ? std::string("yes") : "no: " + std::string(m.not_modeled));
+    out += fmt::format("    measured: {}\n", m.not_measured.empty() ? std::string(m.formula)
+                                                                    : "no: " + std::string(m.not_measured));
+    out += fmt::format("    modeled:  {}\n",
+                       m.modeled ? std::string("yes") : "no: " + std::string(m.not_modeled));
   }
   return out;
 }

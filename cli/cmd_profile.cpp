@@ -99,7 +99,8 @@ profiler::ProfileOptions options_from(const ProfileFlags& f, const sim::Workload
   o.request.seed = f.seed;
   auto tiles = profiler::parse_tile_mode(f.tiles);
   if (!tiles) throw sim::InvalidInput("--tiles '" + f.tiles + "' is not one of all, row, sample, none");
-  o.tile_mode = o.request.use_cupti ? *tiles : profiler::TileMode::none;
+  // Tile windows exist for the forward kernels only: none for the backward pass alone.
+  o.tile_mode = o.request.use_cupti && w.pass != sim::Pass::bwd ? *tiles : profiler::TileMode::none;
   o.gpu_spec = f.workload.gpu;
   o.run_model = !f.no_model && o.request.use_cupti;
   o.keep_tiles = f.keep_tiles;
@@ -113,7 +114,7 @@ std::vector<sim::KernelKind> kinds_of(const std::string& kernel) {
 }
 
 int run_single(const ProfileFlags& f, const std::string& command) {
-  f.workload.require_forward_pass("profile");
+  f.workload.require_plain_mask("profile");
   const sim::Workload w = f.workload.workload();
   for (auto kind : kinds_of(f.workload.kernel)) (void)options_from(f, w, kind);  // bad flags before the GPU
   profiler::SessionOptions so;

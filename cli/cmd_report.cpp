@@ -51,7 +51,8 @@ int run_report(const ReportOptions& o) {
     }
   } else if (report.kind == "profile" && report.provenance.git_revision != kGitRevision && !o.quiet) {
     std::printf(
-        "note: modeled values as recorded by attnscope git %s; `--remodel %s` re-runs this build's model under "
+        "note: modeled values as recorded by attnscope git %s; `--remodel %s` re-runs this build's model "
+        "under "
         "the recording's cache protocol (the numbers `attnscope accuracy` compares)\n\n",
         report.provenance.git_revision.c_str(),
         report.provenance.gpu_spec.empty() ? "h200" : report.provenance.gpu_spec.c_str());
@@ -134,8 +135,9 @@ void add_report_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--with-sweep", o->with_sweep,
                   "add the points of a sweep report (attnscope sweep -o) to the outputs, for its curves");
   cmd->add_flag("--quiet,-q", o->quiet, "do not print the table");
-  cmd->add_option("--remodel", o->remodel,
-                  "re-run this build's model (GPU spec, e.g. h200) on a profile report, under its cache protocol");
+  cmd->add_option(
+      "--remodel", o->remodel,
+      "re-run this build's model (GPU spec, e.g. h200) on a profile report, under its cache protocol");
   cmd->footer(
       "Exit codes: 0 all gates pass, 2 bad gate, 3 a gate failed, 4 unreadable report, 15 cannot write.");
   cmd->callback([o, exit_code] { *exit_code = run_report(*o); });

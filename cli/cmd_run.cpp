@@ -138,7 +138,8 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
       const bool want_naive = naive_part.kernels.empty() && rec.naive && has_tiles("naive.qk");
       const bool want_tiled = tiled_part.kernels.empty() && rec.tiled && has_tiles("tiled");
       if (!want_naive && !want_tiled) continue;
-      reports::Recording joined{rec.file.string(), rec.report.provenance.date, rec.report.provenance.git_revision, {}};
+      reports::Recording joined{
+          rec.file.string(), rec.report.provenance.date, rec.report.provenance.git_revision, {}};
       const reports::Report fresh = profiler::remodel_report(rec.report, gpu);
       for (const auto& k : fresh.kernels) {
         const bool is_naive = k.name.rfind("naive", 0) == 0;

@@ -86,7 +86,8 @@ void print_table(const reports::Report& r, std::size_t top) {
     for (const auto* p : g.points)
       if (p->feasible) ok.push_back(p);
     std::sort(ok.begin(), ok.end(), [](const auto* a, const auto* b) {
-      return reports::modeled_metric(*a, reports::Metric::time) < reports::modeled_metric(*b, reports::Metric::time);
+      return reports::modeled_metric(*a, reports::Metric::time) <
+             reports::modeled_metric(*b, reports::Metric::time);
     });
     std::printf("\n%s: %zu points, %zu feasible; fastest %zu:\n", reports::terminal_text(g.label).c_str(),
                 g.points.size(), ok.size(), std::min(top, ok.size()));
@@ -94,19 +95,21 @@ void print_table(const reports::Report& r, std::size_t top) {
                 "HBM bytes", "L2 read");
     for (std::size_t i = 0; i < std::min(top, ok.size()); ++i) {
       const auto& p = *ok[i];
-      std::printf("  %-6s %-22s %10s %10s %12s %12s %12s\n", std::string(sim::to_string(p.kind)).c_str(),
-                  p.kind == sim::KernelKind::tiled ? p.tiles.label().c_str() : "-",
-                  reports::format_bytes_binary(static_cast<double>(p.smem_limit)).c_str(),
-                  reports::format_bytes_binary(reports::modeled_metric(p, reports::Metric::smem_per_cta)).c_str(),
-                  reports::format_seconds(reports::modeled_metric(p, reports::Metric::time)).c_str(),
-                  reports::format_bytes(reports::hbm_bytes(p)).c_str(),
-                  reports::format_bytes(reports::modeled_metric(p, reports::Metric::l2_read)).c_str());
+      std::printf(
+          "  %-6s %-22s %10s %10s %12s %12s %12s\n", std::string(sim::to_string(p.kind)).c_str(),
+          p.kind == sim::KernelKind::tiled ? p.tiles.label().c_str() : "-",
+          reports::format_bytes_binary(static_cast<double>(p.smem_limit)).c_str(),
+          reports::format_bytes_binary(reports::modeled_metric(p, reports::Metric::smem_per_cta)).c_str(),
+          reports::format_seconds(reports::modeled_metric(p, reports::Metric::time)).c_str(),
+          reports::format_bytes(reports::hbm_bytes(p)).c_str(),
+          reports::format_bytes(reports::modeled_metric(p, reports::Metric::l2_read)).c_str());
     }
     if (const auto* best = reports::best_point(g.points))
       std::printf("  best tile: %s (time %s, HBM %s, smem/CTA %s)\n", best->tiles.label().c_str(),
                   reports::format_seconds(reports::modeled_metric(*best, reports::Metric::time)).c_str(),
                   reports::format_bytes(reports::hbm_bytes(*best)).c_str(),
-                  reports::format_bytes_binary(reports::modeled_metric(*best, reports::Metric::smem_per_cta)).c_str());
+                  reports::format_bytes_binary(reports::modeled_metric(*best, reports::Metric::smem_per_cta))
+                      .c_str());
     else
       std::printf("  best tile: none feasible\n");
   }

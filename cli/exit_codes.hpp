@@ -6,11 +6,11 @@ namespace attnscope::cli {
 
 enum ExitCode : int {
   kOk = 0,
-  kFailure = 1,             // unexpected error
-  kBadInput = 2,            // bad flag, shape, tile that does not fit, unknown preset/GPU
-  kGateFailed = 3,          // `report --gate` or `compare` found a failing gate / regression
-  kMalformedReport = 4,     // a report file that cannot be read (malformed, truncated, newer version)
-  kNoCudaDevice = 10,       // no CUDA device, or a build without CUDA: use `simulate`
+  kFailure = 1,          // unexpected error
+  kBadInput = 2,         // bad flag, shape, tile that does not fit, unknown preset/GPU
+  kGateFailed = 3,       // `report --gate` or `compare` found a failing gate / regression
+  kMalformedReport = 4,  // a report file that cannot be read (malformed, truncated, newer version)
+  kNoCudaDevice = 10,    // no CUDA device, or a build without CUDA: use `simulate`
   kDriverTooOld = 11,
   kNoCounterPermission = 12,  // ERR_NVGPUCTRPERM / CUPTI_ERROR_INSUFFICIENT_PRIVILEGES
   kMetricUnsupported = 13,

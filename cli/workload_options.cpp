@@ -104,6 +104,10 @@ void WorkloadOptions::require_forward_pass(const char* command) const {
     throw sim::InvalidInput(std::string("--pass ") + pass + ": `attnscope " + command +
                             "` runs the forward pass only so far; `attnscope simulate --pass " + pass +
                             "` models the backward kernels");
+  require_plain_mask(command);
+}
+
+void WorkloadOptions::require_plain_mask(const char* command) const {
   if ((window && *window > 0) || alibi)
     throw sim::InvalidInput(std::string("--window/--alibi: `attnscope ") + command +
                             "` runs unmasked and causal workloads only so far; `attnscope simulate` models "

@@ -31,6 +31,8 @@ struct WorkloadOptions {
   // For commands that run only the forward pass without a sliding window or ALiBi: throws sim::InvalidInput
   // naming `command` unless --pass is fwd and neither --window nor --alibi is given.
   void require_forward_pass(const char* command) const;
+  // For commands that measure: throws sim::InvalidInput naming `command` if --window or --alibi is given.
+  void require_plain_mask(const char* command) const;
 };
 
 // Adds --preset, --batch, --heads, --seq, --seq-q, --seq-kv, --head-dim, --dtype, --causal/--no-causal,

@@ -126,7 +126,8 @@ struct TiledBwdEntry {
   vocab::TiledBwdConfig config;
   bool general_mask;  // the sliding-window / ALiBi variant
   std::size_t smem_bytes;
-  int (*launch)(const TiledBwdParams& params, const MaskParams& mask, int batch, Stream stream);
+  // `parts`: bit 0 pre, bit 1 main, bit 2 post (kAllBwdParts: all three, in order).
+  int (*launch)(const TiledBwdParams& params, const MaskParams& mask, int batch, int parts, Stream stream);
 };
 
 // Each tiled_bwd_*.cu file appends its instantiations.
@@ -136,6 +137,9 @@ void append_tiled_bwd_general_mask(std::vector<TiledBwdEntry>& out);
 const std::vector<TiledBwdEntry>& tiled_bwd_registry();
 
 // The naive backward's five launches (naive_bwd.cu); returns a cudaError_t as int.
-int launch_naive_backward_kernels(const AttentionShape& shape, const BackwardTensors& tensors, Stream stream);
+// `parts`: bit i the i-th of the five launches (dv, dp, ds, dq, dk); kAllBwdParts: all of them, in order.
+int launch_naive_backward_kernels(const AttentionShape& shape, const BackwardTensors& tensors, int parts,
+                                  Stream stream);
+inline constexpr int kAllBwdParts = 0x1f;
 
 }  // namespace attnscope::kernels::detail

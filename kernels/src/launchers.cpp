@@ -434,8 +434,11 @@ std::size_t tiled_bwd_workspace_bytes(const AttentionShape& s, const TiledBwdCon
   return static_cast<std::size_t>(vocab::tiled_bwd_workspace(c, s.batch, s.heads, s.seq_q, s.head_dim).bytes);
 }
 
-Status launch_tiled_backward(const AttentionShape& shape, const TiledBwdConfig& config,
-                             const BackwardTensors& t, Stream stream) {
+namespace {
+
+// The launches `parts` (bit 0 pre, 1 main, 2 post) of the tiled backward.
+Status tiled_backward_parts(const AttentionShape& shape, const TiledBwdConfig& config,
+                            const BackwardTensors& t, int parts, Stream stream) {
   if (Status st = check_shape(shape); !st) return st;
   const detail::TiledBwdEntry* entry = find_bwd_entry(shape, config);
   if (entry == nullptr && shape.general_mask()) {
@@ -491,10 +494,11 @@ Status launch_tiled_backward(const AttentionShape& shape, const TiledBwdConfig& 
                            shape.scale,
                            shape.scale * 1.4426950408889634f};
   const detail::MaskParams mask{shape.window, shape.alibi ? t.alibi_slopes : nullptr};
-  return cuda_status(entry->launch(p, mask, shape.batch, stream), "launch_tiled_backward");
+  return cuda_status(entry->launch(p, mask, shape.batch, parts, stream), "launch_tiled_backward");
 }
 
-Status launch_naive_backward(const AttentionShape& shape, const BackwardTensors& t, Stream stream) {
+// The launches `parts` (bit i: dv, dp, ds, dq, dk) of the naive backward.
+Status naive_backward_parts(const AttentionShape& shape, const BackwardTensors& t, int parts, Stream stream) {
   if (Status st = check_shape(shape); !st) return st;
   if (Status st = check_all_aligned({{t.q, "q"},
                                      {t.k, "k"},
@@ -513,7 +517,45 @@ Status launch_naive_backward(const AttentionShape& shape, const BackwardTensors&
       std::int64_t{shape.seq_kv} > 128 * std::int64_t{65535})
     return fail(StatusCode::bad_shape, "bad shape: the naive backward's grid holds at most 8388480 rows");
   if (Status st = check_device(); !st) return st;
-  return cuda_status(detail::launch_naive_backward_kernels(shape, t, stream), "launch_naive_backward");
+  return cuda_status(detail::launch_naive_backward_kernels(shape, t, parts, stream), "launch_naive_backward");
+}
+
+}  // namespace
+
+Status launch_tiled_backward(const AttentionShape& shape, const TiledBwdConfig& config,
+                             const BackwardTensors& t, Stream stream) {
+  return tiled_backward_parts(shape, config, t, detail::kAllBwdParts, stream);
+}
+
+Status launch_naive_backward(const AttentionShape& shape, const BackwardTensors& t, Stream stream) {
+  return naive_backward_parts(shape, t, detail::kAllBwdParts, stream);
+}
+
+Status launch_backward_kernel(vocab::KernelId kernel, const AttentionShape& shape,
+                              const TiledBwdConfig& config, const BackwardTensors& t, Stream stream) {
+  using vocab::KernelId;
+  switch (kernel) {
+    case KernelId::tiled_bwd_pre:
+      return tiled_backward_parts(shape, config, t, 1, stream);
+    case KernelId::tiled_bwd:
+      return tiled_backward_parts(shape, config, t, 2, stream);
+    case KernelId::tiled_bwd_post:
+      return tiled_backward_parts(shape, config, t, 4, stream);
+    case KernelId::naive_bwd_dv:
+      return naive_backward_parts(shape, t, 1, stream);
+    case KernelId::naive_bwd_dp:
+      return naive_backward_parts(shape, t, 2, stream);
+    case KernelId::naive_bwd_ds:
+      return naive_backward_parts(shape, t, 4, stream);
+    case KernelId::naive_bwd_dq:
+      return naive_backward_parts(shape, t, 8, stream);
+    case KernelId::naive_bwd_dk:
+      return naive_backward_parts(shape, t, 16, stream);
+    default:
+      return fail(StatusCode::bad_shape, std::string("launch_backward_kernel: ") +
+                                             std::string(vocab::to_string(kernel)) +
+                                             " is not a backward kernel");
+  }
 }
 
 std::size_t naive_training_hbm_bytes(const AttentionShape& s) {

@@ -274,45 +274,53 @@ int launch_gemm(const NaiveGemmParams& p, int slices, cudaStream_t s) {
 }
 
 template <typename T, int D>
-int launch_all(const AttentionShape& sh, const BackwardTensors& x, cudaStream_t s) {
+int launch_all(const AttentionShape& sh, const BackwardTensors& x, int parts, cudaStream_t s) {
   const int slices = sh.batch * sh.heads;
   const long long nq = sh.seq_q, nkv = sh.seq_kv;
   const long long qd = nq * D, kd = nkv * D, qk = nq * nkv;
   // dV [Nkv x d] = P^T dO: A = P stored [K = Nq][M = Nkv], B = dO [K = Nq][N = d].
-  int err = launch_gemm<T, true, false, D>(
-      NaiveGemmParams{x.p, x.d_o, x.dv, sh.seq_kv, D, sh.seq_q, nkv, D, D, qk, qd, kd, 1.0f}, slices, s);
+  int err = 0;
+  if (parts & 1)
+    err = launch_gemm<T, true, false, D>(
+        NaiveGemmParams{x.p, x.d_o, x.dv, sh.seq_kv, D, sh.seq_q, nkv, D, D, qk, qd, kd, 1.0f}, slices, s);
   if (err != 0) return err;
   // dP [Nq x Nkv] = dO V^T: A = dO [M = Nq][K = d], B = V stored [N = Nkv][K = d].
-  err = launch_gemm<T, false, true, kTiling.bn>(
-      NaiveGemmParams{x.d_o, x.v, x.ds, sh.seq_q, sh.seq_kv, D, D, D, nkv, qd, kd, qk, 1.0f}, slices, s);
+  if (parts & 2)
+    err = launch_gemm<T, false, true, kTiling.bn>(
+        NaiveGemmParams{x.d_o, x.v, x.ds, sh.seq_q, sh.seq_kv, D, D, D, nkv, qd, kd, qk, 1.0f}, slices, s);
   if (err != 0) return err;
   // dS = P o (dP - rowsum(dO o O)), in place of dP.
-  const vocab::Dim3 dsg = vocab::naive_bwd_ds_grid(kTiling, sh.seq_q, slices);
-  naive_bwd_ds_kernel<T, D>
-      <<<dim3(static_cast<unsigned>(dsg.x), static_cast<unsigned>(dsg.y)), 32 * kTiling.ds_rows_per_cta, 0,
-         s>>>(NaiveDsParams{x.o, x.d_o, x.p, x.ds, sh.seq_q, sh.seq_kv});
-  err = static_cast<int>(cudaGetLastError());
+  if (parts & 4) {
+    const vocab::Dim3 dsg = vocab::naive_bwd_ds_grid(kTiling, sh.seq_q, slices);
+    naive_bwd_ds_kernel<T, D>
+        <<<dim3(static_cast<unsigned>(dsg.x), static_cast<unsigned>(dsg.y)), 32 * kTiling.ds_rows_per_cta, 0,
+           s>>>(NaiveDsParams{x.o, x.d_o, x.p, x.ds, sh.seq_q, sh.seq_kv});
+    err = static_cast<int>(cudaGetLastError());
+  }
   if (err != 0) return err;
   // dQ [Nq x d] = scale dS K: A = dS [M = Nq][K = Nkv], B = K [K = Nkv][N = d].
-  err = launch_gemm<T, false, false, D>(
-      NaiveGemmParams{x.ds, x.k, x.dq, sh.seq_q, D, sh.seq_kv, nkv, D, D, qk, kd, qd, sh.scale}, slices, s);
+  if (parts & 8)
+    err = launch_gemm<T, false, false, D>(
+        NaiveGemmParams{x.ds, x.k, x.dq, sh.seq_q, D, sh.seq_kv, nkv, D, D, qk, kd, qd, sh.scale}, slices, s);
   if (err != 0) return err;
   // dK [Nkv x d] = scale dS^T Q: A = dS stored [K = Nq][M = Nkv], B = Q [K = Nq][N = d].
-  return launch_gemm<T, true, false, D>(
-      NaiveGemmParams{x.ds, x.q, x.dk, sh.seq_kv, D, sh.seq_q, nkv, D, D, qk, qd, kd, sh.scale}, slices, s);
+  if (parts & 16)
+    err = launch_gemm<T, true, false, D>(
+        NaiveGemmParams{x.ds, x.q, x.dk, sh.seq_kv, D, sh.seq_q, nkv, D, D, qk, qd, kd, sh.scale}, slices, s);
+  return err;
 }
 
 }  // namespace
 
-int launch_naive_backward_kernels(const AttentionShape& shape, const BackwardTensors& tensors,
+int launch_naive_backward_kernels(const AttentionShape& shape, const BackwardTensors& tensors, int parts,
                                   Stream stream) {
   const auto s = static_cast<cudaStream_t>(stream);
   const bool bf16 = shape.dtype == DType::bf16;
   if (shape.head_dim == 64)
-    return bf16 ? launch_all<__nv_bfloat16, 64>(shape, tensors, s)
-                : launch_all<__half, 64>(shape, tensors, s);
-  return bf16 ? launch_all<__nv_bfloat16, 128>(shape, tensors, s)
-              : launch_all<__half, 128>(shape, tensors, s);
+    return bf16 ? launch_all<__nv_bfloat16, 64>(shape, tensors, parts, s)
+                : launch_all<__half, 64>(shape, tensors, parts, s);
+  return bf16 ? launch_all<__nv_bfloat16, 128>(shape, tensors, parts, s)
+              : launch_all<__half, 128>(shape, tensors, parts, s);
 }
 
 }  // namespace attnscope::kernels::detail

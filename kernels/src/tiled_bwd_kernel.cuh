@@ -457,35 +457,44 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
 }
 
 template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false>
-int launch_tiled_bwd_instance(const TiledBwdParams& p, const MaskParams& mask, int batch, Stream stream) {
+int launch_tiled_bwd_instance(const TiledBwdParams& p, const MaskParams& mask, int batch, int parts,
+                              Stream stream) {
   using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
   const auto s = static_cast<cudaStream_t>(stream);
   const vocab::Dim3 rows =
       vocab::tiled_bwd_row_grid(Shape::kConfig, p.seq_q, D, std::int64_t{batch} * p.heads);
   const dim3 row_grid(static_cast<unsigned>(rows.x), static_cast<unsigned>(rows.y));
-  tiled_bwd_pre_kernel<T, D><<<row_grid, vocab::kBwdRowThreads, 0, s>>>(p);
-  cudaError_t err = cudaGetLastError();
-  if (err != cudaSuccess) return static_cast<int>(err);
-  const vocab::Dim3 grid = vocab::tiled_bwd_grid(Shape::kConfig, p.seq_kv, p.heads, batch);
-  const dim3 main_grid(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y),
-                       static_cast<unsigned>(grid.z));
-  if constexpr (GeneralMask) {
-    auto* kernel = &tiled_bwd_general_mask_kernel<T, D, Bc, Br, Stages>;
-    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(Shape::kSmemBytes));
+  cudaError_t err = cudaSuccess;
+  if (parts & 1) {
+    tiled_bwd_pre_kernel<T, D><<<row_grid, vocab::kBwdRowThreads, 0, s>>>(p);
+    err = cudaGetLastError();
     if (err != cudaSuccess) return static_cast<int>(err);
-    kernel<<<main_grid, Shape::kThreads, Shape::kSmemBytes, s>>>(p, mask);
-  } else {
-    auto* kernel = &tiled_bwd_kernel<T, D, Bc, Br, Stages>;
-    err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               static_cast<int>(Shape::kSmemBytes));
-    if (err != cudaSuccess) return static_cast<int>(err);
-    kernel<<<main_grid, Shape::kThreads, Shape::kSmemBytes, s>>>(p);
   }
-  err = cudaGetLastError();
-  if (err != cudaSuccess) return static_cast<int>(err);
-  tiled_bwd_post_kernel<T, D><<<row_grid, vocab::kBwdRowThreads, 0, s>>>(p);
-  return static_cast<int>(cudaGetLastError());
+  if (parts & 2) {
+    const vocab::Dim3 grid = vocab::tiled_bwd_grid(Shape::kConfig, p.seq_kv, p.heads, batch);
+    const dim3 main_grid(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y),
+                         static_cast<unsigned>(grid.z));
+    if constexpr (GeneralMask) {
+      auto* kernel = &tiled_bwd_general_mask_kernel<T, D, Bc, Br, Stages>;
+      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(Shape::kSmemBytes));
+      if (err != cudaSuccess) return static_cast<int>(err);
+      kernel<<<main_grid, Shape::kThreads, Shape::kSmemBytes, s>>>(p, mask);
+    } else {
+      auto* kernel = &tiled_bwd_kernel<T, D, Bc, Br, Stages>;
+      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(Shape::kSmemBytes));
+      if (err != cudaSuccess) return static_cast<int>(err);
+      kernel<<<main_grid, Shape::kThreads, Shape::kSmemBytes, s>>>(p);
+    }
+    err = cudaGetLastError();
+    if (err != cudaSuccess) return static_cast<int>(err);
+  }
+  if (parts & 4) {
+    tiled_bwd_post_kernel<T, D><<<row_grid, vocab::kBwdRowThreads, 0, s>>>(p);
+    err = cudaGetLastError();
+  }
+  return static_cast<int>(err);
 }
 
 template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false>

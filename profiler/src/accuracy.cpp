@@ -7,12 +7,12 @@
 
 #include <algorithm>
 #include <atomic>
-#include <future>
-#include <thread>
 #include <cmath>
 #include <fstream>
+#include <future>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #include "attnscope/profiler/remodel.hpp"
@@ -121,7 +121,8 @@ std::vector<AccuracyCase> cases_from_report(const reports::Report& remodeled, co
     c.identity = identity_of(method, k.name, remodeled.workload, remodeled.tiles, protocol);
     c.training = is_training_case(k.name, remodeled.workload);
     for (const auto& [metric, value] : k.metrics) {
-      if (!vocab::info(metric).target || !value.measured || !value.modeled || !(*value.measured > 0)) continue;
+      if (!vocab::info(metric).target || !value.measured || !value.modeled || !(*value.measured > 0))
+        continue;
       c.points[metric] = AccuracyPoint{c.id, k.name, metric, *value.measured, *value.modeled, c.training};
     }
     for (const reports::TileEntry& t : k.tiles) {
@@ -129,9 +130,10 @@ std::vector<AccuracyCase> cases_from_report(const reports::Report& remodeled, co
       for (const auto& [metric, value] : t.metrics) {
         if (!vocab::info(metric).tile_level || !value.measured || !value.modeled || !(*value.measured > 0))
           continue;
-        c.tile_points.push_back(AccuracyPoint{
-            c.id + fmt::format(" tile({},{},{},{}) {}", t.batch, t.head, t.q_tile, t.kv_tile, vocab::key(metric)),
-            k.name, std::nullopt, *value.measured, *value.modeled, c.training});
+        c.tile_points.push_back(AccuracyPoint{c.id + fmt::format(" tile({},{},{},{}) {}", t.batch, t.head,
+                                                                 t.q_tile, t.kv_tile, vocab::key(metric)),
+                                              k.name, std::nullopt, *value.measured, *value.modeled,
+                                              c.training});
       }
     }
     if (!c.points.empty() || !c.tile_points.empty()) out.push_back(std::move(c));
@@ -144,7 +146,8 @@ std::vector<AccuracyCase> cases_from_recording(const reports::Report& recorded, 
                                                const std::function<bool(const std::string&)>& keep) {
   if (recorded.kind != "profile") return {};
   reports::Report kept = recorded;
-  if (keep) std::erase_if(kept.kernels, [&](const reports::KernelEntry& k) { return !keep(shown + ":" + k.name); });
+  if (keep)
+    std::erase_if(kept.kernels, [&](const reports::KernelEntry& k) { return !keep(shown + ":" + k.name); });
   if (kept.kernels.empty()) return {};
   return cases_from_report(remodel_report(kept, models, {.full_run_tiles = false}), shown);
 }
@@ -215,7 +218,8 @@ std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& pat
   // The model of every case, on `threads` threads (runs shared through `models`).
   std::atomic<std::size_t> next{0};
   std::vector<std::future<void>> workers;
-  const unsigned pool = threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned pool =
+      threads > 0 ? static_cast<unsigned>(threads) : std::max(1u, std::thread::hardware_concurrency());
   for (unsigned t = 0; t < std::min<std::size_t>(pool, out.size()); ++t)
     workers.push_back(std::async(std::launch::async, [&] {
       for (std::size_t i; (i = next.fetch_add(1)) < out.size();) {
@@ -225,9 +229,13 @@ std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& pat
         if (c.kernel == naive) {
           // Flushed once, then the three kernels back to back.
           for (const sim::KernelId id : sim::kernels_of(kind))
-            modeled += models.kernel(c.workload, kind, c.tiles, sim::to_string(id), vocab::CacheProtocol::sequence, false)->time_s;
+            modeled += models
+                           .kernel(c.workload, kind, c.tiles, sim::to_string(id),
+                                   vocab::CacheProtocol::sequence, false)
+                           ->time_s;
         } else {
-          modeled = models.kernel(c.workload, kind, c.tiles, c.kernel, vocab::CacheProtocol::flush, false)->time_s;
+          modeled =
+              models.kernel(c.workload, kind, c.tiles, c.kernel, vocab::CacheProtocol::flush, false)->time_s;
         }
         c.points.at(vocab::Metric::time).modeled = modeled;
       }
@@ -336,12 +344,14 @@ std::string accuracy_markdown(const std::vector<AccuracyRow>& rows) {
                                r.target->worst ? fmt::format("{:.0f} %", 100 * *r.target->worst) : "-")
                  : "-";
     if (r.n == 0) {
-      out += fmt::format("| {} | {} | 0 | no measurement | | | | {} | - |\n", accuracy_metric_name(r.metric), r.kernel, target);
+      out += fmt::format("| {} | {} | 0 | no measurement | | | | {} | - |\n", accuracy_metric_name(r.metric),
+                         r.kernel, target);
       continue;
     }
-    out += fmt::format("| {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |\n", accuracy_metric_name(r.metric), r.kernel, r.n,
-                       r.n_training, pct(r.median), pct(r.worst), pct(r.median_validation),
-                       pct(r.worst_validation), target, r.meets() ? "yes" : "**no**");
+    out +=
+        fmt::format("| {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |\n", accuracy_metric_name(r.metric),
+                    r.kernel, r.n, r.n_training, pct(r.median), pct(r.worst), pct(r.median_validation),
+                    pct(r.worst_validation), target, r.meets() ? "yes" : "**no**");
   }
   return out;
 }

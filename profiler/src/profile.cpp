@@ -13,7 +13,8 @@
 
 namespace attnscope::profiler {
 
-reports::Report build_profile_report(const Measurement& m, const std::optional<std::vector<sim::KernelResult>>& model,
+reports::Report build_profile_report(const Measurement& m,
+                                     const std::optional<std::vector<sim::KernelResult>>& model,
                                      const sim::GpuSpec& gpu, const std::vector<WindowModel>& window_models,
                                      const MeasureRequest& request, const std::string& command_line) {
   reports::Report r;

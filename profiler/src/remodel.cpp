@@ -42,13 +42,15 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
   for (auto& entry : out.kernels) {
     const auto id = sim::parse_kernel_id(entry.name);
     if (!id) continue;  // not one of ours: measured only
-    const sim::KernelKind kind = *id == sim::KernelId::tiled ? sim::KernelKind::tiled : sim::KernelKind::naive;
+    const sim::KernelKind kind =
+        *id == sim::KernelId::tiled ? sim::KernelKind::tiled : sim::KernelKind::naive;
     // The full run's per-tile records only where the report keeps tiles of the full run (lone windows are
     // modeled on their own): otherwise the same model run as the accuracy table's, shared through `models`.
     const bool full_run_tiles =
-        options.full_run_tiles &&
-        std::any_of(entry.tiles.begin(), entry.tiles.end(), [](const reports::TileEntry& t) { return !t.lone_window; });
-    const auto model = models.kernel(recorded.workload, kind, recorded.tiles, entry.name, protocol, full_run_tiles);
+        options.full_run_tiles && std::any_of(entry.tiles.begin(), entry.tiles.end(),
+                                              [](const reports::TileEntry& t) { return !t.lone_window; });
+    const auto model =
+        models.kernel(recorded.workload, kind, recorded.tiles, entry.name, protocol, full_run_tiles);
     const reports::KernelEntry fresh = reports::modeled_kernel_entry(*model, gpu);
     replace_modeled(entry.metrics, fresh.metrics);
     if (full_run_tiles) entry.tiles_total = fresh.tiles_total;
@@ -69,7 +71,8 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
       if (t.lone_window) {
         // A measured window: compare with the model of the same lone launch.
         const WindowSpec w{entry.name, t.batch, t.head, t.q_tile, t.kv_tile};
-        replace_modeled(t.metrics, window_metrics(*models.window(recorded.workload, kind, recorded.tiles, w), gpu));
+        replace_modeled(t.metrics,
+                        window_metrics(*models.window(recorded.workload, kind, recorded.tiles, w), gpu));
       } else if (it != fresh_tiles.end()) {
         replace_modeled(t.metrics, it->second->metrics);
       } else {

@@ -33,9 +33,10 @@ std::string_view to_string(TileMode m) {
   return "?";
 }
 
-std::vector<std::string> kernel_names(sim::KernelKind kind) {
-  if (kind == sim::KernelKind::tiled) return {"tiled"};
-  return {"naive.qk", "naive.softmax", "naive.pv"};
+std::vector<std::string> kernel_names(sim::KernelKind kind, sim::Pass pass) {
+  std::vector<std::string> out;
+  for (const sim::KernelId id : sim::kernels_of(kind, pass)) out.emplace_back(vocab::to_string(id));
+  return out;
 }
 
 }  // namespace attnscope::profiler

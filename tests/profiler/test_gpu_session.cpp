@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "attnscope/profiler/error.hpp"
 #include "attnscope/profiler/gpu_session.hpp"
@@ -45,7 +47,8 @@ TEST(GpuSession, TiledKernelCountersMatchItsLogicalTraffic) {
   const double qkv = 3.0 * 8 * 1024 * 64 * 2, o = 8 * 1024 * 64 * 2, lse = 8 * 1024 * 4;
   std::printf(
       "tiled: dram_read %.0f (Q+K+V %.0f), dram_write %.0f, l2_write %.0f (O+LSE %.0f), time %.3g s\n",
-      d(vocab::Metric::dram_read), qkv, d(vocab::Metric::dram_write), d(vocab::Metric::l2_write), o + lse, d(vocab::Metric::time));
+      d(vocab::Metric::dram_read), qkv, d(vocab::Metric::dram_write), d(vocab::Metric::l2_write), o + lse,
+      d(vocab::Metric::time));
   // Every output byte is stored at least once (partial-sector stores count each request's sectors).
   EXPECT_GE(d(vocab::Metric::l2_write), 0.99 * (o + lse));
   EXPECT_NEAR(d(vocab::Metric::dram_read), qkv, 0.05 * qkv);  // 4 MB fits in L2: each input read once
@@ -110,4 +113,37 @@ TEST(GpuSession, PmSamplesAddUpToTheKernelsDramReads) {
   std::printf("PM samples: %zu, DRAM read %.4g B sampled vs %.4g B counted\n", k.samples.size(), sampled,
               counted);
   EXPECT_NEAR(sampled, counted, 0.10 * counted);
+}
+
+// The backward pass, each kernel measured on its own (flushed L2 before each): the launches in the
+// vocabulary's order, DRAM reads no smaller than the bytes each must read and L2 writes no smaller than
+// what each must store.
+TEST(GpuSession, BackwardKernelsAreMeasuredOneByOne) {
+  GpuSession session(SessionOptions{});
+  const double rows = 8.0 * 1024, tensor = rows * 64 * 2, accumulator = rows * 64 * 4;
+  for (const auto kind : {sim::KernelKind::tiled, sim::KernelKind::naive}) {
+    MeasureRequest req = tiled_request(1, 8, 1024);
+    req.kind = kind;
+    req.workload.pass = sim::Pass::bwd;
+    req.timeline = false;
+    const Measurement m = session.measure(req);
+    const std::vector<std::string> names = kernel_names(kind, sim::Pass::bwd);
+    ASSERT_EQ(m.kernels.size(), names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      EXPECT_EQ(m.kernels[i].name, names[i]);
+      const reports::Metrics dm = derive_report_metrics(m.kernels[i].counters);
+      const double read = reports::measured_of(dm, vocab::Metric::dram_read).value_or(-1.0);
+      const double l2_write = reports::measured_of(dm, vocab::Metric::l2_write).value_or(-1.0);
+      std::printf("%-16s dram_read %.4g l2_write %.4g\n", names[i].c_str(), read, l2_write);
+      double must_read = 0.0, must_write = 0.0;
+      if (names[i] == "tiled_bwd.pre")
+        must_read = 2 * tensor, must_write = accumulator;   // O, dO; zeroed dQ acc.
+      if (names[i] == "tiled_bwd") must_read = 4 * tensor;  // Q, K, V, dO
+      if (names[i] == "tiled_bwd.post") must_read = accumulator, must_write = tensor;        // dQ
+      if (names[i] == "naive_bwd.dp") must_read = 2 * tensor, must_write = rows * 1024 * 2;  // dO, V; dP
+      if (names[i] == "naive_bwd.ds") must_read = 2 * rows * 1024 * 2, must_write = rows * 1024 * 2;  // P, dP
+      EXPECT_GE(read, 0.99 * must_read) << names[i];
+      EXPECT_GE(l2_write, 0.99 * must_write) << names[i];
+    }
+  }
 }

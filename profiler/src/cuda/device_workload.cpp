@@ -10,6 +10,8 @@
 
 #include "attnscope/kernels/reference.hpp"
 #include "attnscope/profiler/error.hpp"
+#include "attnscope/sim/dataflow.hpp"
+#include "attnscope/vocab/kernel.hpp"
 #include "checked_call.hpp"
 #include "device_kernels.hpp"
 #include "nvtx_range.hpp"
@@ -147,10 +149,48 @@ DeviceWorkload::DeviceWorkload(const sim::Workload& w, sim::KernelKind kind, con
     ATTNSCOPE_CUDA(cudaStreamSynchronize(stream_));
   }
   tensors_ = {q_, k_, v_, o_, lse_, s_};
+  if (w.pass == sim::Pass::fwd) return;
+
+  // The backward: dO random, gradients and scratch allocated; its tile from the model's TileConfig.
+  const vocab::TiledBwdConfig b = tiles.tiled_bwd(w.head_dim);
+  tiled_bwd_ = kernels::TiledBwdConfig{b.bc, b.br, b.stages};
+  d_o_ = allocate(q_count * elem);
+  dq_ = allocate(q_count * elem);
+  dk_ = allocate(kv_count * elem);
+  dv_ = allocate(kv_count * elem);
+  if (kind == sim::KernelKind::naive)
+    ds_ = allocate(bh * static_cast<std::size_t>(shape_.seq_q) * static_cast<std::size_t>(shape_.seq_kv) *
+                   elem);
+  else
+    workspace_ = allocate(kernels::tiled_bwd_workspace_bytes(shape_, tiled_bwd_));
+  if (fill_on_host) {
+    host_fill(d_o_, q_count, shape_.dtype, seed + 3);
+  } else {
+    fill_uniform(d_o_, q_count, to_element(shape_.dtype), seed + 3, stream_);
+    ATTNSCOPE_CUDA(cudaGetLastError());
+  }
+  backward_.q = q_;
+  backward_.k = k_;
+  backward_.v = v_;
+  backward_.o = o_;
+  backward_.lse = lse_;
+  backward_.d_o = d_o_;
+  backward_.p = s_;
+  backward_.dq = dq_;
+  backward_.dk = dk_;
+  backward_.dv = dv_;
+  backward_.workspace = workspace_;
+  backward_.ds = ds_;
+  if (w.pass == sim::Pass::bwd) {  // the forward the backward reads, once, outside any measurement
+    NvtxRange fwd("forward_for_backward");
+    for (const sim::KernelId id : sim::kernels_of(kind, sim::Pass::fwd))
+      launch(std::string(vocab::to_string(id)), nullptr);
+  }
+  ATTNSCOPE_CUDA(cudaStreamSynchronize(stream_));
 }
 
 DeviceWorkload::~DeviceWorkload() {
-  for (void* p : {q_, k_, v_, o_, s_, static_cast<void*>(lse_)})
+  for (void* p : {q_, k_, v_, o_, s_, static_cast<void*>(lse_), d_o_, dq_, dk_, dv_, ds_, workspace_})
     if (p) cudaFree(p);
 }
 
@@ -167,7 +207,18 @@ void DeviceWorkload::run(const std::string& kernel, const kernels::AttentionShap
     s = kernels::launch_naive_softmax(shape, t, window, timeline, stream_);
   else if (kernel == "naive.pv")
     s = kernels::launch_naive_pv(shape, t, window, timeline, stream_);
-  else
+  else if (const auto id = vocab::parse_kernel_id(kernel); id && vocab::pass_of(*id) == vocab::Pass::bwd) {
+    // The backward kernels run whole: no tile windows, no instrumented build (timeline_compiled says so).
+    const bool whole = window.q_tile_begin == 0 && window.q_tile_end == -1 && window.kv_tile_begin == 0 &&
+                       window.kv_tile_end == -1;
+    if (!whole || timeline != nullptr)
+      throw ProfilerError(ErrorCode::bad_input, kernel +
+                                                    ": tile windows and timelines of the backward kernels "
+                                                    "are not available");
+    if (backward_.d_o == nullptr)
+      throw ProfilerError(ErrorCode::bad_input, kernel + ": the workload's pass has no backward");
+    s = kernels::launch_backward_kernel(*id, shape, tiled_bwd_, backward_, stream_);
+  } else
     throw ProfilerError(ErrorCode::bad_input, "unknown kernel '" + kernel + "'");
   check_launch(s, kernel);
 }
@@ -211,6 +262,8 @@ std::size_t DeviceWorkload::timeline_capacity(const std::string& kernel) const {
 }
 
 bool DeviceWorkload::timeline_compiled(const std::string& kernel) const {
+  if (const auto id = vocab::parse_kernel_id(kernel); id && vocab::pass_of(*id) == vocab::Pass::bwd)
+    return false;
   if (kernel == "tiled") return kernels::tiled_instrumented_compiled(shape_.head_dim, shape_.dtype, tiled_);
   return true;
 }

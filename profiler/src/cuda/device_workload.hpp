@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // One workload on the device: its tensors (cudaMalloc, filled with fresh random values) and launches of its
-// kernels, whole or restricted to one tile of one (batch, head) slice.
+// kernels, whole or restricted to one tile of one (batch, head) slice. A workload whose pass includes the
+// backward also holds dO (random), dQ, dK, dV and the backward's scratch; with pass = bwd the forward runs
+// once at construction (unmeasured) for the O, LSE and P the backward reads.
 #pragma once
 #include <cuda_runtime_api.h>
 
@@ -8,6 +10,7 @@
 #include <string>
 
 #include "attnscope/kernels/attention.hpp"
+#include "attnscope/kernels/backward.hpp"
 #include "attnscope/profiler/request.hpp"
 #include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/workload.hpp"
@@ -35,7 +38,9 @@ class DeviceWorkload {
  private:
   kernels::AttentionShape shape_{};
   kernels::TiledConfig tiled_{};
+  kernels::TiledBwdConfig tiled_bwd_{};
   kernels::DeviceTensors tensors_{};
+  kernels::BackwardTensors backward_{};
   cudaStream_t stream_ = nullptr;
   void* q_ = nullptr;
   void* k_ = nullptr;
@@ -43,6 +48,12 @@ class DeviceWorkload {
   void* o_ = nullptr;
   void* s_ = nullptr;
   float* lse_ = nullptr;
+  void* d_o_ = nullptr;
+  void* dq_ = nullptr;
+  void* dk_ = nullptr;
+  void* dv_ = nullptr;
+  void* ds_ = nullptr;         // naive backward scratch
+  void* workspace_ = nullptr;  // tiled backward scratch
 
   void run(const std::string& kernel, const kernels::AttentionShape& shape, const kernels::DeviceTensors& t,
            const kernels::TileWindow& window, kernels::TileTiming* timeline);

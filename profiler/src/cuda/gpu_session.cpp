@@ -324,7 +324,11 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   m.passes = passes();
   m.unavailable_metrics = s.unavailable;
   m.not_collected_metrics = s.not_collected;
-  const auto names = kernel_names(request.kind);
+  const auto names = kernel_names(request.kind, request.workload.pass);
+  if (request.workload.pass != sim::Pass::fwd && !request.windows.empty())
+    throw ProfilerError(
+        ErrorCode::bad_input,
+        "tile windows are measured for the forward pass only (--tiles none with --pass bwd|both)");
   cuda::DeviceWorkload work(request.workload, request.kind, request.tiles, request.seed, !s.options.use_cupti,
                             s.stream);
   for (const auto& n : names) {

@@ -46,6 +46,13 @@ Status launch_tiled_backward(const AttentionShape& shape, const TiledBwdConfig& 
                              const BackwardTensors& tensors, Stream stream);
 Status launch_naive_backward(const AttentionShape& shape, const BackwardTensors& tensors, Stream stream);
 
+// One launch of a backward pass, for a profiler that measures each kernel on its own: `kernel` is one of the
+// backward KernelIds (tiled_bwd.pre, tiled_bwd, tiled_bwd.post with the tiled `config`; naive_bwd.dv, .dp,
+// .ds, .dq, .dk, config ignored). Run in that order they do what launch_tiled_backward or
+// launch_naive_backward does. A forward KernelId is refused (bad_shape).
+Status launch_backward_kernel(vocab::KernelId kernel, const AttentionShape& shape, const TiledBwdConfig& config,
+                              const BackwardTensors& tensors, Stream stream);
+
 // HBM the naive attention holds at this shape for a training step (forward + backward): Q, K, V, O, dO,
 // dQ, dK, dV, LSE and its two [B, H, Nq, Nkv] matrices (P, then dP / dS: vocab::naive_bwd_scratch_bytes).
 std::size_t naive_training_hbm_bytes(const AttentionShape& shape);

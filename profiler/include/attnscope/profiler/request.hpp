@@ -63,7 +63,8 @@ struct MeasureRequest {
   std::uint64_t seed = 0x5eed;       // inputs are uniform random in [-1, 1), fresh per run
 };
 
-// The kernel names one kind launches, in order.
-std::vector<std::string> kernel_names(sim::KernelKind kind);
+// The kernel names one kind launches for a pass, in order (sim::kernels_of: a training step is the
+// forward's kernels, then the backward's).
+std::vector<std::string> kernel_names(sim::KernelKind kind, sim::Pass pass = sim::Pass::fwd);
 
 }  // namespace attnscope::profiler
