@@ -18,6 +18,7 @@ FINAL=${OUT:-$PWD/out}
 OUT=$FINAL/backward
 bin=.device/check
 export LD_LIBRARY_PATH=$PWD/$bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export ATTNSCOPE_GPU_SPEC_DIR=$PWD/sim/gpus  # the binaries were built elsewhere
 PY=${PY:-/opt/torch/.venv/bin/python}
 [ -x "$PY" ] || PY=python3
 mkdir -p "$OUT"
@@ -42,6 +43,10 @@ step memcheck 300 compute-sanitizer --tool memcheck --error-exitcode 3 "$bin/ker
 step racecheck 300 compute-sanitizer --tool racecheck --error-exitcode 3 "$bin/kernels_gpu_test" \
   --gtest_filter='Sanitize.SmallBackward' --gtest_color=no &
 wait
+# The profiler on the backward: its GPU tests, then a training step (forward and backward, naive and tiled)
+# at llm-4k measured kernel by kernel under CUPTI and joined with the model.
+step profiler_gpu_tests 200 "$bin/profiler_gpu_tests" --gtest_color=no
+step profile_both 200 "$bin/attnscope" profile --pass both -o "$OUT/llm-4k-training-step.json"
 # Speed: PyTorch's backward first (its own JSON), then attnscope's llm-4k and Figure 2 shape (5 repetitions),
 # the 131072-token training steps (3), and the ratios (no GPU).
 step sdpa 200 "$PY" bench/sdpa_backward.py --time "$OUT/bench_backward_pytorch.json"
@@ -68,10 +73,11 @@ step ncu_bwd_detail 120 ncu -k regex:tiled_bwd_kernel -c 1 --section SpeedOfLigh
   --benchmark_filter='BM_Backward/naive:0/bf16:0/d:64/N:4096/causal:0/H:32/B:1/Bc:128/Br:64/step:0'
 echo
 echo "== summary (exit codes; logs in backward.tar.gz)"
-for s in kernels_gpu_tests memcheck racecheck sdpa bench bench_long ratios ncu_fig2_0 ncu_fig2_1 ncu_bwd_detail; do
+for s in kernels_gpu_tests memcheck racecheck profiler_gpu_tests profile_both sdpa bench bench_long ratios ncu_fig2_0 ncu_fig2_1 ncu_bwd_detail; do
   printf '%-20s %s\n' "$s" "$(cat "$OUT/$s.rc" 2>/dev/null || echo 'not run')"
 done
-grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]" "$OUT/kernels_gpu_tests.log" | head -20
+grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]" "$OUT/kernels_gpu_tests.log" "$OUT/profiler_gpu_tests.log" | head -20
+head -40 "$OUT/profile_both.log"
 grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/memcheck.log" "$OUT/racecheck.log"
 grep -E "tiled_bwd|naive_bwd" "$OUT/res_usage.txt" -A1 | grep -oE "REG:[0-9]+ STACK:[0-9]+ SHARED:[0-9]+ LOCAL:[0-9]+" | sort | uniq -c
 grep -E "^\[ error" "$OUT/kernels_gpu_tests.log" | grep -E "bwd|131072" | sort -t= -k2 -g | tail -6

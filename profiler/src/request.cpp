@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "attnscope/profiler/request.hpp"
 
+#include "attnscope/sim/dataflow.hpp"
+#include "attnscope/vocab/kernel.hpp"
+
 namespace attnscope::profiler {
 
 std::optional<FlushMethod> parse_flush_method(std::string_view s) {

@@ -20,6 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 using attnscope::cli_testing::CommandResult;
 using attnscope::cli_testing::read_text;
@@ -68,12 +69,33 @@ TEST_F(CliBackward, NaiveTrainingStepPastHbmIsRefusedWithWhatItNeeds) {
 }
 
 TEST_F(CliBackward, CommandsWithoutABackwardPassRefuseIt) {
-  for (const char* command : {"profile", "sweep", "run"}) {
+  for (const char* command : {"sweep", "run"}) {
     const CommandResult r = run(std::string(command) + " --pass bwd");
     EXPECT_EQ(r.exit_code, 2) << command;
     EXPECT_THAT(r.err, HasSubstr("runs the forward pass only")) << command;
   }
+  // `profile` measures the backward kernel by kernel: the pass is accepted (here it then needs a GPU).
+  const CommandResult profile = run("profile --pass both --kernel tiled -o p.json");
+  EXPECT_THAT(profile.err, Not(HasSubstr("forward pass only")));
   EXPECT_EQ(run("simulate --pass sideways").exit_code, 2);
+}
+
+// Sliding window and ALiBi: the model prices them (the header names the mask and the compiled tiles), a
+// window without causality is refused, and the measuring commands refuse them with what does run them.
+TEST_F(CliBackward, MasksAreModeledAndRefusedWhereNotMeasured) {
+  const CommandResult sim = run("simulate --kernel tiled --window 1024 --alibi --pass both");
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  EXPECT_THAT(sim.out, HasSubstr("causal window=1024 alibi"));
+  EXPECT_THAT(sim.out, HasSubstr("compiled for Br 128 Bc 64 warps 4 stages 2 (forward) and Bc 128 Br 32"));
+  EXPECT_THAT(sim.out, HasSubstr("4*B*H*d*visible pairs"));
+  const CommandResult open = run("simulate --window 64 --no-causal");
+  EXPECT_EQ(open.exit_code, 2);
+  EXPECT_THAT(open.err, HasSubstr("--window is a causal mask"));
+  for (const char* command : {"profile --alibi", "run --window 256", "sweep --window 256"}) {
+    const CommandResult r = run(command);
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_THAT(r.err, HasSubstr("runs unmasked and causal workloads only")) << command;
+  }
 }
 
 }  // namespace
