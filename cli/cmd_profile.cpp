@@ -99,8 +99,8 @@ profiler::ProfileOptions options_from(const ProfileFlags& f, const sim::Workload
   o.request.seed = f.seed;
   auto tiles = profiler::parse_tile_mode(f.tiles);
   if (!tiles) throw sim::InvalidInput("--tiles '" + f.tiles + "' is not one of all, row, sample, none");
-  // Tile windows exist for the forward kernels only: none for the backward pass alone.
-  o.tile_mode = o.request.use_cupti && w.pass != sim::Pass::bwd ? *tiles : profiler::TileMode::none;
+  // Tile windows are measured for the forward pass alone (a pass with the backward measures whole kernels).
+  o.tile_mode = o.request.use_cupti && w.pass == sim::Pass::fwd ? *tiles : profiler::TileMode::none;
   o.gpu_spec = f.workload.gpu;
   o.run_model = !f.no_model && o.request.use_cupti;
   o.keep_tiles = f.keep_tiles;
