@@ -445,15 +445,17 @@ LevelBytes expected_bytes(KernelId k, const Workload& w, const TileConfig& tiles
       for (int i = 0; i < s.load_count; ++i) total.l2_read += s.loads[i].sectors(sector_bytes) * sector_bytes;
       for (int i = 0; i < s.store_count; ++i) {
         const std::uint64_t bytes = s.stores[i].sectors(sector_bytes) * sector_bytes;
-        total.l2_write += bytes;
-        if (s.stores[i].reduce) reduced += bytes;  // the old value, read from HBM without reuse
+        if (s.stores[i].reduce)
+          reduced += bytes;  // not an L2 write (op_red); its old value is read from HBM, and it is written back
+        else
+          total.l2_write += bytes;
       }
       total.smem_read += s.smem_read;
       total.smem_write += s.smem_write;
     }
   }
   total.hbm_read = total.l2_read + reduced;
-  total.hbm_write = total.l2_write;
+  total.hbm_write = total.l2_write + reduced;
   return total;
 }
 

@@ -561,7 +561,9 @@ void Engine::flush_through(bool write, LevelBytes& bytes) {
   }
   (write ? bytes.hbm_write : bytes.hbm_read) += requested << sector_shift_;
   if (reduce_) bytes.hbm_read += requested << sector_shift_;
-  (write ? bytes.l2_write : bytes.l2_read) += requested << sector_shift_;
+  // A reduction is neither an SM read nor an SM write at L2 (the slices count it as op_red): it moves HBM
+  // bytes and L2 state, not l2_read or l2_write.
+  if (!reduce_) (write ? bytes.l2_write : bytes.l2_read) += requested << sector_shift_;
   request_sectors_ += requested;
   request_hbm_ = request_missed_ = true;
 }
@@ -658,7 +660,7 @@ void Engine::flush_cached(LevelBytes& bytes) {
   bytes.hbm_write += written_back << sector_shift_;
   if (missed > 0) request_missed_ = true;
   if (missed + written_back > 0) request_hbm_ = true;
-  (kWrite ? bytes.l2_write : bytes.l2_read) += requested << sector_shift_;
+  if (!(kWrite && reduce_)) (kWrite ? bytes.l2_write : bytes.l2_read) += requested << sector_shift_;  // see flush_through
   request_sectors_ += requested;
 }
 

@@ -80,7 +80,8 @@ TEST(Backward, DefaultTileIsTheCompiledOnePerHeadDim) {
 }
 
 // tiled_bwd without a mask: K_j and V_j once per CTA; Q_i, dO_i [Br x d] and the padded LSE_i, D_i [Br] once
-// per (CTA, q tile); the dQ accumulator [Br x d] fp32 once per (CTA, q tile); dK, dV once.
+// per (CTA, q tile); the dQ accumulator [Br x d] fp32 once per (CTA, q tile), a reduction (not an L2 write:
+// the slices count it as op_red) whose old value HBM supplies and whose line is written back; dK, dV once.
 TEST(Backward, TiledBwdReadsKvOncePerCtaAndQTilesOncePerVisit) {
   const std::int64_t b = 2, h = 3, n = 512, d = 64, e = 2;
   const Workload w = shape(b, h, n, n, d);
@@ -88,7 +89,9 @@ TEST(Backward, TiledBwdReadsKvOncePerCtaAndQTilesOncePerVisit) {
   const std::int64_t bh = b * h, kv_tiles = n / 128, q_tiles = n / 64;
   const LevelBytes x = expected_bytes(KernelId::tiled_bwd, w, t);
   EXPECT_EQ(x.l2_read, count(bh * (2 * n * d * e + kv_tiles * q_tiles * (2 * 64 * d * e + 2 * 64 * 4))));
-  EXPECT_EQ(x.l2_write, count(bh * (kv_tiles * n * d * 4 + 2 * n * d * e)));
+  EXPECT_EQ(x.l2_write, count(bh * 2 * n * d * e));
+  EXPECT_EQ(x.hbm_read, x.l2_read + count(bh * kv_tiles * n * d * 4));
+  EXPECT_EQ(x.hbm_write, x.l2_write + count(bh * kv_tiles * n * d * 4));
 }
 
 // The dQ accumulation is an atomic reduction done in L2, which needs each line's old value: a reduction into
@@ -103,7 +106,7 @@ TEST(Backward, AccumulatorReductionsReadTheLinesL2Lacks) {
   const LevelBytes x = expected_bytes(KernelId::tiled_bwd, w, t);
   const u64 accumulator_requests = count(b * h * (n / 128) * n * d * 4);  // every kv tile adds its dQ share
   EXPECT_EQ(x.hbm_read, x.l2_read + accumulator_requests);
-  EXPECT_EQ(x.hbm_write, x.l2_write);
+  EXPECT_EQ(x.hbm_write, x.l2_write + accumulator_requests);
 
   const GpuSpec gpu = load_gpu_spec("h200");
   const SimResult r = simulate(gpu, w, KernelKind::tiled, t);

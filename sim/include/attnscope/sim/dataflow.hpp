@@ -69,9 +69,9 @@ struct CtaStep {
   std::array<BlockAccess, kMaxLoadsPerStep> loads{};
   int load_count = 0;
   // Stores, from registers (or staged in shared memory) to global memory. The tiled backward's dQ
-  // accumulation (red.global.add.f32) is a store too (BlockAccess::reduce): the reduction is done in L2, so
-  // it is an L2 write request; it reads HBM when the line is missing and writes HBM when the dirty line is
-  // evicted.
+  // accumulation (red.global.add.f32) is a store too (BlockAccess::reduce): the reduction is done in L2; it
+  // is not counted as an L2 write (the slices count reductions as op_red, apart from writes), it reads HBM
+  // when the line is missing and writes HBM when the dirty line is evicted.
   std::array<BlockAccess, kMaxStoresPerStep> stores{};
   int store_count = 0;
   double tensor_flops = 0;       // matrix-product FLOPs on tensor cores

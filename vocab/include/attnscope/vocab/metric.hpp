@@ -98,7 +98,9 @@ inline constexpr std::array<MetricInfo, kMetricCount> kMetrics{{
      "", true, "", Target{0.05, 0.10}, false},
     {Metric::l2_write, "l2_write", "L2 write", Unit::bytes, Level::l2, Better::lower,
      {{{"lts__t_sectors_srcunit_tex_op_write.sum", kL2SectorBytes}, {}}},
-     "32 B x lts__t_sectors_srcunit_tex_op_write.sum", "", true, "", Target{0.05, 0.10}, true},
+     "32 B x lts__t_sectors_srcunit_tex_op_write.sum (stores; atomic reductions are op_red, counted in "
+     "neither l2_write nor l2_read, by the counters or the model)",
+     "", true, "", Target{0.05, 0.10}, true},
     {Metric::l2_hit, "l2_hit", "L2 hit (model)", Unit::bytes, Level::l2, Better::neither, {{}},
      "the model's SM requests (reads and writes) that hit in L2",
      "no counter counts hits per SM request; l2_hit_lts is the slices' count", true, "", std::nullopt,
