@@ -34,6 +34,8 @@ struct SweepOptions {
   int threads = 0;
   std::string output{"sweep.json"}, html, markdown, csv_prefix;
   std::size_t top = 10;
+  std::string fidelity{"cycle"}, checkpoint;
+  int top_k = 10;
   bool no_progress = false;
 };
 
@@ -142,8 +144,19 @@ int run_sweep_command(const SweepOptions& o) {
     spec.naive_baseline = o.workload.kernel != "tiled";
     spec.max_points = o.max_points;
     run.threads = o.threads;
-    const std::size_t total = reports::enumerate_sweep(spec).size();
-    std::fprintf(stderr, "attnscope sweep: %zu configurations%s\n", total,
+    run.checkpoint = o.checkpoint;
+    const auto fidelity = vocab::parse_sweep_fidelity(o.fidelity);
+    if (!fidelity) throw sim::InvalidInput("--fidelity '" + o.fidelity + "' is not cycle or two");
+    spec.fidelity = *fidelity;
+    spec.top_k = o.top_k;
+    if (!o.checkpoint.empty() && spec.fidelity != vocab::SweepFidelity::two)
+      throw sim::InvalidInput("--checkpoint needs --fidelity two (its problems are the checkpoint's units)");
+    reports::check_sweep_spec(spec);
+    const std::uint64_t total = reports::count_sweep_points(spec);
+    std::fprintf(stderr, "attnscope sweep: %llu configurations in %llu problem(s)%s%s\n",
+                 static_cast<unsigned long long>(total),
+                 static_cast<unsigned long long>(reports::count_sweep_problems(spec)),
+                 spec.fidelity == vocab::SweepFidelity::two ? ", two-fidelity" : "",
                  run.shard_count > 1 ? (" (shard " + o.axes.shard + ")").c_str() : "");
   } catch (const sim::InvalidInput& e) {
     std::fprintf(stderr, "attnscope sweep: %s\n", e.what());
@@ -160,10 +173,23 @@ int run_sweep_command(const SweepOptions& o) {
     return kBadInput;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::fprintf(stderr, "attnscope sweep: %zu points in %.2f s (%.0f points/s)\n", r.sweep.size(), seconds,
-               seconds > 0 ? static_cast<double>(r.sweep.size()) / seconds : 0.0);
+  if (spec.fidelity == vocab::SweepFidelity::two) {
+    // Priced: the shard's problems, every point of each.
+    const double priced =
+        static_cast<double>(r.sweep_definition.total_points) / r.sweep_definition.shard_count;
+    std::fprintf(
+        stderr,
+        "attnscope sweep: %.0f points priced by the bound, %zu modeled by the cycle model, in %.2f s\n",
+        priced, r.sweep.size(), seconds);
+  } else {
+    std::fprintf(stderr, "attnscope sweep: %zu points in %.2f s (%.0f points/s)\n", r.sweep.size(), seconds,
+                 seconds > 0 ? static_cast<double>(r.sweep.size()) / seconds : 0.0);
+  }
   print_table(r, o.top);
-  return write_outputs(r, o.output, o.html, o.markdown, o.csv_prefix, "sweep");
+  const int rc = write_outputs(r, o.output, o.html, o.markdown, o.csv_prefix, "sweep");
+  // The report is written: the checkpoint has done its work (a rerun starts afresh).
+  if (rc == kOk && !o.checkpoint.empty()) std::remove(o.checkpoint.c_str());
+  return rc;
 }
 
 struct MergeOptions {
@@ -212,6 +238,21 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
                   "per-CTA shared-memory limits, e.g. 48K,100K,227K (default: the GPU's; above it models a "
                   "bigger SRAM)");
   cmd->add_option("--gpu", o->axes.gpu, "GPU specs, e.g. h200,h100 (or JSON files)")->capture_default_str();
+  cmd->add_option("--l2", o->axes.l2, "what-if L2 sizes replacing each GPU's, e.g. 40M,60M,100M");
+  cmd->add_option("--hbm-bw", o->axes.hbm_bw, "what-if HBM peak bandwidths in bytes/s, e.g. 3.35T,4.8T");
+  cmd->add_option("--sms", o->axes.sms, "what-if SM counts, e.g. 66,132");
+  cmd->add_option(
+         "--fidelity", o->fidelity,
+         "cycle: the cycle model on every point; two: the closed-form bound on every point, the cycle "
+         "model on each problem's top K and the bounds' Pareto front")
+      ->check(CLI::IsMember({"cycle", "two"}))
+      ->capture_default_str();
+  cmd->add_option("--top-k", o->top_k, "two-fidelity: points per problem whose rank is exact")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--checkpoint", o->checkpoint,
+                  "two-fidelity: journal finished problems here; a rerun with the same file resumes (removed "
+                  "once the report is written)");
   cmd->add_option("--shard", o->axes.shard, "run one deterministic slice i/n (points with index % n == i)");
   cmd->add_option("--max-points", o->max_points, "refuse sweeps of more points than this (0: no limit)")
       ->check(CLI::NonNegativeNumber)  // an unsigned option would take -5 as 2^64 - 5
