@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,12 +17,14 @@
 #include "attnscope/reports/output.hpp"
 #include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/sweep_runner.hpp"
+#include "attnscope/reports/sweep_work.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/reports/writers.hpp"
 #include "attnscope/sim/error.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "sweep_mpi.hpp"
 #include "workload_options.hpp"
 
 namespace attnscope::cli {
@@ -133,9 +137,16 @@ int write_outputs(const reports::Report& r, const std::string& json, const std::
   return kOk;
 }
 
-int run_sweep_command(const SweepOptions& o) {
-  reports::SweepSpec spec;
-  reports::SweepRunOptions run;
+// The rank of this process in an MPI launch (0 outside one), from the launcher's environment.
+int launched_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(name)) return std::atoi(v);
+  return 0;
+}
+
+// Checks the options and says what will run (on rank 0 of an MPI launch only); returns kOk or the error.
+int prepare_sweep(const SweepOptions& o, reports::SweepSpec& spec, reports::SweepRunOptions& run, int ranks,
+                  bool quiet_rank) {
   try {
     o.workload.require_forward_pass("sweep");
     spec.base = o.workload.workload();
@@ -152,7 +163,14 @@ int run_sweep_command(const SweepOptions& o) {
     if (!o.checkpoint.empty() && spec.fidelity != vocab::SweepFidelity::two)
       throw sim::InvalidInput("--checkpoint needs --fidelity two (its problems are the checkpoint's units)");
     reports::check_sweep_spec(spec);
+    if (ranks > 1 && !mpi_available())
+      throw sim::InvalidInput(fmt::format(
+          "started as {} ranks, but this attnscope was built without MPI (configure with "
+          "-DATTNSCOPE_ENABLE_MPI=ON); as it is, run one process per machine with --shard i/n and join the "
+          "shards with `attnscope merge`",
+          ranks));
     const std::uint64_t total = reports::count_sweep_points(spec);
+    if (quiet_rank) return kOk;  // checked; the rest is rank 0's to say
     std::fprintf(stderr, "attnscope sweep: %llu configurations in %llu problem(s)%s%s\n",
                  static_cast<unsigned long long>(total),
                  static_cast<unsigned long long>(reports::count_sweep_problems(spec)),
@@ -162,15 +180,43 @@ int run_sweep_command(const SweepOptions& o) {
     std::fprintf(stderr, "attnscope sweep: %s\n", e.what());
     return kBadInput;
   }
-  Progress progress(!o.no_progress);
+  return kOk;
+}
+
+int run_sweep_command(const SweepOptions& o) {
+  reports::SweepSpec spec;
+  reports::SweepRunOptions run;
+  // Under an MPI launcher every rank parses the same options; only rank 0 speaks and writes.
+  const int ranks = launched_ranks();
+  const bool over_mpi = ranks > 0 && mpi_available();
+  const bool quiet_rank = over_mpi && launched_rank() != 0;
+  if (const int rc = prepare_sweep(o, spec, run, ranks, quiet_rank); rc != kOk) return rc;
+  Progress progress(!o.no_progress && !quiet_rank);
   run.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
+  run.resumed = [&o](std::size_t resumed, std::size_t problems) {
+    std::fprintf(stderr, "attnscope sweep: resumed %zu of %zu problem(s) from %s\n", resumed, problems,
+                 o.checkpoint.c_str());
+  };
   reports::Report r;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    r = reports::run_sweep(spec, run, invoked_command_line());
+    if (over_mpi) {
+      if (quiet_rank) run.checkpoint.clear();  // rank 0 alone reads and journals the checkpoint
+      reports::SweepWork work = reports::make_sweep_work(spec, run, invoked_command_line());
+      const std::size_t per_unit =
+          spec.fidelity == vocab::SweepFidelity::two ? reports::count_points_per_problem(spec) : 1;
+      std::optional<reports::Report> mine = run_sweep_over_mpi(work, run, per_unit);
+      if (!mine) return kOk;  // a worker rank: rank 0 writes the report
+      r = std::move(*mine);
+    } else {
+      r = reports::run_sweep(spec, run, invoked_command_line());
+    }
   } catch (const sim::InvalidInput& e) {
     std::fprintf(stderr, "attnscope sweep: %s\n", e.what());
     return kBadInput;
+  } catch (const reports::ReportError& e) {  // a checkpoint of another sweep, or one that cannot be written
+    std::fprintf(stderr, "attnscope sweep: %s\n", e.what());
+    return kIoError;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (spec.fidelity == vocab::SweepFidelity::two) {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "attnscope/reports/json_io.hpp"
+#include "attnscope/reports/sweep_work.hpp"
 
 namespace attnscope::reports {
 
@@ -28,15 +29,6 @@ std::uint64_t fnv1a(std::string_view text) {
   return h;
 }
 
-std::string points_json(const std::vector<SweepPoint>& points) {
-  // A minimal sweep report holding the points: the report format is the one serialisation of a point.
-  Report r;
-  r.kind = "sweep";
-  r.sweep = points;
-  r.sweep_definition.text = "checkpoint";
-  return to_json_string(r, -1);
-}
-
 // One journal line's points, or false when the line is damaged.
 bool parse_line(std::string_view line, std::int64_t& unit, std::vector<SweepPoint>& points) {
   const auto tab1 = line.find('\t');
@@ -48,7 +40,7 @@ bool parse_line(std::string_view line, std::int64_t& unit, std::vector<SweepPoin
   if (ec != std::errc() || end != unit_text.data() + unit_text.size()) return false;
   if (sum != fmt::format("{:016x}", fnv1a(json))) return false;
   try {
-    points = parse_report(json, "checkpoint line").sweep;
+    points = decode_points(json);
   } catch (const ReportError&) {
     return false;
   }
@@ -111,8 +103,7 @@ SweepCheckpoint::~SweepCheckpoint() {
 }
 
 void SweepCheckpoint::append(std::int64_t unit, const std::vector<SweepPoint>& points) {
-  std::string json = points_json(points);
-  while (!json.empty() && json.back() == '\n') json.pop_back();
+  const std::string json = encode_points(points);
   write_all(fd_, fmt::format("{}\t{}\t{:016x}\n", unit, json, fnv1a(json)), path_);
   ::fdatasync(fd_);  // a finished unit survives a crash of the machine too, not only of the process
   units_[unit] = points;

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "attnscope/reports/from_sim.hpp"
@@ -17,6 +18,7 @@
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/simulate.hpp"
 #include "attnscope/sim/sweep.hpp"
+#include "sweep_cycle_parts.hpp"
 #include "sweep_metrics.hpp"
 
 namespace attnscope::reports {
@@ -266,21 +268,19 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
   return points;
 }
 
-Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const std::string& command_line) {
+void check_shard(const SweepRunOptions& options) {
   if (options.shard_count < 1 || options.shard_index < 0 || options.shard_index >= options.shard_count)
     throw sim::InvalidInput(fmt::format("sweep: shard {}/{} is not valid (want 0 <= i < n)",
                                         options.shard_index, options.shard_count));
-  if (spec.fidelity == vocab::SweepFidelity::two) return run_two_fidelity_sweep(spec, options, command_line);
-  std::vector<SweepPoint> all = enumerate_sweep(spec);
-  std::map<std::string, sim::GpuSpec> gpus;
-  const std::vector<GpuVariant> variants = expand_gpu_variants(spec);
-  for (const auto& v : variants) gpus.emplace(v.label, v.spec);
+}
 
+Report cycle_sweep_report(const SweepSpec& spec, const SweepRunOptions& options,
+                          const std::string& command_line, const std::vector<GpuVariant>& variants,
+                          std::int64_t total_points) {
   Report report;
   report.kind = "sweep";
   report.provenance = basic_provenance(command_line);
-  const sim::GpuSpec& first_gpu = variants.front().spec;
-  report.provenance.gpu_name = first_gpu.name;
+  report.provenance.gpu_name = variants.front().spec.name;
   std::string spec_names;
   for (const auto& n : spec.gpus) {
     if (!spec_names.empty()) spec_names += ',';
@@ -290,9 +290,65 @@ Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const st
   report.workload = spec.base;
   report.tiles.order = spec.order;
   report.sweep_definition.text = spec.definition_text();
-  report.sweep_definition.total_points = static_cast<std::int64_t>(all.size());
+  report.sweep_definition.total_points = total_points;
   report.sweep_definition.shard_index = options.shard_index;
   report.sweep_definition.shard_count = options.shard_count;
+  return report;
+}
+
+std::optional<sim::GpuSpec> settle_sweep_point(SweepPoint& p, sim::GpuSpec gpu) {
+  if (p.smem_limit <= 0) {
+    p.smem_limit = gpu.smem_per_block;
+  } else {
+    // A what-if chip: the per-CTA limit is the swept value (above the real one models a bigger SRAM).
+    gpu.smem_per_block = p.smem_limit;
+    gpu.smem_per_sm = std::max(gpu.smem_per_sm, p.smem_limit + gpu.smem_reserved_per_cta);
+  }
+  if (p.kind == sim::KernelKind::tiled) {
+    std::int64_t smem = 0;
+    try {
+      smem = sim::smem_bytes_per_cta(p.workload, p.kind, p.tiles);
+    } catch (const sim::InvalidInput& e) {
+      p.feasible = false;
+      p.infeasible_reason = e.what();
+      return std::nullopt;
+    }
+    p.metrics[Metric::smem_per_cta].modeled = static_cast<double>(smem);
+    if (smem > p.smem_limit) {
+      p.feasible = false;
+      p.infeasible_reason = fmt::format("needs {} of shared memory per CTA, limit {}",
+                                        format_bytes_binary(static_cast<double>(smem)),
+                                        format_bytes_binary(static_cast<double>(p.smem_limit)));
+      return std::nullopt;
+    }
+  }
+  return gpu;
+}
+
+void evaluate_sweep_point(SweepPoint& p, const sim::GpuSpec& variant) {
+  const std::optional<sim::GpuSpec> gpu = settle_sweep_point(p, variant);
+  if (!gpu) return;
+  // One job through the pool that run_sweep uses: the same error handling, point for point.
+  sim::SimOptions so;
+  so.record_tiles = false;
+  const auto outcomes = sim::run_sweep({{p.workload, p.kind, p.tiles, *gpu}}, so, 1);
+  if (!outcomes.front().result) {
+    p.feasible = false;
+    p.infeasible_reason = outcomes.front().error;
+    return;
+  }
+  detail::set_modeled_metrics(p, *outcomes.front().result);
+}
+
+Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const std::string& command_line) {
+  check_shard(options);
+  if (spec.fidelity == vocab::SweepFidelity::two) return run_two_fidelity_sweep(spec, options, command_line);
+  std::vector<SweepPoint> all = enumerate_sweep(spec);
+  std::map<std::string, sim::GpuSpec> gpus;
+  const std::vector<GpuVariant> variants = expand_gpu_variants(spec);
+  for (const auto& v : variants) gpus.emplace(v.label, v.spec);
+  Report report =
+      cycle_sweep_report(spec, options, command_line, variants, static_cast<std::int64_t>(all.size()));
   for (auto& p : all)
     if (p.index % options.shard_count == options.shard_index) report.sweep.push_back(std::move(p));
 
@@ -302,34 +358,10 @@ Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const st
   std::vector<std::size_t> job_point;  // jobs[i] evaluates report.sweep[job_point[i]]
   for (std::size_t i = 0; i < report.sweep.size(); ++i) {
     SweepPoint& p = report.sweep[i];
-    sim::GpuSpec gpu = gpus.at(p.gpu_spec);
-    if (p.smem_limit <= 0) {
-      p.smem_limit = gpu.smem_per_block;
-    } else {
-      // A what-if chip: the per-CTA limit is the swept value (above the real one models a bigger SRAM).
-      gpu.smem_per_block = p.smem_limit;
-      gpu.smem_per_sm = std::max(gpu.smem_per_sm, p.smem_limit + gpu.smem_reserved_per_cta);
+    if (const std::optional<sim::GpuSpec> gpu = settle_sweep_point(p, gpus.at(p.gpu_spec))) {
+      jobs.push_back({p.workload, p.kind, p.tiles, *gpu});
+      job_point.push_back(i);
     }
-    if (p.kind == sim::KernelKind::tiled) {
-      std::int64_t smem = 0;
-      try {
-        smem = sim::smem_bytes_per_cta(p.workload, p.kind, p.tiles);
-      } catch (const sim::InvalidInput& e) {
-        p.feasible = false;
-        p.infeasible_reason = e.what();
-        continue;
-      }
-      p.metrics[Metric::smem_per_cta].modeled = static_cast<double>(smem);
-      if (smem > p.smem_limit) {
-        p.feasible = false;
-        p.infeasible_reason = fmt::format("needs {} of shared memory per CTA, limit {}",
-                                          format_bytes_binary(static_cast<double>(smem)),
-                                          format_bytes_binary(static_cast<double>(p.smem_limit)));
-        continue;
-      }
-    }
-    jobs.push_back({p.workload, p.kind, p.tiles, gpu});
-    job_point.push_back(i);
   }
   const std::size_t settled = report.sweep.size() - jobs.size();
   sim::SimOptions so;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,6 +17,7 @@
 #include "attnscope/reports/gpu_variants.hpp"
 #include "attnscope/reports/sweep_checkpoint.hpp"
 #include "attnscope/reports/sweep_selection.hpp"
+#include "attnscope/reports/sweep_work.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/simulate.hpp"
@@ -217,57 +219,48 @@ Report TwoFidelitySweep::make_report(std::vector<SweepPoint> points, const Sweep
 
 Report run_two_fidelity_sweep(const SweepSpec& spec, const SweepRunOptions& options,
                               const std::string& command_line) {
-  if (options.shard_count < 1 || options.shard_index < 0 || options.shard_index >= options.shard_count)
-    throw sim::InvalidInput(fmt::format("sweep: shard {}/{} is not valid (want 0 <= i < n)",
-                                        options.shard_index, options.shard_count));
-  const TwoFidelitySweep sweep(spec);
-  std::unique_ptr<SweepCheckpoint> checkpoint;
-  if (!options.checkpoint.empty())
-    checkpoint = std::make_unique<SweepCheckpoint>(options.checkpoint, spec.definition_text(),
-                                                   options.shard_index, options.shard_count);
-  std::vector<std::int64_t> mine;  // this shard's problems
-  for (std::int64_t p = options.shard_index; p < sweep.problem_count(); p += options.shard_count)
-    mine.push_back(p);
-  std::vector<std::vector<SweepPoint>> results(mine.size());
-  std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < mine.size(); ++i) {
-    if (checkpoint && checkpoint->finished(mine[i]))
-      results[i] = checkpoint->points(mine[i]);
-    else
-      todo.push_back(i);
-  }
-  const auto per = static_cast<std::size_t>(sweep.points_per_problem());
-  const std::size_t total = mine.size() * per;
-  std::size_t done = (mine.size() - todo.size()) * per;
+  SweepWork work = make_sweep_work(spec, options, command_line);
+  const std::size_t pending = work.pending.size();
+  if (pending < work.units && options.resumed) options.resumed(work.units - pending, work.units);
+  const auto per = static_cast<std::size_t>(count_points_per_problem(spec));
+  const std::size_t total = work.units * per;
+  std::size_t done = (work.units - pending) * per;
   if (options.progress) options.progress(done, total);
+  std::vector<std::vector<SweepPoint>> results = std::move(work.finished);
 
   std::atomic<std::size_t> next{0};
-  std::mutex mutex;  // the checkpoint, `done` and the progress callback
+  std::mutex mutex;  // the checkpoint, `done`, `failure` and the progress callback
+  std::exception_ptr failure;
   const auto worker = [&] {
     for (;;) {
       const std::size_t t = next.fetch_add(1);
-      if (t >= todo.size()) return;
-      const std::size_t i = todo[t];
-      ProblemResult r = sweep.run_problem(mine[i]);
-      std::lock_guard lock(mutex);
-      if (checkpoint) checkpoint->append(mine[i], r.points);
-      results[i] = std::move(r.points);
-      done += per;
-      if (options.progress) options.progress(done, total);
+      if (t >= pending) return;
+      const std::size_t u = work.pending[t];
+      try {
+        std::vector<SweepPoint> points = work.run(u);
+        std::lock_guard lock(mutex);
+        work.journal(u, points);
+        results[u] = std::move(points);
+        done += per;
+        if (options.progress) options.progress(done, total);
+      } catch (...) {  // e.g. the checkpoint's disk is full: stop handing out work, report it after the join
+        std::lock_guard lock(mutex);
+        if (!failure) failure = std::current_exception();
+        next = pending;
+        return;
+      }
     }
   };
   unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads)
                                          : std::max(1u, std::thread::hardware_concurrency());
-  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(todo.size(), 1)));
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, std::max<std::size_t>(pending, 1)));
   {
     std::vector<std::jthread> pool;
     for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
     worker();
   }
-  std::vector<SweepPoint> points;
-  for (auto& r : results)
-    for (auto& pt : r) points.push_back(std::move(pt));
-  return sweep.make_report(std::move(points), options, command_line);
+  if (failure) std::rethrow_exception(failure);
+  return work.assemble(std::move(results));
 }
 
 }  // namespace attnscope::reports

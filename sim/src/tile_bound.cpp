@@ -169,11 +169,14 @@ TileBound tiled_forward_bound(const GpuSpec& gpu, const Workload& w, const TileC
   const double per_sm = std::ceil(ctas / sms);  // CTAs on the busiest SM, at least
   const double slots = std::min(sms * b.ctas_per_sm, ctas);
   const double per_slot = std::ceil(ctas / slots);
-  // A per-SM server's floor: the busiest SM's work (at least the average, and at least its CTA count times
-  // the lightest CTA), after the first load's latency and before the last store's.
-  const auto sm_floor = [&](const Sum& s, double rate) {
-    return std::max(s.total / sms, per_sm * s.least) / rate + 2.0 * l2_latency;
+  // The busiest SM's work on one of its servers: at least the average, and at least its CTA count times the
+  // lightest CTA.
+  const auto busiest = [&](const Sum& s, double rate) {
+    return std::max(s.total / sms, per_sm * s.least) / rate;
   };
+  // The math servers work only between the first load's arrival and the last store's issue, each at least an
+  // L2 latency from the kernel's start and end.
+  const auto sm_floor = [&](const Sum& s, double rate) { return busiest(s, rate) + 2.0 * l2_latency; };
   std::array<double, 7> floors{};
   floors[static_cast<std::size_t>(BoundFloor::tensor)] = sm_floor(tensor, tensor_rate);
   floors[static_cast<std::size_t>(BoundFloor::serial)] =
@@ -182,7 +185,8 @@ TileBound tiled_forward_bound(const GpuSpec& gpu, const Workload& w, const TileC
   floors[static_cast<std::size_t>(BoundFloor::sfu)] = sm_floor(exps, sfu_rate);
   floors[static_cast<std::size_t>(BoundFloor::fp32)] = sm_floor(fp32, fp32_rate);
   floors[static_cast<std::size_t>(BoundFloor::l2)] =
-      std::max((l2_read + l2_write) / gpu.l2_bandwidth + l2_latency, sm_floor(port, port_rate));
+      // The SM's L2 port is busy from the first load's issue (at 0); the last request's latency follows it.
+      std::max((l2_read + l2_write) / gpu.l2_bandwidth, busiest(port, port_rate)) + l2_latency;
   const double kv_rows = static_cast<double>(std::min<std::int64_t>(most_kv_tiles * c.bc, w.seq_kv));
   b.hbm_read_min = slices * (q_rows_read / slices + 2.0 * kv_rows) * d * e;
   const double written = l2_write;

@@ -59,6 +59,8 @@ struct SweepRunOptions {
   // A `two` sweep journals each finished problem here and, when the file exists, skips the problems it
   // holds (sweep_checkpoint.hpp); empty: no checkpoint.
   std::string checkpoint;
+  // Called once before any work when the checkpoint already held finished problems: (held, this shard's).
+  std::function<void(std::size_t resumed, std::size_t problems)> resumed;
 };
 
 // The sweep's axes as typed on the command line: comma-separated lists ("64,128", "1024,4K", "48K,100K"),

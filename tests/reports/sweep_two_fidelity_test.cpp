@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: Apache-2.0
+// Covers the two-fidelity sweep (reports/src/sweep_two_fidelity.cpp, sweep_selection.cpp,
+// sweep_checkpoint.cpp): its top 10 per problem equals the exhaustive cycle-model answer on the committed
+// 2,000-point subset of the million-point sweep (scripts/sweep_million.sh), branch and bound against brute
+// force on random bounds, shards and checkpoints give the report a single uninterrupted run gives.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+#include <sstream>
+#include <tuple>
+
+#include "attnscope/reports/json_io.hpp"
+#include "attnscope/reports/sweep_analysis.hpp"
+#include "attnscope/reports/sweep_checkpoint.hpp"
+#include "attnscope/reports/sweep_runner.hpp"
+#include "attnscope/reports/sweep_selection.hpp"
+
+namespace attnscope::reports {
+namespace {
+
+namespace fs = std::filesystem;
+
+// One problem of scripts/sweep_million.sh: its full tile space at L2 50 MB, HBM 4.8 TB/s, 132 SMs, N = 1K,
+// d = 128. Keep the two in step.
+SweepSpec million_subset() {
+  SweepSpec s;
+  s.base.batch = 1;
+  s.base.heads = 8;
+  s.base.seq_q = s.base.seq_kv = 1024;
+  s.base.head_dim = 128;
+  s.brs = {16, 32, 64, 128, 256};
+  s.bcs = {16, 32, 64, 128, 256};
+  s.warps = {1, 2, 4, 8, 16};
+  s.stages = {1, 2, 3, 4};
+  s.smem_limits = {48 * 1024, 100 * 1024, 164 * 1024, 227 * 1024};
+  s.l2_sizes = {50 * 1024 * 1024};
+  s.hbm_bandwidths = {4.8e12};
+  s.sm_counts = {132};
+  s.naive_baseline = false;
+  s.max_points = 0;
+  return s;
+}
+
+using Rank = std::tuple<double, double, std::int64_t>;  // time, HBM bytes, index: the sweep's ranking
+
+std::map<std::string, std::vector<Rank>> top_per_problem(const Report& r, std::size_t k) {
+  std::map<std::string, std::vector<Rank>> out;
+  for (const auto& g : group_by_problem(r)) {
+    std::vector<Rank> ranks;
+    for (const SweepPoint* p : g.points)
+      if (p->feasible && p->kind == sim::KernelKind::tiled)
+        ranks.emplace_back(modeled_metric(*p, Metric::time), hbm_bytes(*p), p->index);
+    std::sort(ranks.begin(), ranks.end());
+    ranks.resize(std::min(k, ranks.size()));
+    out[g.label] = ranks;
+  }
+  return out;
+}
+
+TEST(TwoFidelitySweep, TopTenEqualsTheExhaustiveCycleModelOnTheCommittedSubset) {
+  SweepSpec spec = million_subset();
+  ASSERT_EQ(count_sweep_points(spec), 2000u);
+  const Report exhaustive = run_sweep(spec, {}, "exhaustive");
+  spec.fidelity = vocab::SweepFidelity::two;
+  spec.top_k = 10;
+  const Report two = run_sweep(spec, {}, "two");
+  EXPECT_EQ(two.sweep_definition.total_points, 2000);
+  const auto want = top_per_problem(exhaustive, 10);
+  ASSERT_EQ(want.size(), 1u);
+  ASSERT_EQ(want.begin()->second.size(), 10u);
+  EXPECT_EQ(top_per_problem(two, 10), want);
+  // The pruning is real, and every modeled number is the exhaustive run's, with a bound below it.
+  EXPECT_LT(two.sweep.size(), exhaustive.sweep.size() / 10);
+  for (const SweepPoint& p : two.sweep) {
+    SCOPED_TRACE(p.tiles.label());
+    const SweepPoint& same = exhaustive.sweep.at(static_cast<std::size_t>(p.index));
+    ASSERT_TRUE(p.bound.has_value());
+    EXPECT_EQ(p.fidelity, vocab::Fidelity::cycle_model);
+    EXPECT_EQ(p.metrics, same.metrics);
+    EXPECT_LE(p.bound->time_s, modeled_metric(p, Metric::time));
+    EXPECT_LE(p.bound->dram_read_min, modeled_metric(p, Metric::dram_read));
+  }
+}
+
+// Brute force: the exact top k of random instances whose bounds lie below their values, with ties.
+TEST(SweepSelection, BranchAndBoundFindsTheExactTopK) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 200; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 60), k = 1 + static_cast<int>(rng() % 12);
+    std::vector<BoundedCandidate> c(static_cast<std::size_t>(n));
+    std::vector<std::optional<ModeledRank>> truth(c.size());
+    for (int i = 0; i < n; ++i) {
+      const double time = static_cast<double>(rng() % 20);  // few values: many ties
+      const double hbm = static_cast<double>(rng() % 3);
+      c[static_cast<std::size_t>(i)] = {time * (0.3 + 0.7 * static_cast<double>(rng() % 100) / 100.0), 0, 0,
+                                        i};
+      if (rng() % 10 != 0) truth[static_cast<std::size_t>(i)] = ModeledRank{time, hbm};  // 1 in 10 refused
+    }
+    std::vector<int> calls(c.size(), 0);
+    const auto modeled = model_top_k(c, k, [&](std::size_t i) {
+      ++calls[i];
+      return truth[i];
+    });
+    std::vector<Rank> all, found;
+    for (std::size_t i = 0; i < c.size(); ++i)
+      if (truth[i]) all.emplace_back(truth[i]->time, truth[i]->hbm, c[i].index);
+    for (std::size_t i : modeled)
+      if (truth[i]) found.emplace_back(truth[i]->time, truth[i]->hbm, c[i].index);
+    std::sort(all.begin(), all.end());
+    std::sort(found.begin(), found.end());
+    all.resize(std::min<std::size_t>(static_cast<std::size_t>(k), all.size()));
+    found.resize(std::min<std::size_t>(static_cast<std::size_t>(k), found.size()));
+    EXPECT_EQ(found, all) << "trial " << trial;
+    for (int v : calls) EXPECT_LE(v, 1);
+  }
+}
+
+TEST(SweepSelection, ParetoFrontOfTheBoundsKeepsOnlyUndominatedPoints) {
+  const std::vector<BoundedCandidate> c{
+      {1.0, 10, 100, 0},  // fastest
+      {2.0, 5, 100, 1},   // fewer bytes
+      {3.0, 5, 100, 2},   // dominated by 1
+      {3.0, 9, 50, 3},    // least shared memory
+      {1.0, 10, 100, 4},  // equal to 0: only the lower index stays
+  };
+  EXPECT_EQ(bound_pareto_front(c), (std::vector<std::size_t>{0, 1, 3}));
+}
+
+// A small sweep of several problems (two GPUs variants, two lengths) that runs in a second or two.
+SweepSpec small_two_fidelity() {
+  SweepSpec s;
+  s.base.heads = 4;
+  s.base.head_dim = 64;
+  s.seqs = {256, 512};
+  s.brs = {32, 64, 128};
+  s.bcs = {32, 64};
+  s.warps = {1, 2, 4};
+  s.stages = {1, 2};
+  s.sm_counts = {66, 132};
+  s.naive_baseline = false;
+  s.fidelity = vocab::SweepFidelity::two;
+  s.top_k = 3;
+  return s;
+}
+
+std::string without_date(Report r) {
+  r.provenance.date.clear();
+  return to_json_string(r);
+}
+
+TEST(TwoFidelitySweep, ShardsMergeIntoTheSingleProcessReport) {
+  const SweepSpec spec = small_two_fidelity();
+  const Report whole = run_sweep(spec, {}, "cmd");
+  std::vector<Report> shards;
+  for (int i = 0; i < 3; ++i) {
+    SweepRunOptions o;
+    o.shard_index = i;
+    o.shard_count = 3;
+    shards.push_back(run_sweep(spec, o, "cmd"));
+  }
+  EXPECT_EQ(without_date(merge_sweep_reports(shards, {}, "cmd")), without_date(whole));
+  shards.pop_back();
+  EXPECT_THROW(merge_sweep_reports(shards, {}, "cmd"), ReportError);
+}
+
+TEST(TwoFidelitySweep, ResumesFromACheckpointCutShortByAKill) {
+  const SweepSpec spec = small_two_fidelity();
+  const fs::path dir = fs::temp_directory_path() / ("attnscope_checkpoint_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string path = (dir / "sweep.checkpoint").string();
+  SweepRunOptions o;
+  o.checkpoint = path;
+  const Report first = run_sweep(spec, o, "cmd");
+  std::ostringstream read;
+  read << std::ifstream(path, std::ios::binary).rdbuf();
+  const std::string text = read.str();
+  // Header + one line per problem (2 variants x 2 lengths).
+  ASSERT_EQ(std::count(text.begin(), text.end(), '\n'), 5);
+  // A kill in the middle of the third problem's line: two whole lines and a torn one.
+  std::size_t cut = 0;
+  for (int i = 0; i < 3; ++i) cut = text.find('\n', cut) + 1;
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      << text.substr(0, cut + (text.find('\n', cut) - cut) / 2);
+  std::size_t resumed_units = 0;
+  {
+    SweepCheckpoint cp(path, spec.definition_text(), 0, 1);
+    resumed_units = cp.finished_count();
+  }
+  EXPECT_EQ(resumed_units, 2u);
+  const Report resumed = run_sweep(spec, o, "cmd");
+  EXPECT_EQ(without_date(resumed), without_date(first));
+  // A checkpoint of another sweep is refused, not mixed in.
+  SweepSpec other = spec;
+  other.top_k = 4;
+  EXPECT_THROW(run_sweep(other, o, "cmd"), ReportError);
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace attnscope::reports
