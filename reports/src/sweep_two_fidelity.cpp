@@ -72,14 +72,20 @@ TwoFidelitySweep::TwoFidelitySweep(const SweepSpec& spec) : spec_(spec) {
     }
 }
 
-ProblemResult TwoFidelitySweep::run_problem(std::int64_t p) const {
+sim::Workload TwoFidelitySweep::problem_workload(std::int64_t p) const {
   const auto n_dims = static_cast<std::int64_t>(dims_.size()),
              n_seqs = static_cast<std::int64_t>(seqs_.size());
-  const auto variant = static_cast<std::size_t>(p / (n_seqs * n_dims));
   const std::int64_t seq = seqs_[static_cast<std::size_t>(p / n_dims % n_seqs)];
   sim::Workload w = spec_.base;
   if (seq > 0) w.seq_q = w.seq_kv = seq;
   w.head_dim = dims_[static_cast<std::size_t>(p % n_dims)];
+  return w;
+}
+
+ProblemResult TwoFidelitySweep::run_problem(std::int64_t p) const {
+  // Problems: GPU variant slowest, then sequence length, then head dim.
+  const auto variant = static_cast<std::size_t>(p / static_cast<std::int64_t>(seqs_.size() * dims_.size()));
+  const sim::Workload w = problem_workload(p);
 
   SweepPoint base;
   base.workload = w;

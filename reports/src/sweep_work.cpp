@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "attnscope/reports/sweep_work.hpp"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -28,6 +30,26 @@ std::vector<SweepPoint> decode_points(std::string_view text) {
 
 namespace {
 
+// Longest first: runners hand units out in `pending` order, so the last ones to finish are short and ranks or
+// threads finish together (units differ in cost by 100x). The cost of simulating a tiled kernel grows with
+// the K/V bytes its CTAs walk through L2, B H Nq Nkv d / Br; a problem's with B H Nq Nkv d.
+void longest_first(std::vector<std::size_t>& pending, const std::function<double(std::size_t)>& cost) {
+  std::vector<double> c(pending.size());
+  for (std::size_t i = 0; i < pending.size(); ++i) c[i] = cost(pending[i]);
+  std::vector<std::size_t> order(pending.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return c[a] > c[b]; });
+  std::vector<std::size_t> sorted;
+  sorted.reserve(pending.size());
+  for (std::size_t i : order) sorted.push_back(pending[i]);
+  pending = std::move(sorted);
+}
+
+double attention_size(const sim::Workload& w) {
+  return static_cast<double>(w.batch) * static_cast<double>(w.heads) * static_cast<double>(w.seq_q) *
+         static_cast<double>(w.seq_kv) * static_cast<double>(w.head_dim);
+}
+
 SweepWork two_fidelity_work(const SweepSpec& spec, const SweepRunOptions& options,
                             const std::string& command_line) {
   auto sweep = std::make_shared<const TwoFidelitySweep>(spec);
@@ -47,6 +69,8 @@ SweepWork two_fidelity_work(const SweepSpec& spec, const SweepRunOptions& option
     else
       work.pending.push_back(u);
   }
+  longest_first(work.pending,
+                [&](std::size_t u) { return attention_size(sweep->problem_workload((*problems)[u])); });
   work.run = [sweep, problems](std::size_t u) { return sweep->run_problem((*problems)[u]).points; };
   work.journal = [checkpoint, problems](std::size_t u, const std::vector<SweepPoint>& points) {
     if (checkpoint) checkpoint->append((*problems)[u], points);
@@ -74,6 +98,10 @@ SweepWork cycle_work(const SweepSpec& spec, const SweepRunOptions& options, cons
   work.units = points->size();
   work.finished.resize(work.units);
   for (std::size_t u = 0; u < work.units; ++u) work.pending.push_back(u);
+  longest_first(work.pending, [&](std::size_t u) {
+    const SweepPoint& p = (*points)[u];
+    return attention_size(p.workload) / (p.kind == sim::KernelKind::tiled ? p.tiles.br : 1);
+  });
   work.run = [points, gpus](std::size_t u) {
     SweepPoint p = (*points)[u];
     evaluate_sweep_point(p, gpus->at(p.gpu_spec));

@@ -18,7 +18,7 @@ using ::testing::HasSubstr;
 
 class CliSweep : public CliTest {
  protected:
-  CliSweep() : CliTest("sweep") {}
+  CliSweep() : CliTest("sweep", true) {}
 
   // 16 problems of a few hundred milliseconds each on one thread: a kill lands between the first and last.
   static std::string sweep_args() {
@@ -83,6 +83,23 @@ TEST_F(CliSweep, KilledSweepResumesToTheUninterruptedReport) {
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_THAT(resumed.err, HasSubstr("resumed " + std::to_string(journaled) + " of 16 problem(s)"));
   EXPECT_EQ(report_without_date(killed / "sweep.json"), report_without_date(dir_ / "whole" / "sweep.json"));
+}
+
+// Started by an MPI launcher as 3 ranks, a build without MPI refuses (each rank would run the whole sweep
+// into the same files) and says how to spread the work instead.
+TEST_F(CliSweep, BuildWithoutMpiRefusesSeveralRanks) {
+  if (ATTNSCOPE_MPI_BUILD)
+    GTEST_SKIP() << "this attnscope has MPI (tests/cli/mpi_sweep_identical.sh covers it)";
+  const CommandResult r =
+      run("sweep --kernel tiled --seq 256 --no-progress -o s.json", ">/dev/null", "OMPI_COMM_WORLD_SIZE=3 ");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("started as 3 ranks, but this attnscope was built without MPI"));
+  EXPECT_THAT(r.err, HasSubstr("--shard i/n"));
+  EXPECT_FALSE(fs::exists(dir_ / "s.json"));
+  // One process (no launcher, or a launcher's single rank) runs as always.
+  EXPECT_EQ(
+      run("sweep --kernel tiled --seq 256 --no-progress -o s.json", "", "OMPI_COMM_WORLD_SIZE=1 ").exit_code,
+      0);
 }
 
 TEST_F(CliSweep, CheckpointNeedsTheTwoFidelitySweep) {

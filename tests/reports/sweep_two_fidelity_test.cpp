@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -18,6 +19,7 @@
 #include "attnscope/reports/sweep_checkpoint.hpp"
 #include "attnscope/reports/sweep_runner.hpp"
 #include "attnscope/reports/sweep_selection.hpp"
+#include "attnscope/reports/writers.hpp"
 
 namespace attnscope::reports {
 namespace {
@@ -150,6 +152,35 @@ SweepSpec small_two_fidelity() {
 std::string without_date(Report r) {
   r.provenance.date.clear();
   return to_json_string(r);
+}
+
+TEST(TwoFidelitySweep, EveryOutputSaysWhichModelProducedItsNumbers) {
+  const Report r = run_sweep(small_two_fidelity(), {}, "cmd");
+  ASSERT_FALSE(r.sweep.empty());
+  const std::string csv = sweep_csv(r);
+  EXPECT_NE(csv.find(",fidelity,bound_time,bound_dram_read_min,bound_dram_write_min,bound_limiter\n"),
+            std::string::npos);
+  // One row per modeled point, each from the cycle model with its bound beside it.
+  std::size_t rows = 0, pos = 0;
+  while ((pos = csv.find(",cycle_model,", pos)) != std::string::npos) ++rows, ++pos;
+  EXPECT_EQ(rows, r.sweep.size());
+  // The JSON round trip keeps both.
+  const Report back = parse_report(to_json_string(r), "test");
+  ASSERT_EQ(back.sweep.size(), r.sweep.size());
+  EXPECT_EQ(back.sweep_definition.fidelity, vocab::SweepFidelity::two);
+  EXPECT_EQ(back.sweep_definition.problems, r.sweep_definition.problems);
+  for (std::size_t i = 0; i < r.sweep.size(); ++i) {
+    EXPECT_EQ(back.sweep[i].bound, r.sweep[i].bound);
+    EXPECT_EQ(back.sweep[i].fidelity, vocab::Fidelity::cycle_model);
+  }
+}
+
+// A two-fidelity report for the JSON Schema test (reports_schema_test validates it).
+TEST(TwoFidelitySweep, WritesSampleForTheSchemaTest) {
+  const char* dir = std::getenv("ATTNSCOPE_SCHEMA_SAMPLE_DIR");
+  if (dir == nullptr || *dir == '\0')
+    GTEST_SKIP() << "ATTNSCOPE_SCHEMA_SAMPLE_DIR not set (the schema test sets it)";
+  write_report_json(run_sweep(small_two_fidelity(), {}, "cmd"), fs::path(dir) / "sweep-two-fidelity.json");
 }
 
 TEST(TwoFidelitySweep, ShardsMergeIntoTheSingleProcessReport) {

@@ -32,6 +32,8 @@ class TwoFidelitySweep {
   explicit TwoFidelitySweep(const SweepSpec& spec);  // throws sim::InvalidInput
   std::int64_t problem_count() const { return problems_; }
   std::int64_t points_per_problem() const { return per_problem_; }
+  // The workload of problem `p` (its sequence length and head dim set).
+  sim::Workload problem_workload(std::int64_t p) const;
   // Prices and selects problem `p` (0 <= p < problem_count()); thread-safe.
   ProblemResult run_problem(std::int64_t p) const;
   // The report around `points` (all problems' points, any order): sorted, with the definition filled in.

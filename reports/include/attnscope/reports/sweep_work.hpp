@@ -4,7 +4,7 @@
 // assembled report is the one run_sweep writes, whatever order and wherever the units ran.
 //
 //   SweepWork work = make_sweep_work(spec, options, command_line);
-//   for (std::size_t u : work.pending) results[u] = work.run(u);       // anywhere, any order
+//   for (std::size_t u : work.pending) results[u] = work.run(u);       // anywhere, any order (longest first)
 //   Report r = work.assemble(std::move(results));                        // results[u] for every unit
 #pragma once
 #include <functional>
@@ -19,7 +19,8 @@ namespace attnscope::reports {
 
 struct SweepWork {
   std::size_t units = 0;
-  // Units still to run, in order; the others' points are already in `finished` (from the checkpoint).
+  // Units still to run, the costliest first (estimated from their shapes); the others' points are already in
+  // `finished` (from the checkpoint).
   std::vector<std::size_t> pending;
   std::vector<std::vector<SweepPoint>> finished;  // [unit], filled for units not pending
   // The points of unit u (thread-safe; shares nothing between calls).
