@@ -19,6 +19,7 @@
 #include "attnscope/reports/sweep_checkpoint.hpp"
 #include "attnscope/reports/sweep_runner.hpp"
 #include "attnscope/reports/sweep_selection.hpp"
+#include "attnscope/reports/sweep_work.hpp"
 #include "attnscope/reports/writers.hpp"
 
 namespace attnscope::reports {
@@ -196,6 +197,25 @@ TEST(TwoFidelitySweep, ShardsMergeIntoTheSingleProcessReport) {
   EXPECT_EQ(without_date(merge_sweep_reports(shards, {}, "cmd")), without_date(whole));
   shards.pop_back();
   EXPECT_THROW(merge_sweep_reports(shards, {}, "cmd"), ReportError);
+}
+
+// What an MPI run does, without MPI: units run in any order, their points encoded and decoded as they travel
+// between ranks, assemble into the report run_sweep writes, for both fidelities.
+TEST(SweepWork, UnitsInAnyOrderAssembleIntoTheSingleProcessReport) {
+  for (const auto fidelity : {vocab::SweepFidelity::cycle, vocab::SweepFidelity::two}) {
+    SweepSpec spec = small_two_fidelity();
+    spec.fidelity = fidelity;
+    spec.naive_baseline = true;
+    spec.seqs = {256};
+    SCOPED_TRACE(std::string(vocab::to_string(fidelity)));
+    SweepWork work = make_sweep_work(spec, {}, "cmd");
+    ASSERT_EQ(work.pending.size(), work.units);
+    std::vector<std::size_t> order = work.pending;
+    std::shuffle(order.begin(), order.end(), std::mt19937(3));
+    std::vector<std::vector<SweepPoint>> results(work.units);
+    for (std::size_t u : order) results[u] = decode_points(encode_points(work.run(u)));
+    EXPECT_EQ(without_date(work.assemble(std::move(results))), without_date(run_sweep(spec, {}, "cmd")));
+  }
 }
 
 TEST(TwoFidelitySweep, ResumesFromACheckpointCutShortByAKill) {
