@@ -287,6 +287,8 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--l2", o->axes.l2, "what-if L2 sizes replacing each GPU's, e.g. 40M,60M,100M");
   cmd->add_option("--hbm-bw", o->axes.hbm_bw, "what-if HBM peak bandwidths in bytes/s, e.g. 3.35T,4.8T");
   cmd->add_option("--sms", o->axes.sms, "what-if SM counts, e.g. 66,132");
+  cmd->add_option("--smem-sm", o->axes.smem_sm,
+                  "what-if shared memory per SM, e.g. 228K,456K (the per-CTA limit stays within it)");
   cmd->add_option(
          "--fidelity", o->fidelity,
          "cycle: the cycle model on every point; two: the closed-form bound on every point, the cycle "

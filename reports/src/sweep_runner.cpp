@@ -132,6 +132,8 @@ void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults
       spec.hbm_bandwidths.push_back(static_cast<double>(bw));
   spec.sm_counts.clear();
   if (!text.sms.empty()) spec.sm_counts = parse_int_list<int>("--sms", text.sms);
+  spec.smem_per_sm.clear();
+  if (!text.smem_sm.empty()) spec.smem_per_sm = parse_size_list("--smem-sm", text.smem_sm, true);
   if (!text.shard.empty()) {
     const auto slash = text.shard.find('/');
     const auto whole = [&](std::string_view part, int& out) {
@@ -150,7 +152,8 @@ std::uint64_t count_sweep_problems(const SweepSpec& spec) {
   problems = saturating_mul(problems, spec.head_dims.empty() ? 1 : spec.head_dims.size());
   problems = saturating_mul(problems, spec.l2_sizes.empty() ? 1 : spec.l2_sizes.size());
   problems = saturating_mul(problems, spec.hbm_bandwidths.empty() ? 1 : spec.hbm_bandwidths.size());
-  return saturating_mul(problems, spec.sm_counts.empty() ? 1 : spec.sm_counts.size());
+  problems = saturating_mul(problems, spec.sm_counts.empty() ? 1 : spec.sm_counts.size());
+  return saturating_mul(problems, spec.smem_per_sm.empty() ? 1 : spec.smem_per_sm.size());
 }
 
 std::uint64_t count_sweep_points(const SweepSpec& spec) {
@@ -192,6 +195,7 @@ std::string SweepSpec::definition_text() const {
   // Axes added later are written only when used, so the definitions of older sweeps read as before.
   if (!l2_sizes.empty() || !hbm_bandwidths.empty() || !sm_counts.empty())
     text += fmt::format("; l2={}; hbm_bw={}; sms={}", join(l2_sizes), join(hbm_bandwidths), join(sm_counts));
+  if (!smem_per_sm.empty()) text += fmt::format("; smem_sm={}", join(smem_per_sm));
   if (fidelity != vocab::SweepFidelity::cycle)
     text += fmt::format("; fidelity={}; top_k={}", vocab::to_string(fidelity), top_k);
   return text;
@@ -202,6 +206,7 @@ void check_sweep_spec(const SweepSpec& spec) {
   require_non_empty_positive(spec.l2_sizes, "--l2", true);
   require_non_empty_positive(spec.hbm_bandwidths, "--hbm-bw", true);
   require_non_empty_positive(spec.sm_counts, "--sms", true);
+  require_non_empty_positive(spec.smem_per_sm, "--smem-sm", true);
   if (spec.top_k < 1)
     throw sim::InvalidInput(fmt::format("sweep: --top-k must be positive, got {}", spec.top_k));
   require_non_empty_positive(spec.head_dims, "--head-dim", true);

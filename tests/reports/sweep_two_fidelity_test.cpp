@@ -14,6 +14,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "attnscope/reports/gpu_variants.hpp"
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/sweep_checkpoint.hpp"
@@ -131,6 +132,32 @@ TEST(SweepSelection, ParetoFrontOfTheBoundsKeepsOnlyUndominatedPoints) {
       {1.0, 10, 100, 4},  // equal to 0: only the lower index stays
   };
   EXPECT_EQ(bound_pareto_front(c), (std::vector<std::size_t>{0, 1, 3}));
+}
+
+TEST(GpuVariants, ReplaceTheSpecsValuesOneAxisAtATime) {
+  SweepSpec spec;
+  spec.gpus = {"h200", "a100"};
+  spec.l2_sizes = {100 * 1024 * 1024};
+  spec.sm_counts = {66, 264};
+  spec.smem_per_sm = {456 * 1024};
+  const auto variants = expand_gpu_variants(spec);
+  ASSERT_EQ(variants.size(), 4u);
+  EXPECT_EQ(count_sweep_problems(spec), 4u);
+  const sim::GpuSpec h200 = sim::load_gpu_spec("h200");
+  EXPECT_EQ(variants[0].label, "h200 l2=104857600 sms=66 smem_sm=466944");
+  EXPECT_EQ(variants[3].label, "a100 l2=104857600 sms=264 smem_sm=466944");
+  EXPECT_EQ(variants[0].spec.l2_bytes, 100 * 1024 * 1024);
+  EXPECT_EQ(variants[1].spec.sm_count, 264);
+  EXPECT_EQ(variants[0].spec.smem_per_sm, 456 * 1024);
+  EXPECT_EQ(variants[0].spec.smem_per_block, h200.smem_per_block);  // a bigger SM; the per-CTA limit stays
+  EXPECT_EQ(variants[0].spec.hbm_bandwidth, h200.hbm_bandwidth);    // not swept: the spec's own
+  EXPECT_EQ(gpu_variant_labels(spec)[2], variants[2].label);
+  // A smaller SM caps what one CTA may use.
+  spec.smem_per_sm = {64 * 1024};
+  EXPECT_EQ(expand_gpu_variants(spec)[0].spec.smem_per_block, 64 * 1024 - h200.smem_reserved_per_cta);
+  // Without overrides a variant is the spec itself, named as sweeps always named it.
+  SweepSpec plain;
+  EXPECT_EQ(gpu_variant_labels(plain), std::vector<std::string>{"h200"});
 }
 
 // A small sweep of several problems (two GPUs variants, two lengths) that runs in a second or two.

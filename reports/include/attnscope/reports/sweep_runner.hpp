@@ -5,10 +5,10 @@
 //   SweepSpec s;  s.base = sim::preset("llm-4k");  s.brs = {64, 128};  s.bcs = {32, 64, 128};
 //   Report r = run_sweep(s, {.threads = 0}, "attnscope sweep ...");   // r.kind == "sweep"
 //
-// Enumeration order is fixed (GPU, L2 size, HBM bandwidth, SM count, seq, head dim, [naive baseline], smem
-// limit, Br, Bc, warps, stages), so a point's index is the same in every run. A `cycle` sweep's shard i/n
-// holds exactly the points with index % n == i; a `two` sweep's (sweep_two_fidelity.hpp) the problems with
-// problem index % n == i.
+// Enumeration order is fixed (GPU, L2 size, HBM bandwidth, SM count, smem per SM, seq, head dim, [naive
+// baseline], smem limit, Br, Bc, warps, stages), so a point's index is the same in every run. A `cycle`
+// sweep's shard i/n holds exactly the points with index % n == i; a `two` sweep's (sweep_two_fidelity.hpp)
+// the problems with problem index % n == i.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -34,11 +34,12 @@ struct SweepSpec {
   std::vector<int> warps;  // empty: default_sweep_warps(Br), the real kernel's default for that Br
   std::vector<int> stages{2};
   std::vector<std::int64_t> smem_limits;  // per-CTA shared-memory limit; empty: the GPU's own limit
-  // What-if GPUs (gpu_variants.hpp): each GPU spec with its L2 size, HBM peak bandwidth or SM count replaced
-  // by each listed value; empty: the spec's own.
+  // What-if GPUs (gpu_variants.hpp): each GPU spec with its L2 size, HBM peak bandwidth, SM count or shared
+  // memory per SM replaced by each listed value; empty: the spec's own.
   std::vector<std::int64_t> l2_sizes;
   std::vector<double> hbm_bandwidths;  // bytes/s
   std::vector<int> sm_counts;
+  std::vector<std::int64_t> smem_per_sm;  // bytes of shared memory per SM (the per-CTA limit stays <= it)
   sim::LaunchOrder order = sim::LaunchOrder::q_tile_fastest;
   bool tiled = true;            // sweep the tiled kernel's tiles
   bool naive_baseline = false;  // add one naive point per problem
@@ -67,7 +68,7 @@ struct SweepRunOptions {
 // empty for the default; shard is "i/n" or empty.
 struct SweepAxesText {
   std::string br, bc, warps, stages, seq, head_dim, smem, gpu{"h200"}, shard;
-  std::string l2, hbm_bw, sms;  // GPU-spec overrides: "40M,60M", "3.35T,4.8T", "66,132"
+  std::string l2, hbm_bw, sms, smem_sm;  // GPU-spec overrides: "40M,60M", "3.35TB,4.8TB", "66,132", "456K"
 };
 // Fills spec's axes (defaults: the tile flags' values) and run's shard. Every value must be a whole number in
 // range: "4294967360" is not Br 64, "1000.7" is not 1000. Throws sim::InvalidInput naming the flag.
