@@ -4,7 +4,7 @@
 # counts, x 5 sequence lengths x 2 head dims, B 1 H 8 fp16) x 2,000 tile configurations (Br x Bc x warps x
 # stages x 4 shared-memory limits), two-fidelity: every point priced by the closed-form bound, the cycle model
 # on each problem's top 10 and the bounds' Pareto front. One problem of it (L2 50M, HBM 4.8 TB/s, 132 SMs,
-# N 1K, d 128) is the 2,000-point subset tests/reports/sweep_two_fidelity_test.cpp checks against the
+# N 1K, d 128) is the 2,000-point subset tests/reports/sweep_subset_test.cpp checks against the
 # exhaustive cycle model.
 #
 #   scripts/sweep_million.sh [build/nocuda/cli/attnscope] [OUT_DIR]    # writes OUT_DIR/million.json
