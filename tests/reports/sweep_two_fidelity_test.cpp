@@ -132,6 +132,7 @@ TEST(TwoFidelitySweep, EveryOutputSaysWhichModelProducedItsNumbers) {
   std::size_t rows = 0, pos = 0;
   while ((pos = csv.find(",cycle_model,", pos)) != std::string::npos) ++rows, ++pos;
   EXPECT_EQ(rows, r.sweep.size());
+  EXPECT_NE(to_markdown(r).find("priced by the closed-form bound"), std::string::npos);
   // The JSON round trip keeps both.
   const Report back = parse_report(to_json_string(r), "test");
   ASSERT_EQ(back.sweep.size(), r.sweep.size());
