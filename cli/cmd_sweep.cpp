@@ -285,7 +285,7 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
                   "bigger SRAM)");
   cmd->add_option("--gpu", o->axes.gpu, "GPU specs, e.g. h200,h100 (or JSON files)")->capture_default_str();
   cmd->add_option("--l2", o->axes.l2, "what-if L2 sizes replacing each GPU's, e.g. 40M,60M,100M");
-  cmd->add_option("--hbm-bw", o->axes.hbm_bw, "what-if HBM peak bandwidths in bytes/s, e.g. 3.35T,4.8T");
+  cmd->add_option("--hbm-bw", o->axes.hbm_bw, "what-if HBM peak bandwidths in bytes/s, e.g. 3.35TB,4.8TB");
   cmd->add_option("--sms", o->axes.sms, "what-if SM counts, e.g. 66,132");
   cmd->add_option("--smem-sm", o->axes.smem_sm,
                   "what-if shared memory per SM, e.g. 228K,456K (the per-CTA limit stays within it)");
@@ -301,7 +301,8 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--checkpoint", o->checkpoint,
                   "two-fidelity: journal finished problems here; a rerun with the same file resumes (removed "
                   "once the report is written)");
-  cmd->add_option("--shard", o->axes.shard, "run one deterministic slice i/n (points with index % n == i)");
+  cmd->add_option("--shard", o->axes.shard,
+                  "run one deterministic slice i/n (points with index % n == i; two-fidelity: problems)");
   cmd->add_option("--max-points", o->max_points, "refuse sweeps of more points than this (0: no limit)")
       ->check(CLI::NonNegativeNumber)  // an unsigned option would take -5 as 2^64 - 5
       ->capture_default_str();
