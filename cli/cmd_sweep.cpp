@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,12 +17,14 @@
 #include "attnscope/reports/output.hpp"
 #include "attnscope/reports/sweep_analysis.hpp"
 #include "attnscope/reports/sweep_runner.hpp"
+#include "attnscope/reports/sweep_work.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/reports/writers.hpp"
 #include "attnscope/sim/error.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "sweep_mpi.hpp"
 #include "workload_options.hpp"
 
 namespace attnscope::cli {
@@ -34,6 +38,8 @@ struct SweepOptions {
   int threads = 0;
   std::string output{"sweep.json"}, html, markdown, csv_prefix;
   std::size_t top = 10;
+  std::string fidelity{"cycle"}, checkpoint;
+  int top_k = 10;
   bool no_progress = false;
 };
 
@@ -134,9 +140,16 @@ int write_outputs(const reports::Report& r, const std::string& json, const std::
   return kOk;
 }
 
-int run_sweep_command(const SweepOptions& o) {
-  reports::SweepSpec spec;
-  reports::SweepRunOptions run;
+// The rank of this process in an MPI launch (0 outside one), from the launcher's environment.
+int launched_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(name)) return std::atoi(v);
+  return 0;
+}
+
+// Checks the options and says what will run (on rank 0 of an MPI launch only); returns kOk or the error.
+int prepare_sweep(const SweepOptions& o, reports::SweepSpec& spec, reports::SweepRunOptions& run, int ranks,
+                  bool quiet_rank) {
   try {
     o.workload.require_forward_pass("sweep");
     spec.base = o.workload.workload();
@@ -145,28 +158,87 @@ int run_sweep_command(const SweepOptions& o) {
     spec.naive_baseline = o.workload.kernel != "tiled";
     spec.max_points = o.max_points;
     run.threads = o.threads;
-    const std::size_t total = reports::enumerate_sweep(spec).size();
-    std::fprintf(stderr, "attnscope sweep: %zu configurations%s\n", total,
+    run.checkpoint = o.checkpoint;
+    const auto fidelity = vocab::parse_sweep_fidelity(o.fidelity);
+    if (!fidelity) throw sim::InvalidInput("--fidelity '" + o.fidelity + "' is not cycle or two");
+    spec.fidelity = *fidelity;
+    spec.top_k = o.top_k;
+    if (!o.checkpoint.empty() && spec.fidelity != vocab::SweepFidelity::two)
+      throw sim::InvalidInput("--checkpoint needs --fidelity two (its problems are the checkpoint's units)");
+    reports::check_sweep_spec(spec);
+    if (ranks > 1 && !mpi_available())
+      throw sim::InvalidInput(fmt::format(
+          "started as {} ranks, but this attnscope was built without MPI (configure with "
+          "-DATTNSCOPE_ENABLE_MPI=ON); as it is, run one process per machine with --shard i/n and join the "
+          "shards with `attnscope merge`",
+          ranks));
+    const std::uint64_t total = reports::count_sweep_points(spec);
+    if (quiet_rank) return kOk;  // checked; the rest is rank 0's to say
+    std::fprintf(stderr, "attnscope sweep: %llu configurations in %llu problem(s)%s%s\n",
+                 static_cast<unsigned long long>(total),
+                 static_cast<unsigned long long>(reports::count_sweep_problems(spec)),
+                 spec.fidelity == vocab::SweepFidelity::two ? ", two-fidelity" : "",
                  run.shard_count > 1 ? (" (shard " + o.axes.shard + ")").c_str() : "");
   } catch (const sim::InvalidInput& e) {
     std::fprintf(stderr, "attnscope sweep: %s\n", e.what());
     return kBadInput;
   }
-  Progress progress(!o.no_progress);
+  return kOk;
+}
+
+int run_sweep_command(const SweepOptions& o) {
+  reports::SweepSpec spec;
+  reports::SweepRunOptions run;
+  // Under an MPI launcher every rank parses the same options; only rank 0 speaks and writes.
+  const int ranks = launched_ranks();
+  const bool over_mpi = ranks > 0 && mpi_available();
+  const bool quiet_rank = over_mpi && launched_rank() != 0;
+  if (const int rc = prepare_sweep(o, spec, run, ranks, quiet_rank); rc != kOk) return rc;
+  Progress progress(!o.no_progress && !quiet_rank);
   run.progress = [&progress](std::size_t done, std::size_t total) { progress.update(done, total); };
+  run.resumed = [&o](std::size_t resumed, std::size_t problems) {
+    std::fprintf(stderr, "attnscope sweep: resumed %zu of %zu problem(s) from %s\n", resumed, problems,
+                 o.checkpoint.c_str());
+  };
   reports::Report r;
   const auto t0 = std::chrono::steady_clock::now();
   try {
-    r = reports::run_sweep(spec, run, invoked_command_line());
+    if (over_mpi) {
+      if (quiet_rank) run.checkpoint.clear();  // rank 0 alone reads and journals the checkpoint
+      reports::SweepWork work = reports::make_sweep_work(spec, run, invoked_command_line());
+      const std::size_t per_unit =
+          spec.fidelity == vocab::SweepFidelity::two ? reports::count_points_per_problem(spec) : 1;
+      std::optional<reports::Report> mine = run_sweep_over_mpi(work, run, per_unit);
+      if (!mine) return kOk;  // a worker rank: rank 0 writes the report
+      r = std::move(*mine);
+    } else {
+      r = reports::run_sweep(spec, run, invoked_command_line());
+    }
   } catch (const sim::InvalidInput& e) {
     std::fprintf(stderr, "attnscope sweep: %s\n", e.what());
     return kBadInput;
+  } catch (const reports::ReportError& e) {  // a checkpoint of another sweep, or one that cannot be written
+    std::fprintf(stderr, "attnscope sweep: %s\n", e.what());
+    return kIoError;
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::fprintf(stderr, "attnscope sweep: %zu points in %.2f s (%.0f points/s)\n", r.sweep.size(), seconds,
-               seconds > 0 ? static_cast<double>(r.sweep.size()) / seconds : 0.0);
+  if (spec.fidelity == vocab::SweepFidelity::two) {
+    // Priced: the shard's problems, every point of each.
+    const double priced =
+        static_cast<double>(r.sweep_definition.total_points) / r.sweep_definition.shard_count;
+    std::fprintf(
+        stderr,
+        "attnscope sweep: %.0f points priced by the bound, %zu modeled by the cycle model, in %.2f s\n",
+        priced, r.sweep.size(), seconds);
+  } else {
+    std::fprintf(stderr, "attnscope sweep: %zu points in %.2f s (%.0f points/s)\n", r.sweep.size(), seconds,
+                 seconds > 0 ? static_cast<double>(r.sweep.size()) / seconds : 0.0);
+  }
   print_table(r, o.top);
-  return write_outputs(r, o.output, o.html, o.markdown, o.csv_prefix, "sweep");
+  const int rc = write_outputs(r, o.output, o.html, o.markdown, o.csv_prefix, "sweep");
+  // The report is written: the checkpoint has done its work (a rerun starts afresh).
+  if (rc == kOk && !o.checkpoint.empty()) std::remove(o.checkpoint.c_str());
+  return rc;
 }
 
 struct MergeOptions {
@@ -215,7 +287,25 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
                   "per-CTA shared-memory limits, e.g. 48K,100K,227K (default: the GPU's; above it models a "
                   "bigger SRAM)");
   cmd->add_option("--gpu", o->axes.gpu, "GPU specs, e.g. h200,h100 (or JSON files)")->capture_default_str();
-  cmd->add_option("--shard", o->axes.shard, "run one deterministic slice i/n (points with index % n == i)");
+  cmd->add_option("--l2", o->axes.l2, "what-if L2 sizes replacing each GPU's, e.g. 40M,60M,100M");
+  cmd->add_option("--hbm-bw", o->axes.hbm_bw, "what-if HBM peak bandwidths in bytes/s, e.g. 3.35TB,4.8TB");
+  cmd->add_option("--sms", o->axes.sms, "what-if SM counts, e.g. 66,132");
+  cmd->add_option("--smem-sm", o->axes.smem_sm,
+                  "what-if shared memory per SM, e.g. 228K,456K (the per-CTA limit stays within it)");
+  cmd->add_option(
+         "--fidelity", o->fidelity,
+         "cycle: the cycle model on every point; two: the closed-form bound on every point, the cycle "
+         "model on each problem's top K and the bounds' Pareto front")
+      ->check(CLI::IsMember({"cycle", "two"}))
+      ->capture_default_str();
+  cmd->add_option("--top-k", o->top_k, "two-fidelity: points per problem whose rank is exact")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--checkpoint", o->checkpoint,
+                  "two-fidelity: journal finished problems here; a rerun with the same file resumes (removed "
+                  "once the report is written)");
+  cmd->add_option("--shard", o->axes.shard,
+                  "run one deterministic slice i/n (points with index % n == i; two-fidelity: problems)");
   cmd->add_option("--max-points", o->max_points, "refuse sweeps of more points than this (0: no limit)")
       ->check(CLI::NonNegativeNumber)  // an unsigned option would take -5 as 2^64 - 5
       ->capture_default_str();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzz target: a sweep's definition as typed (the lists of `attnscope sweep`), one flag's value per line in
-// the order br, bc, warps, stages, seq, head_dim, smem, gpu, shard. Parsed, counted and enumerated (not
-// simulated); rejection must be sim::InvalidInput.
+// the order br, bc, warps, stages, seq, head_dim, smem, gpu, shard, l2, hbm_bw, sms, smem_sm. Parsed, counted
+// and enumerated (not simulated); rejection must be sim::InvalidInput.
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -13,8 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace attnscope;
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));
   reports::SweepAxesText t;
-  for (std::string* field :
-       {&t.br, &t.bc, &t.warps, &t.stages, &t.seq, &t.head_dim, &t.smem, &t.gpu, &t.shard})
+  for (std::string* field : {&t.br, &t.bc, &t.warps, &t.stages, &t.seq, &t.head_dim, &t.smem, &t.gpu,
+                             &t.shard, &t.l2, &t.hbm_bw, &t.sms, &t.smem_sm})
     if (!std::getline(in, *field)) break;
   reports::SweepSpec spec;
   spec.base = sim::preset("llm-4k");

@@ -13,6 +13,8 @@ packages=(
   # presence check below can see them and a second run installs nothing.
   qt6-base-dev libqt6opengl6-dev qt6-charts-dev qt6-svg-dev libgl1-mesa-dev
   xvfb xauth clang-format
+  # `mpirun -n N attnscope sweep` (configure with -DATTNSCOPE_ENABLE_MPI=ON, or the mpi preset).
+  openmpi-bin libopenmpi-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -68,6 +68,9 @@ std::string sweep_csv(const Report& report) {
     out += ',';
     out += vocab::key(key);
   }
+  // A two-fidelity sweep says which model produced the metrics, and gives the bound's numbers beside them.
+  const bool two = report.sweep_definition.fidelity == vocab::SweepFidelity::two;
+  if (two) out += ",fidelity,bound_time,bound_dram_read_min,bound_dram_write_min,bound_limiter";
   out += '\n';
   for (const auto& p : report.sweep) {
     const auto& w = p.workload;
@@ -79,6 +82,15 @@ std::string sweep_csv(const Report& report) {
     for (const auto key : keys) {
       out += ",";
       if (const Value* v = p.metrics.find(key)) out += number_or_empty(v->modeled);
+    }
+    if (two) {
+      out += fmt::format(",{}", vocab::to_string(p.fidelity));
+      if (p.bound)
+        out += fmt::format(",{},{},{},{}", number_or_empty(p.bound->time_s),
+                           number_or_empty(p.bound->dram_read_min), number_or_empty(p.bound->dram_write_min),
+                           csv_field(p.bound->limiter));
+      else
+        out += ",,,,";
     }
     out += '\n';
   }

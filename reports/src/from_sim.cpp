@@ -6,6 +6,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 
 #include "attnscope/version.hpp"
@@ -67,7 +68,14 @@ Provenance basic_provenance(const std::string& command_line) {
   Provenance p;
   p.tool_version = kVersion;
   p.git_revision = kGitRevision;
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  // SOURCE_DATE_EPOCH (the reproducible-builds convention): runs to be compared byte for byte, e.g. a sweep
+  // over 1 and over 3 MPI ranks, are dated alike.
+  if (const char* epoch = std::getenv("SOURCE_DATE_EPOCH")) {
+    char* end = nullptr;
+    const long long seconds = std::strtoll(epoch, &end, 10);
+    if (end != epoch && *end == '\0' && seconds >= 0) now = static_cast<std::time_t>(seconds);
+  }
   std::tm utc{};
   gmtime_r(&now, &utc);
   std::array<char, 32> date{};

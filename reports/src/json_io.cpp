@@ -227,6 +227,10 @@ ojson report_to_json(const Report& r) {
                              {"total_points", r.sweep_definition.total_points},
                              {"shard_index", r.sweep_definition.shard_index},
                              {"shard_count", r.sweep_definition.shard_count}};
+    if (r.sweep_definition.fidelity != vocab::SweepFidelity::cycle) {
+      j["sweep_definition"]["fidelity"] = std::string(vocab::to_string(r.sweep_definition.fidelity));
+      j["sweep_definition"]["problems"] = r.sweep_definition.problems;
+    }
     ojson points = ojson::array();
     for (const auto& p : r.sweep) {
       ojson pj{{"index", p.index},
@@ -238,6 +242,13 @@ ojson report_to_json(const Report& r) {
                {"feasible", p.feasible},
                {"metrics", metrics_to_json(p.metrics)}};
       if (!p.infeasible_reason.empty()) pj["infeasible_reason"] = p.infeasible_reason;
+      if (p.fidelity != vocab::Fidelity::cycle_model)
+        pj["fidelity"] = std::string(vocab::to_string(p.fidelity));
+      if (p.bound)
+        pj["bound"] = {{"time_s", p.bound->time_s},
+                       {"dram_read_min", p.bound->dram_read_min},
+                       {"dram_write_min", p.bound->dram_write_min},
+                       {"limiter", p.bound->limiter}};
       points.push_back(std::move(pj));
     }
     j["sweep"] = std::move(points);
@@ -695,6 +706,19 @@ SweepPoint read_point(const Node& n, std::string_view written, int version) {
   p.smem_limit = n.int64_field("smem_limit");
   p.feasible = n.bool_field("feasible");
   p.infeasible_reason = n.optional_string("infeasible_reason");
+  if (const auto f = n.optional_field("fidelity")) {  // absent: the cycle model (every sweep before bounds)
+    const auto parsed = vocab::parse_fidelity(f->as_string());
+    if (!parsed) f->fail("unknown fidelity '" + f->as_string() + "' (expected cycle_model or bound)");
+    p.fidelity = *parsed;
+  }
+  if (const auto b = n.optional_field("bound")) {
+    PointBound pb;
+    pb.time_s = b->double_field("time_s");
+    pb.dram_read_min = b->double_field("dram_read_min");
+    pb.dram_write_min = b->double_field("dram_write_min");
+    pb.limiter = b->string_field("limiter");
+    p.bound = pb;
+  }
   if (version >= 2) {
     p.metrics = read_metrics(n.object_field("metrics"));
   } else {
@@ -780,6 +804,12 @@ Report read_document(const json& doc, const std::string& origin) {
     r.sweep_definition.total_points = def->int64_field("total_points");
     r.sweep_definition.shard_index = def->int_field("shard_index");
     r.sweep_definition.shard_count = def->int_field("shard_count");
+    if (const auto f = def->optional_field("fidelity")) {
+      const auto parsed = vocab::parse_sweep_fidelity(f->as_string());
+      if (!parsed) f->fail("unknown sweep fidelity '" + f->as_string() + "' (expected cycle or two)");
+      r.sweep_definition.fidelity = *parsed;
+      r.sweep_definition.problems = def->int64_field("problems");
+    }
     if (r.sweep_definition.shard_count < 1 || r.sweep_definition.shard_index < 0 ||
         r.sweep_definition.shard_index >= r.sweep_definition.shard_count)
       def->fail(fmt::format("shard {}/{} is not a valid shard", r.sweep_definition.shard_index,

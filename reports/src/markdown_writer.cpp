@@ -69,6 +69,11 @@ std::string to_markdown(const Report& report, const std::vector<GateResult>& gat
     std::size_t feasible = 0;
     for (const auto& pt : report.sweep) feasible += pt.feasible ? 1 : 0;
     out += fmt::format("### Sweep: {} points ({} feasible)\n\n", report.sweep.size(), feasible);
+    if (report.sweep_definition.fidelity == vocab::SweepFidelity::two)
+      out += fmt::format(
+          "Two-fidelity: the sweep's {} points were priced by the closed-form bound; the {} listed here (each "
+          "problem's top K and the bounds' Pareto front) by the cycle model, which produced their numbers.\n\n",
+          report.sweep_definition.total_points, report.sweep.size());
     out += "| Problem | Best tile | smem/CTA | Modeled time | HBM bytes |\n|---|---|---:|---:|---:|\n";
     for (const auto& group : group_by_problem(report)) {
       const SweepPoint* best = best_point(group.points);

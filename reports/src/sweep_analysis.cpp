@@ -110,6 +110,15 @@ Report merge_sweep_reports(const std::vector<Report>& shards, const std::vector<
   for (const auto& s : shards) merged.sweep.insert(merged.sweep.end(), s.sweep.begin(), s.sweep.end());
   std::sort(merged.sweep.begin(), merged.sweep.end(),
             [](const SweepPoint& a, const SweepPoint& b) { return a.index < b.index; });
+  merged.sweep_definition.shard_index = 0;
+  merged.sweep_definition.shard_count = 1;
+  if (first.sweep_definition.fidelity == vocab::SweepFidelity::two) {
+    // A two-fidelity shard lists only its problems' modeled points: complete when every shard is there.
+    if (static_cast<int>(shards.size()) != first.sweep_definition.shard_count)
+      throw ReportError(fmt::format("merge: {} of {} shards given: every shard is needed once", shards.size(),
+                                    first.sweep_definition.shard_count));
+    return merged;
+  }
   if (static_cast<std::int64_t>(merged.sweep.size()) != first.sweep_definition.total_points)
     throw ReportError(fmt::format(
         "merge: the shards hold {} of the sweep's {} points ({} of {} shards given)", merged.sweep.size(),

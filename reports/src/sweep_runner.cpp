@@ -8,13 +8,18 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 #include "attnscope/reports/from_sim.hpp"
+#include "attnscope/reports/gpu_variants.hpp"
+#include "attnscope/reports/sweep_two_fidelity.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/simulate.hpp"
 #include "attnscope/sim/sweep.hpp"
+#include "sweep_cycle_parts.hpp"
+#include "sweep_metrics.hpp"
 
 namespace attnscope::reports {
 
@@ -119,6 +124,16 @@ void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults
   spec.smem_limits.clear();
   if (!text.smem.empty()) spec.smem_limits = parse_size_list("--smem", text.smem, true);
   spec.gpus = split_list(text.gpu);
+  spec.l2_sizes.clear();
+  if (!text.l2.empty()) spec.l2_sizes = parse_size_list("--l2", text.l2, true);
+  spec.hbm_bandwidths.clear();
+  if (!text.hbm_bw.empty())
+    for (std::int64_t bw : parse_size_list("--hbm-bw", text.hbm_bw, true))
+      spec.hbm_bandwidths.push_back(static_cast<double>(bw));
+  spec.sm_counts.clear();
+  if (!text.sms.empty()) spec.sm_counts = parse_int_list<int>("--sms", text.sms);
+  spec.smem_per_sm.clear();
+  if (!text.smem_sm.empty()) spec.smem_per_sm = parse_size_list("--smem-sm", text.smem_sm, true);
   if (!text.shard.empty()) {
     const auto slash = text.shard.find('/');
     const auto whole = [&](std::string_view part, int& out) {
@@ -132,7 +147,20 @@ void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults
   }
 }
 
+std::uint64_t count_sweep_problems(const SweepSpec& spec) {
+  std::uint64_t problems = saturating_mul(spec.gpus.size(), spec.seqs.empty() ? 1 : spec.seqs.size());
+  problems = saturating_mul(problems, spec.head_dims.empty() ? 1 : spec.head_dims.size());
+  problems = saturating_mul(problems, spec.l2_sizes.empty() ? 1 : spec.l2_sizes.size());
+  problems = saturating_mul(problems, spec.hbm_bandwidths.empty() ? 1 : spec.hbm_bandwidths.size());
+  problems = saturating_mul(problems, spec.sm_counts.empty() ? 1 : spec.sm_counts.size());
+  return saturating_mul(problems, spec.smem_per_sm.empty() ? 1 : spec.smem_per_sm.size());
+}
+
 std::uint64_t count_sweep_points(const SweepSpec& spec) {
+  return saturating_mul(count_sweep_problems(spec), count_points_per_problem(spec));
+}
+
+std::uint64_t count_points_per_problem(const SweepSpec& spec) {
   std::uint64_t per_problem = 0;
   if (spec.tiled) {
     std::uint64_t tiles = 0;
@@ -145,9 +173,7 @@ std::uint64_t count_sweep_points(const SweepSpec& spec) {
     per_problem = saturating_mul(tiles, spec.smem_limits.empty() ? 1 : spec.smem_limits.size());
   }
   if (spec.naive_baseline) per_problem += 1;
-  std::uint64_t problems = saturating_mul(spec.gpus.size(), spec.seqs.empty() ? 1 : spec.seqs.size());
-  problems = saturating_mul(problems, spec.head_dims.empty() ? 1 : spec.head_dims.size());
-  return saturating_mul(problems, per_problem);
+  return per_problem;
 }
 
 int default_sweep_warps(int br) {
@@ -158,17 +184,31 @@ int default_sweep_warps(int br) {
 
 std::string SweepSpec::definition_text() const {
   const auto& w = base;
-  return fmt::format(
+  std::string text = fmt::format(
       "workload B={} H={} Nq={} Nkv={} d={} {} causal={} scale={}; gpus={}; seq={}; head_dim={}; br={}; "
       "bc={}; "
       "warps={}; stages={}; smem={}; order={}; tiled={}; naive_baseline={}",
       w.batch, w.heads, w.seq_q, w.seq_kv, w.head_dim, sim::to_string(w.dtype), w.causal ? 1 : 0, w.scale,
-      join(gpus), join(seqs), join(head_dims), join(brs), join(bcs), warps.empty() ? "kernel-default" : join(warps),
-      join(stages), join(smem_limits), sim::to_string(order), tiled ? 1 : 0, naive_baseline ? 1 : 0);
+      join(gpus), join(seqs), join(head_dims), join(brs), join(bcs),
+      warps.empty() ? "kernel-default" : join(warps), join(stages), join(smem_limits), sim::to_string(order),
+      tiled ? 1 : 0, naive_baseline ? 1 : 0);
+  // Axes added later are written only when used, so the definitions of older sweeps read as before.
+  if (!l2_sizes.empty() || !hbm_bandwidths.empty() || !sm_counts.empty())
+    text += fmt::format("; l2={}; hbm_bw={}; sms={}", join(l2_sizes), join(hbm_bandwidths), join(sm_counts));
+  if (!smem_per_sm.empty()) text += fmt::format("; smem_sm={}", join(smem_per_sm));
+  if (fidelity != vocab::SweepFidelity::cycle)
+    text += fmt::format("; fidelity={}; top_k={}", vocab::to_string(fidelity), top_k);
+  return text;
 }
 
-std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
+void check_sweep_spec(const SweepSpec& spec) {
   require_non_empty_positive(spec.seqs, "--seq", true);
+  require_non_empty_positive(spec.l2_sizes, "--l2", true);
+  require_non_empty_positive(spec.hbm_bandwidths, "--hbm-bw", true);
+  require_non_empty_positive(spec.sm_counts, "--sms", true);
+  require_non_empty_positive(spec.smem_per_sm, "--smem-sm", true);
+  if (spec.top_k < 1)
+    throw sim::InvalidInput(fmt::format("sweep: --top-k must be positive, got {}", spec.top_k));
   require_non_empty_positive(spec.head_dims, "--head-dim", true);
   require_non_empty_positive(spec.brs, "--br", false);
   require_non_empty_positive(spec.bcs, "--bc", false);
@@ -182,6 +222,10 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
   if (const std::uint64_t n = count_sweep_points(spec); spec.max_points != 0 && n > spec.max_points)
     throw sim::InvalidInput(
         fmt::format("{} points are more than the limit of {} (--max-points raises it)", n, spec.max_points));
+}
+
+std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
+  check_sweep_spec(spec);
   const std::vector<std::int64_t> seqs = spec.seqs.empty() ? std::vector<std::int64_t>{-1} : spec.seqs;
   const std::vector<std::int64_t> dims =
       spec.head_dims.empty() ? std::vector<std::int64_t>{spec.base.head_dim} : spec.head_dims;
@@ -192,7 +236,7 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
     p.index = static_cast<std::int64_t>(points.size());
     points.push_back(std::move(p));
   };
-  for (const auto& gpu : spec.gpus)
+  for (const auto& gpu : gpu_variant_labels(spec))
     for (std::int64_t seq : seqs)
       for (std::int64_t d : dims) {
         sim::Workload w = spec.base;
@@ -229,19 +273,19 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
   return points;
 }
 
-Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const std::string& command_line) {
+void check_shard(const SweepRunOptions& options) {
   if (options.shard_count < 1 || options.shard_index < 0 || options.shard_index >= options.shard_count)
     throw sim::InvalidInput(fmt::format("sweep: shard {}/{} is not valid (want 0 <= i < n)",
                                         options.shard_index, options.shard_count));
-  std::vector<SweepPoint> all = enumerate_sweep(spec);
-  std::map<std::string, sim::GpuSpec> gpus;
-  for (const auto& name : spec.gpus) gpus.emplace(name, sim::load_gpu_spec(name));
+}
 
+Report cycle_sweep_report(const SweepSpec& spec, const SweepRunOptions& options,
+                          const std::string& command_line, const std::vector<GpuVariant>& variants,
+                          std::int64_t total_points) {
   Report report;
   report.kind = "sweep";
   report.provenance = basic_provenance(command_line);
-  const sim::GpuSpec& first_gpu = gpus.at(spec.gpus.front());
-  report.provenance.gpu_name = first_gpu.name;
+  report.provenance.gpu_name = variants.front().spec.name;
   std::string spec_names;
   for (const auto& n : spec.gpus) {
     if (!spec_names.empty()) spec_names += ',';
@@ -251,9 +295,65 @@ Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const st
   report.workload = spec.base;
   report.tiles.order = spec.order;
   report.sweep_definition.text = spec.definition_text();
-  report.sweep_definition.total_points = static_cast<std::int64_t>(all.size());
+  report.sweep_definition.total_points = total_points;
   report.sweep_definition.shard_index = options.shard_index;
   report.sweep_definition.shard_count = options.shard_count;
+  return report;
+}
+
+std::optional<sim::GpuSpec> settle_sweep_point(SweepPoint& p, sim::GpuSpec gpu) {
+  if (p.smem_limit <= 0) {
+    p.smem_limit = gpu.smem_per_block;
+  } else {
+    // A what-if chip: the per-CTA limit is the swept value (above the real one models a bigger SRAM).
+    gpu.smem_per_block = p.smem_limit;
+    gpu.smem_per_sm = std::max(gpu.smem_per_sm, p.smem_limit + gpu.smem_reserved_per_cta);
+  }
+  if (p.kind == sim::KernelKind::tiled) {
+    std::int64_t smem = 0;
+    try {
+      smem = sim::smem_bytes_per_cta(p.workload, p.kind, p.tiles);
+    } catch (const sim::InvalidInput& e) {
+      p.feasible = false;
+      p.infeasible_reason = e.what();
+      return std::nullopt;
+    }
+    p.metrics[Metric::smem_per_cta].modeled = static_cast<double>(smem);
+    if (smem > p.smem_limit) {
+      p.feasible = false;
+      p.infeasible_reason = fmt::format("needs {} of shared memory per CTA, limit {}",
+                                        format_bytes_binary(static_cast<double>(smem)),
+                                        format_bytes_binary(static_cast<double>(p.smem_limit)));
+      return std::nullopt;
+    }
+  }
+  return gpu;
+}
+
+void evaluate_sweep_point(SweepPoint& p, const sim::GpuSpec& variant) {
+  const std::optional<sim::GpuSpec> gpu = settle_sweep_point(p, variant);
+  if (!gpu) return;
+  // One job through the pool that run_sweep uses: the same error handling, point for point.
+  sim::SimOptions so;
+  so.record_tiles = false;
+  const auto outcomes = sim::run_sweep({{p.workload, p.kind, p.tiles, *gpu}}, so, 1);
+  if (!outcomes.front().result) {
+    p.feasible = false;
+    p.infeasible_reason = outcomes.front().error;
+    return;
+  }
+  detail::set_modeled_metrics(p, *outcomes.front().result);
+}
+
+Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const std::string& command_line) {
+  check_shard(options);
+  if (spec.fidelity == vocab::SweepFidelity::two) return run_two_fidelity_sweep(spec, options, command_line);
+  std::vector<SweepPoint> all = enumerate_sweep(spec);
+  std::map<std::string, sim::GpuSpec> gpus;
+  const std::vector<GpuVariant> variants = expand_gpu_variants(spec);
+  for (const auto& v : variants) gpus.emplace(v.label, v.spec);
+  Report report =
+      cycle_sweep_report(spec, options, command_line, variants, static_cast<std::int64_t>(all.size()));
   for (auto& p : all)
     if (p.index % options.shard_count == options.shard_index) report.sweep.push_back(std::move(p));
 
@@ -263,34 +363,10 @@ Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const st
   std::vector<std::size_t> job_point;  // jobs[i] evaluates report.sweep[job_point[i]]
   for (std::size_t i = 0; i < report.sweep.size(); ++i) {
     SweepPoint& p = report.sweep[i];
-    sim::GpuSpec gpu = gpus.at(p.gpu_spec);
-    if (p.smem_limit <= 0) {
-      p.smem_limit = gpu.smem_per_block;
-    } else {
-      // A what-if chip: the per-CTA limit is the swept value (above the real one models a bigger SRAM).
-      gpu.smem_per_block = p.smem_limit;
-      gpu.smem_per_sm = std::max(gpu.smem_per_sm, p.smem_limit + gpu.smem_reserved_per_cta);
+    if (const std::optional<sim::GpuSpec> gpu = settle_sweep_point(p, gpus.at(p.gpu_spec))) {
+      jobs.push_back({p.workload, p.kind, p.tiles, *gpu});
+      job_point.push_back(i);
     }
-    if (p.kind == sim::KernelKind::tiled) {
-      std::int64_t smem = 0;
-      try {
-        smem = sim::smem_bytes_per_cta(p.workload, p.kind, p.tiles);
-      } catch (const sim::InvalidInput& e) {
-        p.feasible = false;
-        p.infeasible_reason = e.what();
-        continue;
-      }
-      p.metrics[Metric::smem_per_cta].modeled = static_cast<double>(smem);
-      if (smem > p.smem_limit) {
-        p.feasible = false;
-        p.infeasible_reason = fmt::format("needs {} of shared memory per CTA, limit {}",
-                                          format_bytes_binary(static_cast<double>(smem)),
-                                          format_bytes_binary(static_cast<double>(p.smem_limit)));
-        continue;
-      }
-    }
-    jobs.push_back({p.workload, p.kind, p.tiles, gpu});
-    job_point.push_back(i);
   }
   const std::size_t settled = report.sweep.size() - jobs.size();
   sim::SimOptions so;
@@ -306,22 +382,7 @@ Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const st
       p.infeasible_reason = outcomes[j].error;
       continue;
     }
-    const sim::SimResult& r = *outcomes[j].result;
-    std::int64_t smem = 0;
-    std::uint64_t cycles = 0;
-    for (const auto& k : r.kernels) smem = std::max(smem, k.smem_per_cta), cycles += k.cycles;
-    p.metrics[Metric::dram_read].modeled = static_cast<double>(r.totals.hbm_read);
-    p.metrics[Metric::dram_write].modeled = static_cast<double>(r.totals.hbm_write);
-    p.metrics[Metric::l2_read].modeled = static_cast<double>(r.totals.l2_read);
-    p.metrics[Metric::l2_write].modeled = static_cast<double>(r.totals.l2_write);
-    p.metrics[Metric::l2_hit].modeled = static_cast<double>(r.totals.l2_hit);
-    p.metrics[Metric::smem_read].modeled = static_cast<double>(r.totals.smem_read);
-    p.metrics[Metric::smem_write].modeled = static_cast<double>(r.totals.smem_write);
-    p.metrics[Metric::time].modeled = r.time_s;
-    p.metrics[Metric::cycles].modeled = static_cast<double>(cycles);
-    p.metrics[Metric::flops].modeled = r.flops;
-    p.metrics[Metric::smem_per_cta].modeled = static_cast<double>(smem);
-    p.feasible = true;
+    detail::set_modeled_metrics(p, *outcomes[j].result);
   }
   return report;
 }

@@ -51,10 +51,11 @@ class CliTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  // `redirect` replaces the default stdout capture (e.g. ">/dev/full", ">&-"); out is then empty.
-  CommandResult run(const std::string& args, const std::string& redirect = "") {
+  // `redirect` replaces the default stdout capture (e.g. ">/dev/full", ">&-"); out is then empty. `env`
+  // ("NAME=value ") is set for the command only.
+  CommandResult run(const std::string& args, const std::string& redirect = "", const std::string& env = "") {
     const std::string out = redirect.empty() ? " >" + (dir_ / "out.txt").string() : " " + redirect;
-    const std::string cmd = (run_in_folder_ ? "cd " + dir_.string() + " && " : std::string()) +
+    const std::string cmd = (run_in_folder_ ? "cd " + dir_.string() + " && " : std::string()) + env +
                             std::string(ATTNSCOPE_BIN) + " " + args + out + " 2>" +
                             (dir_ / "err.txt").string();
     const int status = std::system(cmd.c_str());

@@ -22,6 +22,7 @@
 
 #include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/workload.hpp"
+#include "attnscope/vocab/fidelity.hpp"
 #include "attnscope/vocab/metric.hpp"
 #include "attnscope/vocab/protocol.hpp"
 
@@ -195,6 +196,15 @@ struct Provenance {
   std::vector<Recording> recordings;          // the measurements this report joins (empty: its own)
 };
 
+// A two-fidelity sweep's closed-form numbers for a point (sim/tile_bound.hpp): lower bounds on the cycle
+// model's time and HBM bytes, and the floor that set the time.
+struct PointBound {
+  double time_s = 0;
+  double dram_read_min = 0, dram_write_min = 0;
+  std::string limiter;  // sim::BoundFloor as text: "tensor", "serial", ...
+  bool operator==(const PointBound&) const = default;
+};
+
 struct SweepPoint {
   sim::Workload workload;
   sim::KernelKind kind = sim::KernelKind::tiled;
@@ -203,8 +213,10 @@ struct SweepPoint {
   std::int64_t smem_limit = 0;  // bytes of shared memory per CTA allowed in this point
   bool feasible = true;
   std::string infeasible_reason;
-  Metrics metrics;         // modeled only
+  Metrics metrics;         // modeled only, by `fidelity`
   std::int64_t index = 0;  // position in the full sweep's enumeration (shards keep it; merge sorts by it)
+  vocab::Fidelity fidelity = vocab::Fidelity::cycle_model;  // the model that produced `metrics`
+  std::optional<PointBound> bound;                          // set by a two-fidelity sweep
 };
 
 // What a sweep enumerated, so shards of one sweep can be recognised and joined (`attnscope merge`).
@@ -213,6 +225,8 @@ struct SweepDefinition {
   std::int64_t total_points = 0;  // points in the whole sweep (all shards)
   int shard_index = 0;            // this report holds points with index % shard_count == shard_index
   int shard_count = 1;
+  vocab::SweepFidelity fidelity = vocab::SweepFidelity::cycle;  // two: `total_points` priced, some kept
+  std::int64_t problems = 0;  // two: problems in the whole sweep (shards split them: index % count)
 };
 
 struct Report {

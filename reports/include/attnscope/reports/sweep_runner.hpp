@@ -5,8 +5,10 @@
 //   SweepSpec s;  s.base = sim::preset("llm-4k");  s.brs = {64, 128};  s.bcs = {32, 64, 128};
 //   Report r = run_sweep(s, {.threads = 0}, "attnscope sweep ...");   // r.kind == "sweep"
 //
-// Enumeration order is fixed (GPU, seq, head dim, [naive baseline], smem limit, Br, Bc, warps, stages), so a
-// point's index is the same in every run and shard i/n holds exactly the points with index % n == i.
+// Enumeration order is fixed (GPU, L2 size, HBM bandwidth, SM count, smem per SM, seq, head dim, [naive
+// baseline], smem limit, Br, Bc, warps, stages), so a point's index is the same in every run. A `cycle`
+// sweep's shard i/n holds exactly the points with index % n == i; a `two` sweep's (sweep_two_fidelity.hpp)
+// the problems with problem index % n == i.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -16,6 +18,7 @@
 #include "attnscope/reports/report.hpp"
 #include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/workload.hpp"
+#include "attnscope/vocab/fidelity.hpp"
 
 namespace attnscope::reports {
 
@@ -31,9 +34,17 @@ struct SweepSpec {
   std::vector<int> warps;  // empty: default_sweep_warps(Br), the real kernel's default for that Br
   std::vector<int> stages{2};
   std::vector<std::int64_t> smem_limits;  // per-CTA shared-memory limit; empty: the GPU's own limit
+  // What-if GPUs (gpu_variants.hpp): each GPU spec with its L2 size, HBM peak bandwidth, SM count or shared
+  // memory per SM replaced by each listed value; empty: the spec's own.
+  std::vector<std::int64_t> l2_sizes;
+  std::vector<double> hbm_bandwidths;  // bytes/s
+  std::vector<int> sm_counts;
+  std::vector<std::int64_t> smem_per_sm;  // bytes of shared memory per SM (the per-CTA limit stays <= it)
   sim::LaunchOrder order = sim::LaunchOrder::q_tile_fastest;
   bool tiled = true;            // sweep the tiled kernel's tiles
   bool naive_baseline = false;  // add one naive point per problem
+  vocab::SweepFidelity fidelity = vocab::SweepFidelity::cycle;
+  int top_k = 10;  // a `two` sweep runs the cycle model on (at least) the K fastest points of each problem
   // Refuse sweeps of more points than this (0: no limit): a typo in a list should not start a day-long run.
   std::uint64_t max_points = kDefaultMaxSweepPoints;
 
@@ -46,18 +57,27 @@ struct SweepRunOptions {
   int shard_index = 0, shard_count = 1;
   // Called from worker threads (serialised) after each point: points done in this shard, points in it.
   std::function<void(std::size_t done, std::size_t total)> progress;
+  // A `two` sweep journals each finished problem here and, when the file exists, skips the problems it
+  // holds (sweep_checkpoint.hpp); empty: no checkpoint.
+  std::string checkpoint;
+  // Called once before any work when the checkpoint already held finished problems: (held, this shard's).
+  std::function<void(std::size_t resumed, std::size_t problems)> resumed;
 };
 
 // The sweep's axes as typed on the command line: comma-separated lists ("64,128", "1024,4K", "48K,100K"),
 // empty for the default; shard is "i/n" or empty.
 struct SweepAxesText {
   std::string br, bc, warps, stages, seq, head_dim, smem, gpu{"h200"}, shard;
+  std::string l2, hbm_bw, sms, smem_sm;  // GPU-spec overrides: "40M,60M", "3.35TB,4.8TB", "66,132", "456K"
 };
 // Fills spec's axes (defaults: the tile flags' values) and run's shard. Every value must be a whole number in
 // range: "4294967360" is not Br 64, "1000.7" is not 1000. Throws sim::InvalidInput naming the flag.
 void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults, SweepSpec& spec,
                       SweepRunOptions& run);
 
+// Problems (GPU variant x seq x head dim) and points per problem of the sweep (saturating).
+std::uint64_t count_sweep_problems(const SweepSpec& spec);
+std::uint64_t count_points_per_problem(const SweepSpec& spec);
 // How many points enumerate_sweep would make (saturating at UINT64_MAX), without making them.
 std::uint64_t count_sweep_points(const SweepSpec& spec);
 
@@ -65,10 +85,14 @@ std::uint64_t count_sweep_points(const SweepSpec& spec);
 // empty axis or a bad value, and for more than spec.max_points points.
 std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec);
 
-// Warps per CTA a sweep uses when none are given: the real kernel's default for that Br (4 for Br 64 and 128).
+// Warps per CTA a sweep uses when none are given: the real kernel's default for that Br (4 for Br 64 and
+// 128).
 int default_sweep_warps(int br);
-// Simulates the shard's points; infeasible points (tile does not fit, unsupported shape) are kept with their
-// reason. Throws sim::InvalidInput for an unknown GPU spec or a bad shard.
+// Checks every axis (non-empty, positive), the base workload and the point limit; throws sim::InvalidInput.
+void check_sweep_spec(const SweepSpec& spec);
+// Simulates the shard's points (a `two` sweep: see sweep_two_fidelity.hpp); infeasible points (tile does not
+// fit, unsupported shape) are kept with their reason. Throws sim::InvalidInput for an unknown GPU spec or a
+// bad shard.
 Report run_sweep(const SweepSpec& spec, const SweepRunOptions& options, const std::string& command_line);
 
 }  // namespace attnscope::reports
