@@ -68,11 +68,15 @@ def spec_fields(doc, sms):
             continue
         best = max(rs, key=lambda r: r["median"])
         flops_clk = best["median"] * 4096
-        eff = flops_clk * sms * (clock or 0) * 1e9 / DATASHEET_TENSOR_FP16 if clock else None
+        # The clock this row ran at: the SMs run slower under mma.sync than under sm_clock's FFMA load, and the
+        # model's tensor rate is per second (scripts/microbench_spec_values.py derives the spec's value).
+        row_clock = best.get("sm_clock_ghz", {}).get("median", clock)
+        eff = flops_clk * sms * row_clock * 1e9 / DATASHEET_TENSOR_FP16 if row_clock else None
         p = best["params"]
         out.append((f"mma_sync_efficiency ({dt}, best)", eff, "of 989.4 TFLOP/s",
                     f"mma_throughput {kind}: {fmt(best['median'])} mma/SM/cycle = {fmt(flops_clk)} FLOP/SM/cycle at "
-                    f"{p['warps_per_sm']} warps x {p['chains_per_warp']} chains, x {sms} SMs x measured clock"))
+                    f"{p['warps_per_sm']} warps x {p['chains_per_warp']} chains, x {sms} SMs x that row's clock "
+                    f"{fmt(row_clock)} GHz"))
         w4 = [r for r in rs if r["params"]["warps_per_sm"] == 4]
         if w4:
             b4 = max(w4, key=lambda r: r["median"])
@@ -87,14 +91,16 @@ def spec_fields(doc, sms):
                        variant="mma+ldmatrix+softmax+barrier+cp.async", ctas_per_sm=1))
         mma = med(one(doc, "warp_step", "cycles_per_cta_step", dtype=dt, variant="mma", ctas_per_sm=1))
         for ctas in (1, 2):
-            c = med(one(doc, "warp_step", "cycles_per_cta_step", dtype=dt, variant="mma", ctas_per_sm=ctas))
-            if c and clock:
+            r = one(doc, "warp_step", "cycles_per_cta_step", dtype=dt, variant="mma", ctas_per_sm=ctas)
+            c = med(r)
+            row_clock = r.get("sm_clock_ghz", {}).get("median", clock) if r else None
+            if c and row_clock:
                 rate = ctas * 4 * 128 * 4096 / c  # FLOP per SM per cycle: CTAs x 4 warps x 128 mma x 4096 FLOP
                 out.append((f"  mma.sync in the kernel's loop ({dt}, mma only, {ctas} CTA/SM)",
-                            rate * sms * clock * 1e9 / DATASHEET_TENSOR_FP16, "of 989.4 TFLOP/s",
+                            rate * sms * row_clock * 1e9 / DATASHEET_TENSOR_FP16, "of 989.4 TFLOP/s",
                             f"warp_step: {fmt(c)} cycles per CTA step = {fmt(rate)} FLOP/SM/cycle"))
         if full is not None and mma is not None:
-            out.append((f"warp_step_overhead_cycles ({dt})", full - mma, "cycles per warp per step",
+            out.append((f"warp step outside mma.sync ({dt}, 1 CTA/SM)", full - mma, "cycles per warp per step",
                         f"warp_step 1 CTA/SM: full loop {fmt(full)} - mma only {fmt(mma)} cycles per step "
                         f"(each warp alone on its sub-partition, 128 mma per warp step)"))
 
