@@ -32,6 +32,6 @@ export PATH=$here/bin:$PATH LD_LIBRARY_PATH=$here/libs${LD_LIBRARY_PATH:+:$LD_LI
 # Plugins whose libraries are absent (InfiniBand, UCX) are skipped without a message; shared memory only.
 export OMPI_MCA_mca_base_component_show_load_errors=0 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
 export OMPI_MCA_btl_vader_single_copy_mechanism=none
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PMIX_MCA_pcompress_base_silence_warning=1
 ENV
 du -sh "$dir"
