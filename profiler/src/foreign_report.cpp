@@ -63,7 +63,8 @@ void add_launch_notes(reports::KernelEntry& e, const ForeignLaunch& l) {
   e.notes["launch.index"] = std::to_string(l.launch_index);
   e.notes["launch.grid"] = fmt::format("({}, {}, {})", l.grid[0], l.grid[1], l.grid[2]);
   e.notes["launch.block"] = fmt::format("({}, {}, {})", l.block[0], l.block[1], l.block[2]);
-  e.notes["launch.registers"] = fmt::format("{} per thread", l.registers_per_thread);
+  e.notes["launch.registers"] = l.registers_per_thread > 0 ? fmt::format("{} per thread", l.registers_per_thread)
+                                                            : std::string("not recorded");
   e.notes["launch.smem"] = fmt::format("{} B per CTA ({} B static + {} B dynamic)",
                                        l.static_smem_bytes + l.dynamic_smem_bytes, l.static_smem_bytes,
                                        l.dynamic_smem_bytes);
@@ -73,6 +74,10 @@ void add_launch_notes(reports::KernelEntry& e, const ForeignLaunch& l) {
     e.notes["launch.nvtx"] = stack;
   }
   e.notes["measure.replay"] = replay_note(l.replay);
+  if (l.event_time_s)
+    e.notes[std::string(vocab::key(reports::Metric::time))] =
+        "measured time: CUDA events around one more launch of the kernel from a flushed L2, replayed by the "
+        "collector; the counters' gpu__time_duration.sum is kept under its own name";
 }
 
 void add_model_notes(reports::KernelEntry& e, const ForeignModelPlan& plan, const KernelRow& row,
