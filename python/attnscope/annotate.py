@@ -14,6 +14,11 @@ A kernel whose name carries no tile sizes (a Triton kernel) can add them with `t
 
     attnscope tiles: block_m=128 block_n=64 num_warps=4 num_stages=2
 
+NVTX ranges belong to the thread that pushes them, and PyTorch runs the backward pass of CUDA tensors on its
+own autograd thread: a range pushed around `loss.backward()` does not reach the backward's kernels. For those,
+`annotate_backward(out, q, k, v, causal=...)` pushes the same range on the thread that runs the backward,
+from a hook on `out`'s gradient, and pops it from a hook that fires once q, k and v have theirs.
+
 The formatting below needs only objects with `.shape` and `.dtype`; torch is imported only to push the range.
 """
 
@@ -81,14 +86,19 @@ def annotation_messages(q, k, v, causal=False, tiles=None):
     return messages
 
 
-@contextlib.contextmanager
-def annotate(q, k, v, causal=False, tiles=None):
-    """Context manager: the attention calls inside it are announced with q, k, v's shape (and `tiles`)."""
-    messages = annotation_messages(q, k, v, causal, tiles)
+def _nvtx():
     try:
         import torch
     except ImportError as e:  # the formatting works without torch; pushing a range does not
         raise RuntimeError("attnscope.annotate needs PyTorch (torch.cuda.nvtx) to push its NVTX range") from e
+    return torch
+
+
+@contextlib.contextmanager
+def annotate(q, k, v, causal=False, tiles=None):
+    """Context manager: the attention calls inside it are announced with q, k, v's shape (and `tiles`)."""
+    messages = annotation_messages(q, k, v, causal, tiles)
+    torch = _nvtx()
     pushed = 0
     try:
         for message in messages:
@@ -98,3 +108,28 @@ def annotate(q, k, v, causal=False, tiles=None):
     finally:
         for _ in range(pushed):
             torch.cuda.nvtx.range_pop()
+
+
+def annotate_backward(out, q, k, v, causal=False):
+    """Announce q, k, v's shape to the kernels of the backward pass that flows from `out` into q, k and v.
+
+    Call it after the forward (`out = scaled_dot_product_attention(q, k, v, ...)`) and before `backward()`.
+    The range is pushed when out's gradient arrives (on the thread that runs the backward) and popped once the
+    gradients of q, k and v are computed; q, k and v must require grad. Returns the hook handles.
+    """
+    messages = annotation_messages(q, k, v, causal)
+    torch = _nvtx()
+    inputs = [t for t in (q, k, v) if t.requires_grad]
+    if not inputs:
+        raise ValueError("annotate_backward: none of q, k, v requires grad, so no backward pass reaches them")
+
+    def push(grad):
+        for message in messages:
+            torch.cuda.nvtx.range_push(message)
+        return grad
+
+    def pop(_grads):
+        for _ in messages:
+            torch.cuda.nvtx.range_pop()
+
+    return [out.register_hook(push), torch.autograd.graph.register_multi_grad_hook(inputs, pop)]
