@@ -96,10 +96,11 @@ PlanResult plan_foreign_model(const ForeignLaunch& launch, const Recognition& re
   // What the name says must agree with what the annotation says.
   if (bool_capture(c, "dropout").value_or(false)) return refuse("dropout (the model has no dropout)");
   if (const auto dtype = dtype_capture(c); dtype && *dtype != s.dtype)
-    return refuse(fmt::format("the kernel is compiled for {} but the annotation says dtype={}", *dtype, s.dtype));
+    return refuse(
+        fmt::format("the kernel is compiled for {} but the annotation says dtype={}", *dtype, s.dtype));
   if (const auto d = int_capture(c, "head_dim"); d && *d != s.head_dim)
-    return refuse(fmt::format("the kernel is compiled for head dim {} but the annotation says d={}", *d,
-                              s.head_dim));
+    return refuse(
+        fmt::format("the kernel is compiled for head dim {} but the annotation says d={}", *d, s.head_dim));
   if (const auto causal = bool_capture(c, "causal"); causal && *causal != s.causal)
     return refuse(fmt::format("the kernel is compiled {} but the annotation says causal={}",
                               *causal ? "causal" : "without the causal mask", s.causal ? 1 : 0));
@@ -134,8 +135,8 @@ PlanResult plan_foreign_model(const ForeignLaunch& launch, const Recognition& re
             "the 'attnscope tiles: ...' range as examples/triton_attention.py does)");
       const std::int64_t threads = threads_of(launch);
       if (threads % vocab::kWarpThreads != 0 || threads / vocab::kWarpThreads != hint.hint->num_warps)
-        return refuse(fmt::format("the launch's block has {} threads, the tile hint says num_warps={}", threads,
-                                  hint.hint->num_warps));
+        return refuse(fmt::format("the launch's block has {} threads, the tile hint says num_warps={}",
+                                  threads, hint.hint->num_warps));
       const auto from_grid = block_m_from_grid(s.seq_q, launch.grid[0]);
       if (!from_grid || *from_grid != hint.hint->block_m)
         return refuse(fmt::format(
@@ -166,7 +167,8 @@ PlanResult plan_foreign_model(const ForeignLaunch& launch, const Recognition& re
     p.tiles.warps = *warps;
     p.tiles.stages = *stages;
     if (threads != std::int64_t{vocab::kWarpThreads} * *warps)
-      return refuse(fmt::format("the launch's block has {} threads but the kernel has {} warps", threads, *warps));
+      return refuse(
+          fmt::format("the launch's block has {} threads but the kernel has {} warps", threads, *warps));
     p.tile_label = p.tiles.label();
   } else if (id == vocab::KernelId::tiled_bwd || id == vocab::KernelId::tiled_bwd_pre ||
              id == vocab::KernelId::tiled_bwd_post) {
@@ -179,9 +181,10 @@ PlanResult plan_foreign_model(const ForeignLaunch& launch, const Recognition& re
     const vocab::TiledBwdConfig b = p.tiles.tiled_bwd(s.head_dim);
     if (id == vocab::KernelId::tiled_bwd) {
       if (warps && *warps != vocab::tiled_bwd_warps(b))
-        return refuse(fmt::format(
-            "the kernel has {} warps for {} keys per CTA; the model's tiled_bwd has one warp per 16 keys ({})",
-            *warps, b.bc, vocab::tiled_bwd_warps(b)));
+        return refuse(
+            fmt::format("the kernel has {} warps for {} keys per CTA; the model's tiled_bwd has one warp per "
+                        "16 keys ({})",
+                        *warps, b.bc, vocab::tiled_bwd_warps(b)));
       if (threads != vocab::tiled_bwd_threads_per_cta(b))
         return refuse(fmt::format("the launch's block has {} threads, the tile Bc={} needs {}", threads, b.bc,
                                   vocab::tiled_bwd_threads_per_cta(b)));

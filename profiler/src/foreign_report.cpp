@@ -63,11 +63,12 @@ void add_launch_notes(reports::KernelEntry& e, const ForeignLaunch& l) {
   e.notes["launch.index"] = std::to_string(l.launch_index);
   e.notes["launch.grid"] = fmt::format("({}, {}, {})", l.grid[0], l.grid[1], l.grid[2]);
   e.notes["launch.block"] = fmt::format("({}, {}, {})", l.block[0], l.block[1], l.block[2]);
-  e.notes["launch.registers"] = l.registers_per_thread > 0 ? fmt::format("{} per thread", l.registers_per_thread)
-                                                            : std::string("not recorded");
-  e.notes["launch.smem"] = fmt::format("{} B per CTA ({} B static + {} B dynamic)",
-                                       l.static_smem_bytes + l.dynamic_smem_bytes, l.static_smem_bytes,
-                                       l.dynamic_smem_bytes);
+  e.notes["launch.registers"] = l.registers_per_thread > 0
+                                    ? fmt::format("{} per thread", l.registers_per_thread)
+                                    : std::string("not recorded");
+  e.notes["launch.smem"] =
+      fmt::format("{} B per CTA ({} B static + {} B dynamic)", l.static_smem_bytes + l.dynamic_smem_bytes,
+                  l.static_smem_bytes, l.dynamic_smem_bytes);
   if (!l.nvtx_ranges.empty()) {
     std::string stack;
     for (const auto& r : l.nvtx_ranges) stack += (stack.empty() ? "" : " > ") + r;
@@ -145,8 +146,8 @@ reports::Report report_foreign_launches(const std::vector<ForeignLaunch>& launch
     std::optional<sim::KernelResult> modeled;
     std::string not_modeled = plan.not_modeled;
     if (plan.plan && !gpu)
-      not_modeled = fmt::format("not modeled: no GPU spec for the device '{}' (built-in specs: {})", device.name,
-                                fmt::join(sim::builtin_gpu_names(), ", "));
+      not_modeled = fmt::format("not modeled: no GPU spec for the device '{}' (built-in specs: {})",
+                                device.name, fmt::join(sim::builtin_gpu_names(), ", "));
     else if (plan.plan) {
       try {
         modeled = model_launch(*gpu, *plan.plan, l);
@@ -164,12 +165,12 @@ reports::Report report_foreign_launches(const std::vector<ForeignLaunch>& launch
     e.name = fmt::format("{}#{}", measured.name, l.launch_index);
     e.tiles_total = 0;
     add_launch_notes(e, l);
-    e.notes["measure.device"] = fmt::format("{} ({}), {} SMs, L2 {} B", device.name, device.chip,
-                                            device.sm_count, device.l2_bytes);
-    e.notes["recognition"] = recognition.row ? fmt::format("{} {} ({} pass)", recognition.row->family,
-                                                           recognition.row->kernel,
-                                                           vocab::to_string(recognition.row->pass))
-                                             : "unknown kernel";
+    e.notes["measure.device"] =
+        fmt::format("{} ({}), {} SMs, L2 {} B", device.name, device.chip, device.sm_count, device.l2_bytes);
+    e.notes["recognition"] =
+        recognition.row ? fmt::format("{} {} ({} pass)", recognition.row->family, recognition.row->kernel,
+                                      vocab::to_string(recognition.row->pass))
+                        : "unknown kernel";
     if (modeled) {
       add_model_notes(e, *plan.plan, *recognition.row, *modeled, l);
       if (!workload_set) {

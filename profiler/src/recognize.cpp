@@ -16,8 +16,7 @@ namespace {
 // `fields`.
 std::string split_fields(std::string_view text, std::string_view prefix,
                          std::map<std::string, std::string, std::less<>>& fields) {
-  if (text.substr(0, prefix.size()) != prefix)
-    return fmt::format("does not start with '{}'", prefix);
+  if (text.substr(0, prefix.size()) != prefix) return fmt::format("does not start with '{}'", prefix);
   text.remove_prefix(prefix.size());
   std::size_t i = 0;
   while (i < text.size()) {
@@ -65,7 +64,26 @@ struct CompiledRow {
   std::vector<std::string> group_names;  // [0] is the whole match
 };
 
-CompiledRow compile(std::string_view pattern) {
+// `pattern` with every `{name}` of kPatternPieces replaced by the piece's text, pieces inside pieces
+// included (other braces, such as a quantifier's {2}, stay).
+std::string expand_pieces(std::string_view pattern) {
+  std::string text(pattern);
+  for (bool replaced = true; replaced;) {
+    replaced = false;
+    for (const PatternPiece& piece : kPatternPieces) {
+      const std::string token = fmt::format("{{{}}}", piece.name);
+      for (std::size_t at = text.find(token); at != std::string::npos; at = text.find(token, at)) {
+        text.replace(at, token.size(), piece.text);
+        replaced = true;
+      }
+    }
+  }
+  return text;
+}
+
+CompiledRow compile(std::string_view row_pattern) {
+  const std::string expanded = expand_pieces(row_pattern);
+  const std::string_view pattern = expanded;
   std::string plain;
   std::vector<std::string> names{""};
   bool in_class = false;
@@ -182,7 +200,8 @@ ParsedAnnotation shape_of(const ForeignLaunch& launch) {
 
 ParsedTileHint tile_hint_of(const ForeignLaunch& launch) {
   for (auto it = launch.nvtx_ranges.rbegin(); it != launch.nvtx_ranges.rend(); ++it)
-    if (std::string_view(*it).substr(0, kTileHintPrefix.size()) == kTileHintPrefix) return parse_tile_hint(*it);
+    if (std::string_view(*it).substr(0, kTileHintPrefix.size()) == kTileHintPrefix)
+      return parse_tile_hint(*it);
   return {};
 }
 
@@ -213,7 +232,8 @@ std::string short_kernel_name(std::string_view demangled_name) {
   std::string_view head = name.substr(0, end);
   if (const std::size_t colon = head.rfind("::"); colon != std::string_view::npos)
     head.remove_prefix(colon + 2);
-  if (const std::size_t space = head.rfind(' '); space != std::string_view::npos) head.remove_prefix(space + 1);
+  if (const std::size_t space = head.rfind(' '); space != std::string_view::npos)
+    head.remove_prefix(space + 1);
   return head.empty() ? std::string(name) : std::string(head);
 }
 

@@ -19,8 +19,10 @@ using reports::Metric;
 namespace {
 
 constexpr std::string_view kFa2Forward =
-    "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, false, "
-    "cutlass::half_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::half_t> >, false, false, false, "
+    "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, "
+    "false, "
+    "cutlass::half_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::half_t> >, false, false, "
+    "false, "
     "true, true, false>(pytorch_flash::Flash_fwd_params)";
 
 // The value of `m` in `metrics`; throws (failing the test with the metric's key) when it is absent.
@@ -127,7 +129,8 @@ TEST(ForeignReport, RecognisedAndAnnotatedLaunchIsModeledOthersSayWhyNot) {
   EXPECT_EQ(fwd.notes.at("model"), "modeled as attnscope's tiled dataflow");
   EXPECT_EQ(fwd.notes.at("model.workload"), "B=1 H=32 Nq=4096 Nkv=4096 d=64 fp16");
   EXPECT_NE(fwd.notes.at("model.tiles").find("Br128-Bc128-w4-s2"), std::string::npos);
-  EXPECT_NE(fwd.notes.at("model.occupancy").find("255 registers per thread (the launch's)"), std::string::npos);
+  EXPECT_NE(fwd.notes.at("model.occupancy").find("255 registers per thread (the launch's)"),
+            std::string::npos);
   EXPECT_NE(fwd.notes.at("recognition").find("flash-attention-2"), std::string::npos);
   EXPECT_EQ(r.workload.seq_q, 4096);  // the report's workload and tiles: the first modeled launch's
   EXPECT_EQ(r.tiles.br, 128);
@@ -141,7 +144,8 @@ TEST(ForeignReport, RecognisedAndAnnotatedLaunchIsModeledOthersSayWhyNot) {
   for (const auto& [index, why] : refused) {
     const reports::KernelEntry& e = r.kernels[index];
     EXPECT_EQ(e.notes.at("model").rfind(why, 0), 0u) << e.name << ": " << e.notes.at("model");
-    for (const auto& [metric, value] : e.metrics) EXPECT_FALSE(value.modeled) << e.name << " " << vocab::key(metric);
+    for (const auto& [metric, value] : e.metrics)
+      EXPECT_FALSE(value.modeled) << e.name << " " << vocab::key(metric);
     EXPECT_TRUE(at(e.metrics, Metric::dram_read).measured) << e.name;
     EXPECT_TRUE(e.notes.count("launch.grid")) << e.name;
   }
@@ -172,7 +176,8 @@ TEST(ForeignReport, ModelRefusalIsReportedNotThrown) {
   // covers d = 64 and 128 only.
   ForeignLaunch l = fa2_forward(0);
   l.demangled_name =
-      "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<96, 128, 64, 4, false, false, "
+      "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<96, 128, 64, 4, false, "
+      "false, "
       "cutlass::half_t, pytorch_flash::Flash_kernel_traits<96, 128, 64, 4, cutlass::half_t> >, false, false, "
       "false, true, true, false>(pytorch_flash::Flash_fwd_params)";
   l.shape->head_dim = 96;
@@ -192,8 +197,8 @@ TEST(ForeignReport, WritesAndReadsBackInTheReportFormat) {
 }
 
 TEST(ForeignReport, FlashAttention2BackwardIsModeledKernelByKernel) {
-  // run_flash_bwd_seqk_parallel at llm-4k causal, d = 64 on the H200: Flash_bwd_kernel_traits<64, 128, 128, 8,
-  // 4, 4, 4, false, false, half>, 256 threads, grid (Nq / 128 or Nkv / 128, B, H) = (32, 1, 32).
+  // run_flash_bwd_seqk_parallel at llm-4k causal, d = 64 on the H200: Flash_bwd_kernel_traits<64, 128, 128,
+  // 8, 4, 4, 4, false, false, half>, 256 threads, grid (Nq / 128 or Nkv / 128, B, H) = (32, 1, 32).
   const std::string traits =
       "pytorch_flash::Flash_bwd_kernel_traits<64, 128, 128, 8, 4, 4, 4, false, false, cutlass::half_t, "
       "pytorch_flash::Flash_kernel_traits<64, 128, 128, 8, cutlass::half_t> >";
@@ -214,7 +219,8 @@ TEST(ForeignReport, FlashAttention2BackwardIsModeledKernelByKernel) {
   ASSERT_EQ(r.kernels.size(), 3u);
   const std::string_view models[] = {"tiled_bwd.pre", "tiled_bwd", "tiled_bwd.post"};
   for (std::size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(r.kernels[i].notes.at("model"), "modeled as attnscope's " + std::string(models[i]) + " dataflow")
+    EXPECT_EQ(r.kernels[i].notes.at("model"),
+              "modeled as attnscope's " + std::string(models[i]) + " dataflow")
         << r.kernels[i].notes.at("model");
     EXPECT_TRUE(at(r.kernels[i].metrics, Metric::dram_read).modeled) << r.kernels[i].name;
   }

@@ -94,7 +94,8 @@ TEST(KernelTable, FlashAttention2ForwardCaptures) {
 
   const Recognition b = recognize(
       "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<128, 64, 64, 4, 0, 0, "
-      "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<128, 64, 64, 4, cutlass::bfloat16_t>>, 0, 1, 0, 0, "
+      "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<128, 64, 64, 4, cutlass::bfloat16_t>>, 0, 1, "
+      "0, 0, "
       "1, 1, 0>(pytorch_flash::Flash_fwd_params)");
   ASSERT_NE(b.row, nullptr);
   EXPECT_EQ(b.captures.at("head_dim"), "128");
@@ -144,7 +145,8 @@ TEST(Annotation, ParsesEveryStringThePythonHelperWrites) {
       EXPECT_TRUE(p.error.empty());
       AnnotatedShape want;
       int causal = 0;
-      expected >> want.batch >> want.heads >> want.seq_q >> want.seq_kv >> want.head_dim >> want.dtype >> causal;
+      expected >> want.batch >> want.heads >> want.seq_q >> want.seq_kv >> want.head_dim >> want.dtype >>
+          causal;
       EXPECT_EQ(p.shape->batch, want.batch) << fields[2];
       EXPECT_EQ(p.shape->heads, want.heads) << fields[2];
       EXPECT_EQ(p.shape->seq_q, want.seq_q) << fields[2];
@@ -205,9 +207,10 @@ TEST(Annotation, MalformedOnesSayWhy) {
 TEST(Annotation, ShapeFromTheInnermostRangeWhenTheCollectorGaveNone) {
   ForeignLaunch l;
   l.nvtx_ranges = {"training step", "attnscope: B=1 H=32 Nq=4096 Nkv=4096 d=64 dtype=fp16 causal=0",
-                   "attnscope: B=2 H=8 Nq=128 Nkv=128 d=128 dtype=bf16 causal=1", "attnscope tiles: block_m=64 "
-                                                                                  "block_n=32 num_warps=4 "
-                                                                                  "num_stages=3"};
+                   "attnscope: B=2 H=8 Nq=128 Nkv=128 d=128 dtype=bf16 causal=1",
+                   "attnscope tiles: block_m=64 "
+                   "block_n=32 num_warps=4 "
+                   "num_stages=3"};
   const ParsedAnnotation s = shape_of(l);
   ASSERT_TRUE(s.shape) << s.error;
   EXPECT_EQ(s.shape->batch, 2);
@@ -233,17 +236,20 @@ TEST(Plan, FlashAttention2ForwardGridIsQTilesBatchHeads) {
 TEST(Plan, GridMismatchIsNotModeled) {
   // attnscope's own order (q tiles, heads, batch) for FA2's kernel, and a shape whose Nq is off.
   const ForeignLaunch swapped = launch(name_of("flash_fwd_kernel"), {32, 32, 1}, 128);
-  const PlanResult a = plan_foreign_model(swapped, recognize(swapped.demangled_name), {llm_4k(false), ""}, {});
+  const PlanResult a =
+      plan_foreign_model(swapped, recognize(swapped.demangled_name), {llm_4k(false), ""}, {});
   EXPECT_FALSE(a.plan);
-  EXPECT_EQ(a.not_modeled,
-            "not modeled: grid (32, 32, 1) does not match the annotated shape (expected (32, 1, 32) for B=1 H=32 "
-            "Nq=4096 Nkv=4096 with Br128-Bc128-w4-s2)");
+  EXPECT_EQ(
+      a.not_modeled,
+      "not modeled: grid (32, 32, 1) does not match the annotated shape (expected (32, 1, 32) for B=1 H=32 "
+      "Nq=4096 Nkv=4096 with Br128-Bc128-w4-s2)");
   const ForeignLaunch other = launch(name_of("flash_fwd_kernel"), {16, 1, 32}, 128);
   EXPECT_FALSE(plan_foreign_model(other, recognize(other.demangled_name), {llm_4k(false), ""}, {}).plan);
 }
 
 TEST(Plan, NameAndAnnotationMustAgree) {
-  const ForeignLaunch causal = launch(name_of("flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel"), {32, 1, 32}, 256);
+  const ForeignLaunch causal =
+      launch(name_of("flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel"), {32, 1, 32}, 256);
   const Recognition r = recognize(causal.demangled_name);
   EXPECT_NE(plan_foreign_model(causal, r, {llm_4k(false), ""}, {}).not_modeled.find("compiled causal"),
             std::string::npos);
@@ -270,19 +276,22 @@ TEST(Plan, MissingShapeAndUnknownKernel) {
   EXPECT_EQ(plan_foreign_model(u, recognize(u.demangled_name), {llm_4k(false), ""}, {}).not_modeled,
             "not modeled: unknown kernel");
   const ForeignLaunch s = launch(name_of("flash_fwd_splitkv_kernel"), {64, 4, 32}, 128);
-  EXPECT_NE(plan_foreign_model(s, recognize(s.demangled_name), {llm_4k(false), ""}, {}).not_modeled.find("split-KV"),
+  EXPECT_NE(plan_foreign_model(s, recognize(s.demangled_name), {llm_4k(false), ""}, {})
+                .not_modeled.find("split-KV"),
             std::string::npos);
 }
 
 TEST(Plan, TritonTileFromGridBlockAndHint) {
   const ForeignLaunch l = launch("attnscope_attention_fwd", {32, 32, 1}, 128);
   const Recognition r = recognize(l.demangled_name);
-  const ParsedTileHint hint = parse_tile_hint("attnscope tiles: block_m=128 block_n=64 num_warps=4 num_stages=3");
+  const ParsedTileHint hint =
+      parse_tile_hint("attnscope tiles: block_m=128 block_n=64 num_warps=4 num_stages=3");
   const PlanResult p = plan_foreign_model(l, r, {llm_4k(true), ""}, hint);
   ASSERT_TRUE(p.plan) << p.not_modeled;
   EXPECT_EQ(p.plan->tile_label, "Br128-Bc64-w4-s3");
   EXPECT_NE(plan_foreign_model(l, r, {llm_4k(true), ""}, {}).not_modeled.find("BLOCK_N"), std::string::npos);
-  const ParsedTileHint wrong_m = parse_tile_hint("attnscope tiles: block_m=64 block_n=64 num_warps=4 num_stages=3");
+  const ParsedTileHint wrong_m =
+      parse_tile_hint("attnscope tiles: block_m=64 block_n=64 num_warps=4 num_stages=3");
   EXPECT_FALSE(plan_foreign_model(l, r, {llm_4k(true), ""}, wrong_m).plan);
   const ParsedTileHint wrong_warps =
       parse_tile_hint("attnscope tiles: block_m=128 block_n=64 num_warps=8 num_stages=3");

@@ -25,7 +25,8 @@ reports::Report report_foreign_launches(const std::vector<ForeignLaunch>& launch
 
 // Modeled on `gpu` (nullopt: every launch measured only, with that reason).
 reports::Report report_foreign_launches(const std::vector<ForeignLaunch>& launches, const DeviceInfo& device,
-                                        const std::string& command_line, const std::optional<sim::GpuSpec>& gpu);
+                                        const std::string& command_line,
+                                        const std::optional<sim::GpuSpec>& gpu);
 
 // The built-in spec (sim/gpus) of a measured device: the one whose name is the device's name, else the one
 // whose short name is a word of it ("NVIDIA H200 NVL" -> h200); nullopt when none is.

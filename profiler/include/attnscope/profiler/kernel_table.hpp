@@ -59,27 +59,37 @@ struct KernelRow {
   std::string_view assumes;  // what mapping this kernel onto the model's dataflow assumes (a report note)
 };
 
-// The FlashAttention-2 trait lists, as PyTorch (namespace pytorch_flash::) and the flash-attn package
-// (namespace flash::) instantiate them: Flash_fwd_kernel_traits<kHeadDim, kBlockM, kBlockN, kNWarps,
-// Is_Q_in_regs, Share_Q_K_smem, elem_type, Base> and Flash_bwd_kernel_traits<kHeadDim, kBlockM, kBlockN,
-// kNWarps, AtomLayoutMSdP, AtomLayoutNdKV, AtomLayoutMdQ, Is_V_in_regs, No_double_buffer, elem_type, Base>.
-// The trailing Base (Flash_kernel_traits<...>) is skipped.
-#define ATTNSCOPE_FA2_NS "(?:pytorch_flash::|flash::)?"
-#define ATTNSCOPE_BOOL "(?:true|false|1|0)"
-#define ATTNSCOPE_CUTLASS_ELEM "(?<dtype>cutlass::half_t|cutlass::bfloat16_t)"
-#define ATTNSCOPE_FA2_BASE "(?:,\\s*[\\w:]+<[^<>]*>)?\\s*>"
-#define ATTNSCOPE_FA2_FWD_TRAITS                                                                                \
-  ATTNSCOPE_FA2_NS "Flash_fwd_kernel_traits<(?<head_dim>\\d+),\\s*(?<block_m>\\d+),\\s*(?<block_n>\\d+),\\s*" \
-                   "(?<warps>\\d+),\\s*" ATTNSCOPE_BOOL ",\\s*" ATTNSCOPE_BOOL ",\\s*" ATTNSCOPE_CUTLASS_ELEM  \
-                       ATTNSCOPE_FA2_BASE
-#define ATTNSCOPE_FA2_BWD_TRAITS                                                                                \
-  ATTNSCOPE_FA2_NS "Flash_bwd_kernel_traits<(?<head_dim>\\d+),\\s*(?<block_m>\\d+),\\s*(?<block_n>\\d+),\\s*" \
-                   "(?<warps>\\d+),\\s*\\d+,\\s*\\d+,\\s*\\d+,\\s*" ATTNSCOPE_BOOL                             \
-                   ",\\s*(?<single_buffer>true|false|1|0),\\s*" ATTNSCOPE_CUTLASS_ELEM ATTNSCOPE_FA2_BASE
-// attnscope's own kernels: namespace attnscope::kernels::detail (naive ones in an anonymous namespace),
-// element types __half and __nv_bfloat16.
-#define ATTNSCOPE_OWN_NS "attnscope::kernels::detail::(?:\\(anonymous namespace\\)::)?"
-#define ATTNSCOPE_OWN_ELEM "(?<dtype>__half|__nv_bfloat16)"
+// Pieces of patterns several rows share, written `{name}` inside a pattern (recognize.cpp expands them,
+// pieces inside pieces included, before compiling it).
+struct PatternPiece {
+  std::string_view name;
+  std::string_view text;
+};
+
+// clang-format off
+inline constexpr std::array kPatternPieces = {
+    PatternPiece{"bool", "(?:true|false|1|0)"},
+    // The FlashAttention-2 trait lists, as PyTorch (namespace pytorch_flash::) and the flash-attn package
+    // (namespace flash::, traits global) instantiate them: Flash_fwd_kernel_traits<kHeadDim, kBlockM, kBlockN,
+    // kNWarps, Is_Q_in_regs, Share_Q_K_smem, elem_type, Base> and Flash_bwd_kernel_traits<kHeadDim, kBlockM,
+    // kBlockN, kNWarps, AtomLayoutMSdP, AtomLayoutNdKV, AtomLayoutMdQ, Is_V_in_regs, No_double_buffer,
+    // elem_type, Base>. The trailing Base (Flash_kernel_traits<...>) is skipped.
+    PatternPiece{"fa2_ns", "(?:pytorch_flash::|flash::)?"},
+    PatternPiece{"cutlass_elem", "(?<dtype>cutlass::half_t|cutlass::bfloat16_t)"},
+    PatternPiece{"fa2_base", "(?:,\\s*[\\w:]+<[^<>]*>)?\\s*>"},
+    PatternPiece{"fa2_fwd_traits",
+                 "{fa2_ns}Flash_fwd_kernel_traits<(?<head_dim>\\d+),\\s*(?<block_m>\\d+),\\s*(?<block_n>\\d+),\\s*"
+                 "(?<warps>\\d+),\\s*{bool},\\s*{bool},\\s*{cutlass_elem}{fa2_base}"},
+    PatternPiece{"fa2_bwd_traits",
+                 "{fa2_ns}Flash_bwd_kernel_traits<(?<head_dim>\\d+),\\s*(?<block_m>\\d+),\\s*(?<block_n>\\d+),\\s*"
+                 "(?<warps>\\d+),\\s*\\d+,\\s*\\d+,\\s*\\d+,\\s*{bool},\\s*(?<single_buffer>{bool}),\\s*"
+                 "{cutlass_elem}{fa2_base}"},
+    // attnscope's own kernels: namespace attnscope::kernels::detail (the naive ones in an anonymous
+    // namespace), element types __half and __nv_bfloat16.
+    PatternPiece{"own_ns", "attnscope::kernels::detail::(?:\\(anonymous namespace\\)::)?"},
+    PatternPiece{"own_elem", "(?<dtype>__half|__nv_bfloat16)"},
+};
+// clang-format on
 
 inline constexpr std::string_view kFa2ForwardAssumes =
     "FlashAttention-2's forward is the model's tiled dataflow: one CTA per (q tile of kBlockM rows, batch, "
@@ -94,10 +104,10 @@ inline constexpr std::string_view kFa2BackwardAssumes =
     "accumulator with atomics, P recomputed from the LSE. The model rings Q, dO, LSE and D `stages` deep; "
     "FA2 double-buffers Q only (stages 2 unless No_double_buffer, then 1)";
 inline constexpr std::string_view kFa2PreAssumes =
-    "flash_bwd_dot_do_o_kernel is the model's tiled_bwd.pre dataflow: D = rowsum(dO o O) per query row and the "
-    "fp32 dQ accumulator zeroed. FA2 does not write LSE * log2 e as attnscope's pre kernel does (the model "
-    "counts 4 B per query row more writes), and FA2's CTAs are kBlockM-row blocks where the model's are "
-    "attnscope's 256-thread row blocks (the same bytes, other CTAs)";
+    "flash_bwd_dot_do_o_kernel is the model's tiled_bwd.pre dataflow: D = rowsum(dO o O) per query row and "
+    "the fp32 dQ accumulator zeroed. FA2 does not write LSE * log2 e as attnscope's pre kernel does (the "
+    "model counts 4 B per query row more writes), and FA2's CTAs are kBlockM-row blocks where the model's "
+    "are attnscope's 256-thread row blocks (the same bytes, other CTAs)";
 inline constexpr std::string_view kFa2PostAssumes =
     "flash_bwd_convert_dq_kernel is the model's tiled_bwd.post dataflow: dQ = scale * the fp32 accumulator, "
     "converted to the input dtype. FA2's CTAs are kBlockM-row blocks where the model's are attnscope's "
@@ -107,15 +117,16 @@ inline constexpr std::string_view kTritonAssumes =
     "BLOCK_N, warps = num_warps, stages = num_stages: it is written as one program per (q tile, head, batch) "
     "streaming K and V blocks with the online softmax, like the tiled kernel. Triton decides the rest (its "
     "software pipeline, shared-memory layout and which warps own which rows), which the model does not see";
-inline constexpr std::string_view kOwnAssumes = "attnscope's own kernel: the model's dataflow of the same kernel";
+inline constexpr std::string_view kOwnAssumes =
+    "attnscope's own kernel: the model's dataflow of the same kernel";
 
 // clang-format off
 inline constexpr std::array kKernelTable = {
     // ---- FlashAttention-2 (PyTorch's copy under aten/src/ATen/native/transformers/cuda/flash_attn/, and
     //      the flash-attn package): forward
     KernelRow{"flash-attention-2", "flash_fwd_kernel",
-              "(?:^|[\\s:])flash_fwd_kernel<" ATTNSCOPE_FA2_FWD_TRAITS ",\\s*(?<dropout>true|false|1|0),\\s*"
-              "(?<causal>true|false|1|0)",
+              "(?:^|[\\s:])flash_fwd_kernel<{fa2_fwd_traits},\\s*(?<dropout>{bool}),\\s*"
+              "(?<causal>{bool})",
               vocab::Pass::fwd, vocab::KernelId::tiled, "", TileSource::captures, 2,
               GridRule::q_tiles_batch_heads, kFa2ForwardAssumes},
     KernelRow{"flash-attention-2", "flash_fwd_splitkv_combine_kernel",
@@ -128,16 +139,16 @@ inline constexpr std::array kKernelTable = {
               TileSource::captures, 0, GridRule::none, ""},
     // ---- FlashAttention-2: backward (run_flash_bwd_seqk_parallel: pre, main loop, dQ conversion)
     KernelRow{"flash-attention-2", "flash_bwd_dot_do_o_kernel",
-              "(?:^|[\\s:])flash_bwd_dot_do_o_kernel<" ATTNSCOPE_BOOL ",\\s*" ATTNSCOPE_FA2_BWD_TRAITS,
+              "(?:^|[\\s:])flash_bwd_dot_do_o_kernel<{bool},\\s*{fa2_bwd_traits}",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd_pre, "", TileSource::captures, 2,
               GridRule::q_tiles_batch_heads, kFa2PreAssumes},
     KernelRow{"flash-attention-2", "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel",
-              "(?:^|[\\s:])flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<" ATTNSCOPE_FA2_BWD_TRAITS
-              ",\\s*(?<dropout>true|false|1|0),\\s*(?<causal>true|false|1|0)",
+              "(?:^|[\\s:])flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<{fa2_bwd_traits}"
+              ",\\s*(?<dropout>{bool}),\\s*(?<causal>{bool})",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd, "", TileSource::captures, 2,
               GridRule::kv_tiles_batch_heads, kFa2BackwardAssumes},
     KernelRow{"flash-attention-2", "flash_bwd_convert_dq_kernel",
-              "(?:^|[\\s:])flash_bwd_convert_dq_kernel<" ATTNSCOPE_FA2_BWD_TRAITS,
+              "(?:^|[\\s:])flash_bwd_convert_dq_kernel<{fa2_bwd_traits}",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd_post, "", TileSource::captures, 2,
               GridRule::q_tiles_batch_heads, kFa2PostAssumes},
     KernelRow{"flash-attention-2", "flash_bwd (other)",
@@ -179,61 +190,52 @@ inline constexpr std::array kKernelTable = {
               GridRule::attnscope, kTritonAssumes},
     // ---- attnscope's own kernels (kernels/src/*.cu), launched by another program
     KernelRow{"attnscope", "tiled_attention_kernel",
-              ATTNSCOPE_OWN_NS "tiled_attention_kernel<" ATTNSCOPE_OWN_ELEM ",\\s*(?<head_dim>\\d+),\\s*"
-              "(?<block_m>\\d+),\\s*(?<block_n>\\d+),\\s*(?<stages>\\d+),\\s*(?<warps>\\d+),\\s*" ATTNSCOPE_BOOL ">",
+              "{own_ns}tiled_attention_kernel<{own_elem},\\s*(?<head_dim>\\d+),\\s*"
+              "(?<block_m>\\d+),\\s*(?<block_n>\\d+),\\s*(?<stages>\\d+),\\s*(?<warps>\\d+),\\s*{bool}>",
               vocab::Pass::fwd, vocab::KernelId::tiled, "", TileSource::captures, 0, GridRule::attnscope,
               kOwnAssumes},
     KernelRow{"attnscope", "tiled_attention_general_mask_kernel",
-              ATTNSCOPE_OWN_NS "tiled_attention_general_mask_kernel<",
+              "{own_ns}tiled_attention_general_mask_kernel<",
               vocab::Pass::fwd, std::nullopt,
               "the sliding-window / ALiBi variant needs the window and bias, which the annotation does not carry",
               TileSource::captures, 0, GridRule::none, ""},
     KernelRow{"attnscope", "tiled_bwd_pre_kernel",
-              ATTNSCOPE_OWN_NS "tiled_bwd_pre_kernel<" ATTNSCOPE_OWN_ELEM ",\\s*(?<head_dim>\\d+)>",
+              "{own_ns}tiled_bwd_pre_kernel<{own_elem},\\s*(?<head_dim>\\d+)>",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd_pre, "", TileSource::captures, 0,
               GridRule::attnscope, kOwnAssumes},
     KernelRow{"attnscope", "tiled_bwd_post_kernel",
-              ATTNSCOPE_OWN_NS "tiled_bwd_post_kernel<" ATTNSCOPE_OWN_ELEM ",\\s*(?<head_dim>\\d+)>",
+              "{own_ns}tiled_bwd_post_kernel<{own_elem},\\s*(?<head_dim>\\d+)>",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd_post, "", TileSource::captures, 0,
               GridRule::attnscope, kOwnAssumes},
     KernelRow{"attnscope", "tiled_bwd_kernel",
-              ATTNSCOPE_OWN_NS "tiled_bwd_kernel<" ATTNSCOPE_OWN_ELEM ",\\s*(?<head_dim>\\d+),\\s*"
+              "{own_ns}tiled_bwd_kernel<{own_elem},\\s*(?<head_dim>\\d+),\\s*"
               "(?<block_n>\\d+),\\s*(?<block_m>\\d+),\\s*(?<stages>\\d+)>",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd, "", TileSource::captures, 0, GridRule::attnscope,
               kOwnAssumes},
     KernelRow{"attnscope", "tiled_bwd_general_mask_kernel",
-              ATTNSCOPE_OWN_NS "tiled_bwd_general_mask_kernel<",
+              "{own_ns}tiled_bwd_general_mask_kernel<",
               vocab::Pass::bwd, std::nullopt,
               "the sliding-window / ALiBi variant needs the window and bias, which the annotation does not carry",
               TileSource::captures, 0, GridRule::none, ""},
     KernelRow{"attnscope", "naive_qk_kernel",
-              ATTNSCOPE_OWN_NS "naive_qk_kernel<" ATTNSCOPE_OWN_ELEM ",\\s*(?<head_dim>\\d+),",
+              "{own_ns}naive_qk_kernel<{own_elem},\\s*(?<head_dim>\\d+),",
               vocab::Pass::fwd, vocab::KernelId::naive_qk, "", TileSource::naive, 0, GridRule::attnscope,
               kOwnAssumes},
     KernelRow{"attnscope", "naive_softmax_kernel",
-              ATTNSCOPE_OWN_NS "naive_softmax_(?:shared|two_pass)_kernel<" ATTNSCOPE_OWN_ELEM,
+              "{own_ns}naive_softmax_(?:shared|two_pass)_kernel<{own_elem}",
               vocab::Pass::fwd, vocab::KernelId::naive_softmax, "", TileSource::naive, 0, GridRule::attnscope,
               kOwnAssumes},
     KernelRow{"attnscope", "naive_pv_kernel",
-              ATTNSCOPE_OWN_NS "naive_pv_kernel<" ATTNSCOPE_OWN_ELEM ",\\s*(?<head_dim>\\d+),",
+              "{own_ns}naive_pv_kernel<{own_elem},\\s*(?<head_dim>\\d+),",
               vocab::Pass::fwd, vocab::KernelId::naive_pv, "", TileSource::naive, 0, GridRule::attnscope,
               kOwnAssumes},
     KernelRow{"attnscope", "naive kernel (other)",
-              ATTNSCOPE_OWN_NS "naive_\\w+_kernel<",
+              "{own_ns}naive_\\w+_kernel<",
               vocab::Pass::both, std::nullopt,
               "which of the naive backward's GEMMs (or the general-mask softmax) this launch is cannot be told "
               "from its name alone",
               TileSource::naive, 0, GridRule::none, ""},
 };
 // clang-format on
-
-#undef ATTNSCOPE_FA2_NS
-#undef ATTNSCOPE_BOOL
-#undef ATTNSCOPE_CUTLASS_ELEM
-#undef ATTNSCOPE_FA2_BASE
-#undef ATTNSCOPE_FA2_FWD_TRAITS
-#undef ATTNSCOPE_FA2_BWD_TRAITS
-#undef ATTNSCOPE_OWN_NS
-#undef ATTNSCOPE_OWN_ELEM
 
 }  // namespace attnscope::profiler
