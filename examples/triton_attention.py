@@ -77,9 +77,9 @@ if triton is not None:
 
             new_max = tl.maximum(row_max, tl.max(scores, 1))
             # A row that has seen no visible key yet keeps -inf; exponentiate against 0 instead of -inf there.
-            shift = tl.where(new_max == float("-inf"), 0.0, new_max)
-            p = tl.math.exp2(scores - shift[:, None])
-            rescale = tl.math.exp2(row_max - shift)
+            pivot = tl.where(new_max == float("-inf"), 0.0, new_max)
+            p = tl.math.exp2(scores - pivot[:, None])
+            rescale = tl.math.exp2(row_max - pivot)
             row_sum = row_sum * rescale + tl.sum(p, 1)
             v = tl.load(v_base + keys[:, None] * v_sn + dims[None, :] * v_sd, mask=key_ok[:, None], other=0.0)
             acc = acc * rescale[:, None] + tl.dot(p.to(v.dtype), v)

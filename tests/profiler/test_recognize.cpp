@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Recognising kernels of other programs: every name of tests/data/foreign/kernel_names.txt against the
-// kernel table, the captures of the modeled rows, the annotation reader on the strings the Python helper
+// kernel table, the captures of the modeled rows, the annotation reader on the strings attnscope.annotate
 // writes (tests/data/foreign/annotations.txt) and on malformed ones, and the grid check of the plan.
 #include <gtest/gtest.h>
 
@@ -134,7 +134,7 @@ TEST(KernelTable, ShortNames) {
   EXPECT_EQ(short_kernel_name("attnscope_attention_fwd"), "attnscope_attention_fwd");
 }
 
-TEST(Annotation, ParsesEveryStringThePythonHelperWrites) {
+TEST(Annotation, ParsesEveryStringThePythonPackageWrites) {
   int shapes = 0, tiles = 0;
   for (const auto& fields : tab_lines("annotations.txt")) {
     ASSERT_EQ(fields.size(), 3u);

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """The pure-Python parts of python/attnscope (no torch, no GPU): the annotation text, its checks, and that the
-committed test data the C++ parser reads is what the helper writes today."""
+committed test data the C++ parser reads is what the package writes today."""
 
 import importlib.util
 import os

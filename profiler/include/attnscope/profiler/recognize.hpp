@@ -27,7 +27,7 @@ struct ParsedAnnotation {
 // Strict reader of the annotation text (the one reader of it: the collector and the report both use it).
 ParsedAnnotation parse_annotation(std::string_view message);
 
-// The annotation text of a shape: what the Python helper writes (tests compare the two).
+// The annotation text of a shape: what attnscope.annotate writes (tests compare the two).
 std::string format_annotation(const AnnotatedShape& shape);
 
 // The tile hint the Triton example pushes inside the shape annotation, for a kernel whose name carries no
