@@ -207,7 +207,11 @@ ParsedTileHint tile_hint_of(const ForeignLaunch& launch) {
 
 Recognition recognize(std::string_view demangled_name) {
   const auto& rows = compiled_table();
-  const std::string name(demangled_name);
+  // std::regex matches a repetition by recursion, one level per character: a run of a hundred thousand
+  // characters under a pattern's `[^<>]*` overflows the stack. Every kernel of the table names itself and its
+  // template arguments within its first few hundred characters, so the search sees the first 4096.
+  constexpr std::size_t kSearchedCharacters = 4096;
+  const std::string name(demangled_name.substr(0, kSearchedCharacters));
   for (std::size_t r = 0; r < rows.size(); ++r) {
     std::smatch m;
     if (!std::regex_search(name, m, rows[r].regex)) continue;

@@ -312,3 +312,46 @@ TEST(Plan, AttnscopeOwnKernelsUseTheVocabularyGeometry) {
   const PlanResult pp = plan_foreign_model(pre, recognize(pre.demangled_name), {llm_4k(true), ""}, {});
   ASSERT_TRUE(pp.plan) << pp.not_modeled;  // 4096 rows / (256 / (64 / 8)) = 128 row blocks
 }
+
+TEST(KernelTable, LongNamesOfOtherKernelsAreUnknownQuickly) {
+  // PyTorch's elementwise kernels have demangled names of thousands of characters (nested lambdas).
+  std::string name = "void at::native::elementwise_kernel<128, 4, ";
+  for (int i = 0; i < 400; ++i) name += "at::native::gpu_kernel_impl<at::native::CUDAFunctor<c10::Half> >, ";
+  name += "int>(int)";
+  EXPECT_EQ(recognize(name).row, nullptr);
+  // A partial match that runs into a very long template argument (std::regex recurses once per character).
+  const std::string fa2 = name_of("flash_fwd_kernel");
+  std::string huge =
+      fa2.substr(0, fa2.find("pytorch_flash::Flash_kernel_traits<") + 35) + std::string(200'000, 'a');
+  EXPECT_EQ(recognize(huge).row, nullptr);
+  EXPECT_EQ(recognize(std::string(200'000, 'x')).row, nullptr);
+}
+
+TEST(Plan, MalformedAnnotationAndBackwardWarpsSayWhy) {
+  ForeignLaunch l = launch(name_of("flash_fwd_kernel"), {32, 1, 32}, 128);
+  l.nvtx_ranges = {"attnscope: B=1 H=32 Nq=4096 d=64 dtype=fp16 causal=0"};
+  const PlanResult p = plan_foreign_model(l, recognize(l.demangled_name), shape_of(l), {});
+  EXPECT_EQ(p.not_modeled.rfind("not modeled: annotation 'attnscope: B=1 H=32 Nq=4096 d=64", 0), 0u)
+      << p.not_modeled;
+  EXPECT_NE(p.not_modeled.find("'Nkv' is missing"), std::string::npos) << p.not_modeled;
+
+  // A seqk-parallel backward with kBlockN 128 on 4 warps: attnscope's tiled_bwd has one warp per 16 keys.
+  const std::string four_warps =
+      "void "
+      "pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<pytorch_flash::Flash_bwd_kernel_traits<64,"
+      " "
+      "64, 128, 4, 2, 4, 2, false, false, cutlass::half_t, pytorch_flash::Flash_kernel_traits<64, 64, 128, "
+      "4, "
+      "cutlass::half_t> >, false, false, false, true, true>(pytorch_flash::Flash_bwd_params)";
+  const ForeignLaunch b = launch(four_warps, {32, 1, 32}, 128);
+  EXPECT_NE(plan_foreign_model(b, recognize(b.demangled_name), {llm_4k(false), ""}, {})
+                .not_modeled.find("one warp per 16 keys"),
+            std::string::npos);
+  // No_double_buffer: a one-stage ring.
+  std::string single = name_of("flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel");
+  single.replace(single.find("4, 4, 4, false, false"), 21, "4, 4, 4, false, true");
+  const ForeignLaunch s = launch(single, {32, 1, 32}, 256);
+  const PlanResult sp = plan_foreign_model(s, recognize(s.demangled_name), {llm_4k(true), ""}, {});
+  ASSERT_TRUE(sp.plan) << sp.not_modeled;
+  EXPECT_EQ(sp.plan->tiles.bwd_stages, 1);
+}
