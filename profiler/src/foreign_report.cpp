@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <sstream>
+#include <variant>
 
 #include "attnscope/profiler/foreign_model.hpp"
 #include "attnscope/profiler/join.hpp"
@@ -140,6 +142,9 @@ reports::Report report_foreign_launches(const std::vector<ForeignLaunch>& launch
 
   const sim::GpuSpec no_gpu;
   bool workload_set = false;
+  // A program launches the same kernel on the same shape many times (layers, steps): each distinct model run
+  // (kernel, shape, tile, registers) is simulated once, its answer or its refusal reused.
+  std::map<std::string, std::variant<sim::KernelResult, std::string>> runs;
   for (const ForeignLaunch& l : launches) {
     const Recognition recognition = recognize(l.demangled_name);
     const PlanResult plan = plan_foreign_model(l, recognition, shape_of(l), tile_hint_of(l));
@@ -149,11 +154,24 @@ reports::Report report_foreign_launches(const std::vector<ForeignLaunch>& launch
       not_modeled = fmt::format("not modeled: no GPU spec for the device '{}' (built-in specs: {})",
                                 device.name, fmt::join(sim::builtin_gpu_names(), ", "));
     else if (plan.plan) {
-      try {
-        modeled = model_launch(*gpu, *plan.plan, l);
-      } catch (const sim::InvalidInput& e) {
-        not_modeled = fmt::format("not modeled: the model refuses this configuration: {}", e.what());
+      const ForeignModelPlan& p = *plan.plan;
+      const std::string key =
+          fmt::format("{}|{}|{}|{}|{}", vocab::to_string(p.kernel), workload_text(p.workload), p.tile_label,
+                      p.tiles.label(), l.registers_per_thread);
+      auto run = runs.find(key);
+      if (run == runs.end()) {
+        try {
+          run = runs.emplace(key, model_launch(*gpu, p, l)).first;
+        } catch (const sim::InvalidInput& e) {
+          run = runs.emplace(key,
+                             fmt::format("not modeled: the model refuses this configuration: {}", e.what()))
+                    .first;
+        }
       }
+      if (const auto* result = std::get_if<sim::KernelResult>(&run->second))
+        modeled = *result;
+      else
+        not_modeled = std::get<std::string>(run->second);
     }
 
     MeasuredKernel measured;

@@ -5,6 +5,7 @@
 // recognised kernel the model has no dataflow for are measured only, each saying why.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 
 #include "attnscope/profiler/foreign_report.hpp"
@@ -225,4 +226,18 @@ TEST(ForeignReport, FlashAttention2BackwardIsModeledKernelByKernel) {
     EXPECT_TRUE(at(r.kernels[i].metrics, Metric::dram_read).modeled) << r.kernels[i].name;
   }
   EXPECT_NE(r.kernels[1].notes.at("model.tiles").find("bwd-Bc128-Br128-s2"), std::string::npos);
+}
+
+TEST(ForeignReport, RepeatedLaunchesShareOneModelRun) {
+  // A training loop: the same kernel on the same shape, many times. Each entry gets the same modeled values
+  // (one simulation; 200 of them would take the model tens of seconds).
+  std::vector<ForeignLaunch> launches;
+  for (std::uint64_t i = 0; i < 200; ++i) launches.push_back(fa2_forward(i));
+  const auto start = std::chrono::steady_clock::now();
+  const reports::Report r = report_foreign_launches(launches, h200(), "x");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.kernels.size(), 200u);
+  for (const auto& k : r.kernels)
+    EXPECT_EQ(at(k.metrics, Metric::dram_read).modeled, at(r.kernels[0].metrics, Metric::dram_read).modeled);
+  EXPECT_LT(seconds, 10.0);
 }
