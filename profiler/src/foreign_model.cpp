@@ -53,7 +53,7 @@ std::optional<int> block_m_from_grid(std::int64_t seq_q, std::int64_t q_tiles) {
   return std::nullopt;
 }
 
-vocab::Dim3 attnscope_grid(vocab::KernelId id, const sim::Workload& w, const sim::TileConfig& t) {
+vocab::Dim3 model_grid(vocab::KernelId id, const sim::Workload& w, const sim::TileConfig& t) {
   const std::int64_t slices = w.batch * w.heads;
   const vocab::NaiveTiling n = t.naive();
   switch (id) {
@@ -197,16 +197,16 @@ PlanResult plan_foreign_model(const ForeignLaunch& launch, const Recognition& re
   switch (row.grid) {
     case GridRule::none:
       break;
-    case GridRule::q_tiles_batch_heads:
-      if (!block_m) return refuse("the table row gives no block_m for its grid check");
-      p.expected_grid = {vocab::ceil_div(s.seq_q, *block_m), s.batch, s.heads};
+    case GridRule::model:
+      p.expected_grid = model_grid(id, p.workload, p.tiles);
       break;
-    case GridRule::kv_tiles_batch_heads:
-      if (!block_n) return refuse("the table row gives no block_n for its grid check");
-      p.expected_grid = {vocab::ceil_div(s.seq_kv, *block_n), s.batch, s.heads};
+    case GridRule::model_batch_heads: {
+      const vocab::Dim3 g = model_grid(id, p.workload, p.tiles);
+      p.expected_grid = {g.x, g.z, g.y};
       break;
-    case GridRule::attnscope:
-      p.expected_grid = attnscope_grid(id, p.workload, p.tiles);
+    }
+    case GridRule::bwd_q_tiles_batch_heads:
+      p.expected_grid = {vocab::tiled_bwd_q_tiles(p.tiles.tiled_bwd(s.head_dim), s.seq_q), s.batch, s.heads};
       break;
   }
   const vocab::Dim3 got{launch.grid[0], launch.grid[1], launch.grid[2]};

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
-#include <fstream>
 
 #include "attnscope/profiler/foreign_report.hpp"
 #include "attnscope/reports/json_io.hpp"

@@ -37,13 +37,20 @@ enum class TileSource : std::uint8_t {
   naive,  // attnscope's naive kernels: their tiling is fixed (vocab::NaiveTiling{}), nothing to read
 };
 
-// The grid a modeled launch must have for its annotated shape and tile (a mismatch means the recognition or
-// the shape is wrong, and the launch is not modeled).
+// The grid a modeled launch must have for its annotated shape and tile, from the vocabulary's geometry
+// (vocab/geometry.hpp, vocab/backward.hpp). A mismatch means the recognition or the shape is wrong, and the
+// launch is not modeled.
 enum class GridRule : std::uint8_t {
-  none,                  // not checked (rows that are not modeled)
-  q_tiles_batch_heads,   // FlashAttention-2: (ceil(Nq / block_m), B, H)
-  kv_tiles_batch_heads,  // FlashAttention-2's backward main loop: (ceil(Nkv / block_n), B, H)
-  attnscope,             // attnscope's own kernels: the vocabulary's geometry of the row's KernelId
+  none,  // not checked (rows that are not modeled)
+  // The grid of the row's KernelId: attnscope's own kernels, and the Triton example, written to the same
+  // (q tiles, heads, batch) order.
+  model,
+  // The grid of the row's KernelId with y and z swapped: FlashAttention-2 launches (tiles, batch, heads)
+  // where attnscope launches (tiles, heads, batch) (its forward and its backward's main loop).
+  model_batch_heads,
+  // (backward q tiles of Br = kBlockM rows, batch, heads): FlashAttention-2's dot(dO, O) and dQ conversion,
+  // one CTA per q tile of its backward's tile.
+  bwd_q_tiles_batch_heads,
 };
 
 struct KernelRow {
@@ -128,7 +135,7 @@ inline constexpr std::array kKernelTable = {
               "(?:^|[\\s:])flash_fwd_kernel<{fa2_fwd_traits},\\s*(?<dropout>{bool}),\\s*"
               "(?<causal>{bool})",
               vocab::Pass::fwd, vocab::KernelId::tiled, "", TileSource::captures, 2,
-              GridRule::q_tiles_batch_heads, kFa2ForwardAssumes},
+              GridRule::model_batch_heads, kFa2ForwardAssumes},
     KernelRow{"flash-attention-2", "flash_fwd_splitkv_combine_kernel",
               "(?:^|[\\s:])flash_fwd_splitkv_combine_kernel<",
               vocab::Pass::fwd, std::nullopt, "split-KV (the combine of the per-split partial outputs)",
@@ -141,16 +148,16 @@ inline constexpr std::array kKernelTable = {
     KernelRow{"flash-attention-2", "flash_bwd_dot_do_o_kernel",
               "(?:^|[\\s:])flash_bwd_dot_do_o_kernel<{bool},\\s*{fa2_bwd_traits}",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd_pre, "", TileSource::captures, 2,
-              GridRule::q_tiles_batch_heads, kFa2PreAssumes},
+              GridRule::bwd_q_tiles_batch_heads, kFa2PreAssumes},
     KernelRow{"flash-attention-2", "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel",
               "(?:^|[\\s:])flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<{fa2_bwd_traits}"
               ",\\s*(?<dropout>{bool}),\\s*(?<causal>{bool})",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd, "", TileSource::captures, 2,
-              GridRule::kv_tiles_batch_heads, kFa2BackwardAssumes},
+              GridRule::model_batch_heads, kFa2BackwardAssumes},
     KernelRow{"flash-attention-2", "flash_bwd_convert_dq_kernel",
               "(?:^|[\\s:])flash_bwd_convert_dq_kernel<{fa2_bwd_traits}",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd_post, "", TileSource::captures, 2,
-              GridRule::q_tiles_batch_heads, kFa2PostAssumes},
+              GridRule::bwd_q_tiles_batch_heads, kFa2PostAssumes},
     KernelRow{"flash-attention-2", "flash_bwd (other)",
               "(?:^|[\\s:])flash_bwd_\\w+_kernel<",
               vocab::Pass::bwd, std::nullopt,
@@ -187,12 +194,12 @@ inline constexpr std::array kKernelTable = {
     KernelRow{"attnscope-triton-example", "attnscope_attention_fwd",
               "^attnscope_attention_fwd(?:_\\w+)?$",
               vocab::Pass::fwd, vocab::KernelId::tiled, "", TileSource::triton, 0,
-              GridRule::attnscope, kTritonAssumes},
+              GridRule::model, kTritonAssumes},
     // ---- attnscope's own kernels (kernels/src/*.cu), launched by another program
     KernelRow{"attnscope", "tiled_attention_kernel",
               "{own_ns}tiled_attention_kernel<{own_elem},\\s*(?<head_dim>\\d+),\\s*"
               "(?<block_m>\\d+),\\s*(?<block_n>\\d+),\\s*(?<stages>\\d+),\\s*(?<warps>\\d+),\\s*{bool}>",
-              vocab::Pass::fwd, vocab::KernelId::tiled, "", TileSource::captures, 0, GridRule::attnscope,
+              vocab::Pass::fwd, vocab::KernelId::tiled, "", TileSource::captures, 0, GridRule::model,
               kOwnAssumes},
     KernelRow{"attnscope", "tiled_attention_general_mask_kernel",
               "{own_ns}tiled_attention_general_mask_kernel<",
@@ -202,15 +209,15 @@ inline constexpr std::array kKernelTable = {
     KernelRow{"attnscope", "tiled_bwd_pre_kernel",
               "{own_ns}tiled_bwd_pre_kernel<{own_elem},\\s*(?<head_dim>\\d+)>",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd_pre, "", TileSource::captures, 0,
-              GridRule::attnscope, kOwnAssumes},
+              GridRule::model, kOwnAssumes},
     KernelRow{"attnscope", "tiled_bwd_post_kernel",
               "{own_ns}tiled_bwd_post_kernel<{own_elem},\\s*(?<head_dim>\\d+)>",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd_post, "", TileSource::captures, 0,
-              GridRule::attnscope, kOwnAssumes},
+              GridRule::model, kOwnAssumes},
     KernelRow{"attnscope", "tiled_bwd_kernel",
               "{own_ns}tiled_bwd_kernel<{own_elem},\\s*(?<head_dim>\\d+),\\s*"
               "(?<block_n>\\d+),\\s*(?<block_m>\\d+),\\s*(?<stages>\\d+)>",
-              vocab::Pass::bwd, vocab::KernelId::tiled_bwd, "", TileSource::captures, 0, GridRule::attnscope,
+              vocab::Pass::bwd, vocab::KernelId::tiled_bwd, "", TileSource::captures, 0, GridRule::model,
               kOwnAssumes},
     KernelRow{"attnscope", "tiled_bwd_general_mask_kernel",
               "{own_ns}tiled_bwd_general_mask_kernel<",
@@ -219,15 +226,15 @@ inline constexpr std::array kKernelTable = {
               TileSource::captures, 0, GridRule::none, ""},
     KernelRow{"attnscope", "naive_qk_kernel",
               "{own_ns}naive_qk_kernel<{own_elem},\\s*(?<head_dim>\\d+),",
-              vocab::Pass::fwd, vocab::KernelId::naive_qk, "", TileSource::naive, 0, GridRule::attnscope,
+              vocab::Pass::fwd, vocab::KernelId::naive_qk, "", TileSource::naive, 0, GridRule::model,
               kOwnAssumes},
     KernelRow{"attnscope", "naive_softmax_kernel",
               "{own_ns}naive_softmax_(?:shared|two_pass)_kernel<{own_elem}",
-              vocab::Pass::fwd, vocab::KernelId::naive_softmax, "", TileSource::naive, 0, GridRule::attnscope,
+              vocab::Pass::fwd, vocab::KernelId::naive_softmax, "", TileSource::naive, 0, GridRule::model,
               kOwnAssumes},
     KernelRow{"attnscope", "naive_pv_kernel",
               "{own_ns}naive_pv_kernel<{own_elem},\\s*(?<head_dim>\\d+),",
-              vocab::Pass::fwd, vocab::KernelId::naive_pv, "", TileSource::naive, 0, GridRule::attnscope,
+              vocab::Pass::fwd, vocab::KernelId::naive_pv, "", TileSource::naive, 0, GridRule::model,
               kOwnAssumes},
     KernelRow{"attnscope", "naive kernel (other)",
               "{own_ns}naive_\\w+_kernel<",
