@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <variant>
 
 #include "attnscope/vocab/backward.hpp"
 
@@ -76,6 +77,165 @@ vocab::Dim3 model_grid(vocab::KernelId id, const sim::Workload& w, const sim::Ti
   }
 }
 
+// Why the name's parameters disagree with the annotation ("" when they agree).
+std::string disagreement(const Captures& c, const AnnotatedShape& s) {
+  if (bool_capture(c, "dropout").value_or(false)) return "dropout (the model has no dropout)";
+  if (const auto dtype = dtype_capture(c); dtype && *dtype != s.dtype)
+    return fmt::format("the kernel is compiled for {} but the annotation says dtype={}", *dtype, s.dtype);
+  if (const auto d = int_capture(c, "head_dim"); d && *d != s.head_dim)
+    return fmt::format("the kernel is compiled for head dim {} but the annotation says d={}", *d, s.head_dim);
+  if (const auto causal = bool_capture(c, "causal"); causal && *causal != s.causal)
+    return fmt::format("the kernel is compiled {} but the annotation says causal={}",
+                       *causal ? "causal" : "without the causal mask", s.causal ? 1 : 0);
+  return "";
+}
+
+sim::Workload workload_of(const AnnotatedShape& s, vocab::KernelId id) {
+  sim::Workload w;
+  w.name = "annotated";
+  w.batch = s.batch;
+  w.heads = s.heads;
+  w.seq_q = s.seq_q;
+  w.seq_kv = s.seq_kv;
+  w.head_dim = s.head_dim;
+  w.dtype = sim::parse_dtype(s.dtype).value_or(sim::DType::fp16);  // parse_annotation admits fp16, bf16
+  w.causal = s.causal;
+  w.pass = vocab::pass_of(id);
+  return w;
+}
+
+// The tile's parts as the launch gives them. block_m / block_n are FlashAttention's names: query rows and
+// keys. The forward's Br, Bc are (block_m, block_n); the backward's CTA holds block_n keys (Bc) and steps
+// over block_m query rows (Br).
+struct TileParts {
+  std::optional<int> block_m, block_n, warps, stages;
+  std::string origin;
+};
+
+// The tile parts of a launch by its row's tile source, or why they cannot be found.
+std::variant<TileParts, std::string> tile_parts(const KernelRow& row, const Captures& c,
+                                                const ForeignLaunch& l, const AnnotatedShape& s,
+                                                const ParsedTileHint& hint) {
+  TileParts t;
+  switch (row.tiles) {
+    case TileSource::captures:
+      t.block_m = int_capture(c, "block_m");
+      t.block_n = int_capture(c, "block_n");
+      t.warps = int_capture(c, "warps");
+      t.stages = int_capture(c, "stages");
+      if (const auto single = bool_capture(c, "single_buffer")) t.stages = *single ? 1 : row.default_stages;
+      if (!t.stages && row.default_stages > 0) t.stages = row.default_stages;
+      t.origin = "the kernel name's template arguments";
+      return t;
+    case TileSource::triton: {
+      if (!hint.error.empty()) return hint.error;
+      if (!hint.hint)
+        return std::string(
+            "the Triton kernel's BLOCK_N and num_stages are neither in its name nor in its launch (push the "
+            "'attnscope tiles: ...' range as examples/triton_attention.py does)");
+      const std::int64_t threads = threads_of(l);
+      if (threads % vocab::kWarpThreads != 0 || threads / vocab::kWarpThreads != hint.hint->num_warps)
+        return fmt::format("the launch's block has {} threads, the tile hint says num_warps={}", threads,
+                           hint.hint->num_warps);
+      const auto from_grid = block_m_from_grid(s.seq_q, l.grid[0]);
+      if (!from_grid || *from_grid != hint.hint->block_m)
+        return fmt::format(
+            "grid.x = {} q tiles for Nq={} does not match the tile hint's block_m={} (the Triton example "
+            "launches ceil(Nq / BLOCK_M) programs along x)",
+            l.grid[0], s.seq_q, hint.hint->block_m);
+      t.block_m = hint.hint->block_m;
+      t.block_n = hint.hint->block_n;
+      t.warps = hint.hint->num_warps;
+      t.stages = hint.hint->num_stages;
+      t.origin = fmt::format(
+          "block_m from the grid (x = ceil(Nq / BLOCK_M) = {}), num_warps from the block, block_n and "
+          "num_stages from the 'attnscope tiles:' range",
+          l.grid[0]);
+      return t;
+    }
+    case TileSource::naive:
+      t.origin = "the naive kernels' fixed tiling (vocab::NaiveTiling)";
+      return t;
+  }
+  return t;
+}
+
+// Put the tile into `p` (the model's TileConfig and its label) and check the launch's block against it;
+// returns why not ("" when it fits).
+std::string set_tile(ForeignModelPlan& p, const TileParts& t, const ForeignLaunch& l) {
+  const std::int64_t threads = threads_of(l);
+  const std::int64_t head_dim = p.workload.head_dim;
+  switch (p.kernel) {
+    case vocab::KernelId::tiled:
+      if (!t.block_m || !t.block_n || !t.warps || !t.stages)
+        return "the table row gives no complete tile (block_m, block_n, warps, stages)";
+      p.tiles.br = *t.block_m;
+      p.tiles.bc = *t.block_n;
+      p.tiles.warps = *t.warps;
+      p.tiles.stages = *t.stages;
+      p.tile_label = p.tiles.label();
+      if (threads != std::int64_t{vocab::kWarpThreads} * *t.warps)
+        return fmt::format("the launch's block has {} threads but the kernel has {} warps", threads,
+                           *t.warps);
+      return "";
+    case vocab::KernelId::tiled_bwd:
+    case vocab::KernelId::tiled_bwd_pre:
+    case vocab::KernelId::tiled_bwd_post: {
+      // attnscope's own pre/post kernels carry no tile: they run with the default backward tile of their d.
+      if (t.block_m && t.block_n) {
+        p.tiles.bwd_br = *t.block_m;
+        p.tiles.bwd_bc = *t.block_n;
+        p.tiles.bwd_stages = t.stages.value_or(2);
+      }
+      p.tile_label = p.tiles.bwd_label(head_dim);
+      if (p.kernel != vocab::KernelId::tiled_bwd) return "";  // FlashAttention-2's pre/post CTAs are its own
+      const vocab::TiledBwdConfig b = p.tiles.tiled_bwd(head_dim);
+      if (t.warps && *t.warps != vocab::tiled_bwd_warps(b))
+        return fmt::format(
+            "the kernel has {} warps for {} keys per CTA; the model's tiled_bwd has one warp per 16 keys "
+            "({})",
+            *t.warps, b.bc, vocab::tiled_bwd_warps(b));
+      if (threads != vocab::tiled_bwd_threads_per_cta(b))
+        return fmt::format("the launch's block has {} threads, the tile Bc={} needs {}", threads, b.bc,
+                           vocab::tiled_bwd_threads_per_cta(b));
+      return "";
+    }
+    case vocab::KernelId::naive_qk:
+    case vocab::KernelId::naive_pv:
+    case vocab::KernelId::naive_softmax: {
+      p.tile_label = "naive";
+      const vocab::NaiveTiling n = p.tiles.naive();
+      const std::int64_t want = p.kernel == vocab::KernelId::naive_softmax
+                                    ? vocab::naive_softmax_threads_per_cta(n)
+                                    : vocab::naive_gemm_threads_per_cta(n);
+      if (threads != want)
+        return fmt::format("the launch's block has {} threads, attnscope's {} has {}", threads,
+                           vocab::to_string(p.kernel), want);
+      return "";
+    }
+    default:
+      return fmt::format("the table maps this kernel to {}, which has no tile rule here",
+                         vocab::to_string(p.kernel));
+  }
+}
+
+vocab::Dim3 expected_grid(GridRule rule, const ForeignModelPlan& p) {
+  switch (rule) {
+    case GridRule::none:
+      return {};
+    case GridRule::model:
+      return model_grid(p.kernel, p.workload, p.tiles);
+    case GridRule::model_batch_heads: {
+      const vocab::Dim3 g = model_grid(p.kernel, p.workload, p.tiles);
+      return {g.x, g.z, g.y};
+    }
+    case GridRule::bwd_q_tiles_batch_heads:
+      return {vocab::tiled_bwd_q_tiles(p.tiles.tiled_bwd(p.workload.head_dim), p.workload.seq_q),
+              p.workload.batch, p.workload.heads};
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string grid_text(const vocab::Dim3& g) {
@@ -90,125 +250,18 @@ PlanResult plan_foreign_model(const ForeignLaunch& launch, const Recognition& re
   if (!shape.error.empty()) return refuse(shape.error);
   if (!shape.shape) return refuse("no shape (wrap the call in attnscope.annotate(...))");
   const AnnotatedShape& s = *shape.shape;
-  const Captures& c = recognition.captures;
-  const vocab::KernelId id = *row.model;
-
-  // What the name says must agree with what the annotation says.
-  if (bool_capture(c, "dropout").value_or(false)) return refuse("dropout (the model has no dropout)");
-  if (const auto dtype = dtype_capture(c); dtype && *dtype != s.dtype)
-    return refuse(
-        fmt::format("the kernel is compiled for {} but the annotation says dtype={}", *dtype, s.dtype));
-  if (const auto d = int_capture(c, "head_dim"); d && *d != s.head_dim)
-    return refuse(
-        fmt::format("the kernel is compiled for head dim {} but the annotation says d={}", *d, s.head_dim));
-  if (const auto causal = bool_capture(c, "causal"); causal && *causal != s.causal)
-    return refuse(fmt::format("the kernel is compiled {} but the annotation says causal={}",
-                              *causal ? "causal" : "without the causal mask", s.causal ? 1 : 0));
+  if (std::string why = disagreement(recognition.captures, s); !why.empty()) return refuse(std::move(why));
 
   ForeignModelPlan p;
-  p.kernel = id;
-  p.workload.name = "annotated";
-  p.workload.batch = s.batch;
-  p.workload.heads = s.heads;
-  p.workload.seq_q = s.seq_q;
-  p.workload.seq_kv = s.seq_kv;
-  p.workload.head_dim = s.head_dim;
-  p.workload.dtype = *sim::parse_dtype(s.dtype);
-  p.workload.causal = s.causal;
-  p.workload.pass = vocab::pass_of(id);
+  p.kernel = *row.model;
+  p.workload = workload_of(s, p.kernel);
+  const auto parts = tile_parts(row, recognition.captures, launch, s, hint);
+  if (const auto* why = std::get_if<std::string>(&parts)) return refuse(*why);
+  const TileParts& t = std::get<TileParts>(parts);
+  p.tile_origin = t.origin;
+  if (std::string why = set_tile(p, t, launch); !why.empty()) return refuse(std::move(why));
 
-  // The tile. block_m / block_n are FlashAttention's names: query rows and keys. The forward's Br, Bc are
-  // (block_m, block_n); the backward's CTA holds block_n keys (Bc) and steps over block_m query rows (Br).
-  std::optional<int> block_m = int_capture(c, "block_m"), block_n = int_capture(c, "block_n");
-  std::optional<int> warps = int_capture(c, "warps"), stages = int_capture(c, "stages");
-  if (bool_capture(c, "single_buffer")) stages = *bool_capture(c, "single_buffer") ? 1 : row.default_stages;
-  if (!stages && row.default_stages > 0) stages = row.default_stages;
-  switch (row.tiles) {
-    case TileSource::captures:
-      p.tile_origin = "the kernel name's template arguments";
-      break;
-    case TileSource::triton: {
-      if (!hint.error.empty()) return refuse(hint.error);
-      if (!hint.hint)
-        return refuse(
-            "the Triton kernel's BLOCK_N and num_stages are neither in its name nor in its launch (push "
-            "the 'attnscope tiles: ...' range as examples/triton_attention.py does)");
-      const std::int64_t threads = threads_of(launch);
-      if (threads % vocab::kWarpThreads != 0 || threads / vocab::kWarpThreads != hint.hint->num_warps)
-        return refuse(fmt::format("the launch's block has {} threads, the tile hint says num_warps={}",
-                                  threads, hint.hint->num_warps));
-      const auto from_grid = block_m_from_grid(s.seq_q, launch.grid[0]);
-      if (!from_grid || *from_grid != hint.hint->block_m)
-        return refuse(fmt::format(
-            "grid.x = {} q tiles for Nq={} does not match the tile hint's block_m={} (the Triton example "
-            "launches ceil(Nq / BLOCK_M) programs along x)",
-            launch.grid[0], s.seq_q, hint.hint->block_m));
-      block_m = hint.hint->block_m;
-      block_n = hint.hint->block_n;
-      warps = hint.hint->num_warps;
-      stages = hint.hint->num_stages;
-      p.tile_origin = fmt::format(
-          "block_m from the grid (x = ceil(Nq / BLOCK_M) = {}), num_warps from the block, block_n and "
-          "num_stages from the 'attnscope tiles:' range",
-          launch.grid[0]);
-      break;
-    }
-    case TileSource::naive:
-      p.tile_origin = "the naive kernels' fixed tiling (vocab::NaiveTiling)";
-      break;
-  }
-
-  const std::int64_t threads = threads_of(launch);
-  if (id == vocab::KernelId::tiled) {
-    if (!block_m || !block_n || !warps || !stages)
-      return refuse("the table row gives no complete tile (block_m, block_n, warps, stages)");
-    p.tiles.br = *block_m;
-    p.tiles.bc = *block_n;
-    p.tiles.warps = *warps;
-    p.tiles.stages = *stages;
-    if (threads != std::int64_t{vocab::kWarpThreads} * *warps)
-      return refuse(
-          fmt::format("the launch's block has {} threads but the kernel has {} warps", threads, *warps));
-    p.tile_label = p.tiles.label();
-  } else if (id == vocab::KernelId::tiled_bwd || id == vocab::KernelId::tiled_bwd_pre ||
-             id == vocab::KernelId::tiled_bwd_post) {
-    // attnscope's own pre/post kernels carry no tile: they run with the default backward tile of their d.
-    if (block_m && block_n) {
-      p.tiles.bwd_br = *block_m;
-      p.tiles.bwd_bc = *block_n;
-      p.tiles.bwd_stages = stages.value_or(2);
-    }
-    const vocab::TiledBwdConfig b = p.tiles.tiled_bwd(s.head_dim);
-    if (id == vocab::KernelId::tiled_bwd) {
-      if (warps && *warps != vocab::tiled_bwd_warps(b))
-        return refuse(
-            fmt::format("the kernel has {} warps for {} keys per CTA; the model's tiled_bwd has one warp per "
-                        "16 keys ({})",
-                        *warps, b.bc, vocab::tiled_bwd_warps(b)));
-      if (threads != vocab::tiled_bwd_threads_per_cta(b))
-        return refuse(fmt::format("the launch's block has {} threads, the tile Bc={} needs {}", threads, b.bc,
-                                  vocab::tiled_bwd_threads_per_cta(b)));
-    }
-    p.tile_label = p.tiles.bwd_label(s.head_dim);
-  } else {
-    p.tile_label = "naive";
-  }
-
-  switch (row.grid) {
-    case GridRule::none:
-      break;
-    case GridRule::model:
-      p.expected_grid = model_grid(id, p.workload, p.tiles);
-      break;
-    case GridRule::model_batch_heads: {
-      const vocab::Dim3 g = model_grid(id, p.workload, p.tiles);
-      p.expected_grid = {g.x, g.z, g.y};
-      break;
-    }
-    case GridRule::bwd_q_tiles_batch_heads:
-      p.expected_grid = {vocab::tiled_bwd_q_tiles(p.tiles.tiled_bwd(s.head_dim), s.seq_q), s.batch, s.heads};
-      break;
-  }
+  p.expected_grid = expected_grid(row.grid, p);
   const vocab::Dim3 got{launch.grid[0], launch.grid[1], launch.grid[2]};
   const vocab::Dim3& want = p.expected_grid;
   if (row.grid != GridRule::none && (got.x != want.x || got.y != want.y || got.z != want.z))

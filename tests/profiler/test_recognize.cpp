@@ -311,6 +311,15 @@ TEST(Plan, AttnscopeOwnKernelsUseTheVocabularyGeometry) {
   const ForeignLaunch pre = launch(name_of("tiled_bwd_pre_kernel"), {128, 32, 1}, 256);
   const PlanResult pp = plan_foreign_model(pre, recognize(pre.demangled_name), {llm_4k(true), ""}, {});
   ASSERT_TRUE(pp.plan) << pp.not_modeled;  // 4096 rows / (256 / (64 / 8)) = 128 row blocks
+  // naive.qk: 128 x 128 S tiles, 4 per CTA along x: (32 / 4, 4096 / 128, B * H), 8 warps.
+  const ForeignLaunch qk = launch(name_of("naive_qk_kernel"), {8, 32, 32}, 256);
+  const PlanResult q = plan_foreign_model(qk, recognize(qk.demangled_name), {llm_4k(false), ""}, {});
+  ASSERT_TRUE(q.plan) << q.not_modeled;
+  EXPECT_EQ(q.plan->kernel, vocab::KernelId::naive_qk);
+  const ForeignLaunch qk_block = launch(name_of("naive_qk_kernel"), {8, 32, 32}, 128);
+  EXPECT_NE(plan_foreign_model(qk_block, recognize(qk_block.demangled_name), {llm_4k(false), ""}, {})
+                .not_modeled.find("block has 128 threads"),
+            std::string::npos);
 }
 
 TEST(KernelTable, LongNamesOfOtherKernelsAreUnknownQuickly) {
