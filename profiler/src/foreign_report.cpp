@@ -180,7 +180,9 @@ reports::Report report_foreign_launches(const std::vector<ForeignLaunch>& launch
     measured.event_time_s = l.event_time_s;
     reports::KernelEntry e =
         join_kernel(measured, modeled ? &*modeled : nullptr, gpu ? *gpu : no_gpu, {}, CacheMode::flush);
-    e.name = fmt::format("{}#{}", measured.name, l.launch_index);
+    // "<kernel>.<launch index>": a gate on "<kernel>.<metric>" sums every launch of the kernel, as
+    // "naive.<metric>" sums the naive kernels (reports/gate.hpp).
+    e.name = fmt::format("{}.{}", measured.name, l.launch_index);
     e.tiles_total = 0;
     add_launch_notes(e, l);
     e.notes["measure.device"] =

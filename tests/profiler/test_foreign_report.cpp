@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "attnscope/profiler/foreign_report.hpp"
+#include "attnscope/reports/gate.hpp"
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/reports/writers.hpp"
 #include "attnscope/sim/gpu_spec.hpp"
@@ -111,7 +112,7 @@ TEST(ForeignReport, RecognisedAndAnnotatedLaunchIsModeledOthersSayWhyNot) {
 
   // The FlashAttention-2 forward: both sides of the metrics, the launch kept visible.
   const reports::KernelEntry& fwd = r.kernels[0];
-  EXPECT_EQ(fwd.name, "flash_fwd_kernel#7");
+  EXPECT_EQ(fwd.name, "flash_fwd_kernel.7");
   for (Metric m : {Metric::dram_read, Metric::dram_write, Metric::time}) {
     EXPECT_TRUE(at(fwd.metrics, m).measured) << vocab::key(m);
     EXPECT_TRUE(at(fwd.metrics, m).modeled) << vocab::key(m);
@@ -149,7 +150,7 @@ TEST(ForeignReport, RecognisedAndAnnotatedLaunchIsModeledOthersSayWhyNot) {
     EXPECT_TRUE(at(e.metrics, Metric::dram_read).measured) << e.name;
     EXPECT_TRUE(e.notes.count("launch.grid")) << e.name;
   }
-  EXPECT_EQ(r.kernels[3].name, "ampere_bf16_s16816gemm_bf16_64x64_ldg8_f2f_stages_64x5_tn#10");
+  EXPECT_EQ(r.kernels[3].name, "ampere_bf16_s16816gemm_bf16_64x64_ldg8_f2f_stages_64x5_tn.10");
   EXPECT_NE(r.kernels[3].notes.at("measure.replay").find("kernel replay"), std::string::npos);
   EXPECT_EQ(r.kernels[3].notes.at("recognition"), "unknown kernel");
 }
@@ -239,4 +240,17 @@ TEST(ForeignReport, RepeatedLaunchesShareOneModelRun) {
   for (const auto& k : r.kernels)
     EXPECT_EQ(at(k.metrics, Metric::dram_read).modeled, at(r.kernels[0].metrics, Metric::dram_read).modeled);
   EXPECT_LT(seconds, 10.0);
+}
+
+TEST(ForeignReport, AGateOnTheKernelSumsItsLaunches) {
+  std::vector<ForeignLaunch> launches = {fa2_forward(3), fa2_forward(5)};
+  const reports::Report r = report_foreign_launches(launches, h200(), "x");
+  const auto result =
+      reports::evaluate_gate(reports::parse_gate("flash_fwd_kernel.dram_read.measured < 1GB"), r);
+  ASSERT_TRUE(result.actual);
+  EXPECT_DOUBLE_EQ(*result.actual, 2 * 50'000'000.0);
+  const auto one =
+      reports::evaluate_gate(reports::parse_gate("flash_fwd_kernel.5.dram_read.measured < 1GB"), r);
+  ASSERT_TRUE(one.actual);
+  EXPECT_DOUBLE_EQ(*one.actual, 50'000'000.0);
 }
