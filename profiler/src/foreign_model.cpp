@@ -80,6 +80,8 @@ vocab::Dim3 model_grid(vocab::KernelId id, const sim::Workload& w, const sim::Ti
 // Why the name's parameters disagree with the annotation ("" when they agree).
 std::string disagreement(const Captures& c, const AnnotatedShape& s) {
   if (bool_capture(c, "dropout").value_or(false)) return "dropout (the model has no dropout)";
+  if (bool_capture(c, "local").value_or(false))
+    return "a sliding window (Is_local; the annotation carries no window)";
   if (const auto dtype = dtype_capture(c); dtype && *dtype != s.dtype)
     return fmt::format("the kernel is compiled for {} but the annotation says dtype={}", *dtype, s.dtype);
   if (const auto d = int_capture(c, "head_dim"); d && *d != s.head_dim)

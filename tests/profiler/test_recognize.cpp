@@ -364,3 +364,25 @@ TEST(Plan, MalformedAnnotationAndBackwardWarpsSayWhy) {
   ASSERT_TRUE(sp.plan) << sp.not_modeled;
   EXPECT_EQ(sp.plan->tiles.bwd_stages, 1);
 }
+
+TEST(KernelTable, IsLocalOnlyWhereTheVersionHasIt) {
+  const std::string traits =
+      "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<64, 128, 128, 4, false, "
+      "false, "
+      "cutlass::half_t, pytorch_flash::Flash_kernel_traits<64, 128, 128, 4, cutlass::half_t> >, ";
+  // FlashAttention 2.0's five booleans: the third is Is_even_MN, not a window.
+  EXPECT_FALSE(recognize(traits + "false, true, true, true, false>(pytorch_flash::Flash_fwd_params)")
+                   .captures.count("local"));
+  // Six (Is_local added) and eight (Has_alibi, Is_softcap): the third is Is_local.
+  const Recognition six =
+      recognize(traits + "false, false, true, false, true, false>(pytorch_flash::Flash_fwd_params)");
+  EXPECT_EQ(six.captures.at("local"), "true");
+  const Recognition eight = recognize(
+      traits + "false, true, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)");
+  EXPECT_EQ(eight.captures.at("local"), "false");
+  const ForeignLaunch l = launch(
+      traits + "false, false, true, false, true, false>(pytorch_flash::Flash_fwd_params)", {32, 1, 32}, 128);
+  EXPECT_NE(plan_foreign_model(l, recognize(l.demangled_name), {llm_4k(false), ""}, {})
+                .not_modeled.find("sliding window"),
+            std::string::npos);
+}

@@ -15,6 +15,9 @@
 //   dtype          element type spelled as in C++ (cutlass::half_t, __nv_bfloat16, ...)
 //   causal         true/1 or false/0 (checked against the annotation)
 //   dropout        true/1: not modeled (the model has no dropout)
+//   local          true/1: a sliding window, not modeled (the annotation carries no window). FlashAttention-2
+//                  added Is_local after Is_causal in later versions; the patterns take the third boolean as
+//                  Is_local only where as many booleans follow as that version's signature has after it.
 // Template booleans appear as true/false (abi::__cxa_demangle) or 1/0 (NVIDIA's demangler in Nsight tools),
 // and nested closing brackets as "> >" or ">>": the patterns accept both spellings.
 #pragma once
@@ -132,8 +135,8 @@ inline constexpr std::array kKernelTable = {
     // ---- FlashAttention-2 (PyTorch's copy under aten/src/ATen/native/transformers/cuda/flash_attn/, and
     //      the flash-attn package): forward
     KernelRow{"flash-attention-2", "flash_fwd_kernel",
-              "(?:^|[\\s:])flash_fwd_kernel<{fa2_fwd_traits},\\s*(?<dropout>{bool}),\\s*"
-              "(?<causal>{bool})",
+              "(?:^|[\\s:])flash_fwd_kernel<{fa2_fwd_traits},\\s*(?<dropout>{bool}),\\s*(?<causal>{bool})"
+              "(?:,\\s*(?<local>{bool})(?=(?:,\\s*{bool}){3}))?",
               vocab::Pass::fwd, vocab::KernelId::tiled, "", TileSource::captures, 2,
               GridRule::model_batch_heads, kFa2ForwardAssumes},
     KernelRow{"flash-attention-2", "flash_fwd_splitkv_combine_kernel",
@@ -151,7 +154,7 @@ inline constexpr std::array kKernelTable = {
               GridRule::bwd_q_tiles_batch_heads, kFa2PreAssumes},
     KernelRow{"flash-attention-2", "flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel",
               "(?:^|[\\s:])flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<{fa2_bwd_traits}"
-              ",\\s*(?<dropout>{bool}),\\s*(?<causal>{bool})",
+              ",\\s*(?<dropout>{bool}),\\s*(?<causal>{bool})(?:,\\s*(?<local>{bool})(?=(?:,\\s*{bool}){2}))?",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd, "", TileSource::captures, 2,
               GridRule::model_batch_heads, kFa2BackwardAssumes},
     KernelRow{"flash-attention-2", "flash_bwd_convert_dq_kernel",
