@@ -96,7 +96,11 @@ def _nvtx():
 
 @contextlib.contextmanager
 def annotate(q, k, v, causal=False, tiles=None):
-    """Context manager: the attention calls inside it are announced with q, k, v's shape (and `tiles`)."""
+    """Context manager: the attention calls inside it are announced with q, k, v's shape (and `tiles`).
+
+    `causal` means attnscope's mask, bottom-right aligned (row i sees key j iff j <= i + Nkv - Nq); PyTorch's
+    is_causal=True is top-left aligned, the same mask when Nq == Nkv.
+    """
     messages = annotation_messages(q, k, v, causal, tiles)
     torch = _nvtx()
     pushed = 0
