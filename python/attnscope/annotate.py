@@ -127,13 +127,25 @@ def annotate_backward(out, q, k, v, causal=False):
     if not inputs:
         raise ValueError("annotate_backward: none of q, k, v requires grad, so no backward pass reaches them")
 
+    # q, k and v outlive this backward (the next step's forward uses them again): the hooks on them must fire
+    # once, or a later backward would pop ranges it never pushed.
+    state = {"pushed": False, "handles": []}
+
     def push(grad):
-        for message in messages:
-            torch.cuda.nvtx.range_push(message)
+        if not state["pushed"]:
+            for message in messages:
+                torch.cuda.nvtx.range_push(message)
+            state["pushed"] = True
         return grad
 
     def pop(_grads):
-        for _ in messages:
-            torch.cuda.nvtx.range_pop()
+        if state["pushed"]:
+            for _ in messages:
+                torch.cuda.nvtx.range_pop()
+            state["pushed"] = False
+        for handle in state["handles"]:
+            handle.remove()
+        state["handles"].clear()
 
-    return [out.register_hook(push), torch.autograd.graph.register_multi_grad_hook(inputs, pop)]
+    state["handles"] += [out.register_hook(push), torch.autograd.graph.register_multi_grad_hook(inputs, pop)]
+    return list(state["handles"])
