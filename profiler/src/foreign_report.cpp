@@ -12,8 +12,8 @@
 
 #include "attnscope/profiler/foreign_model.hpp"
 #include "attnscope/profiler/join.hpp"
+#include "attnscope/profiler/profile.hpp"
 #include "attnscope/profiler/recognize.hpp"
-#include "attnscope/reports/from_sim.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/simulate.hpp"
 
@@ -129,12 +129,7 @@ reports::Report report_foreign_launches(const std::vector<ForeignLaunch>& launch
                                         const std::optional<sim::GpuSpec>& gpu) {
   reports::Report r;
   r.kind = "profile";
-  r.provenance = reports::basic_provenance(command_line);
-  r.provenance.gpu_name = device.name;
-  r.provenance.driver = device.driver;
-  r.provenance.cuda_runtime = device.cuda_runtime;
-  r.provenance.sm_clock_mhz = device.sm_clock_mhz;
-  r.provenance.mem_clock_mhz = device.mem_clock_mhz;
+  r.provenance = measured_provenance(device, command_line);
   r.provenance.cache = vocab::CacheProtocol::flush;  // both replay modes flush L2 before the launch
   if (!launches.empty()) r.provenance.replay = replay_mode(launches.front().replay);
   r.provenance.gpu_spec = gpu ? gpu->short_name : "";
@@ -185,8 +180,7 @@ reports::Report report_foreign_launches(const std::vector<ForeignLaunch>& launch
     e.name = fmt::format("{}.{}", measured.name, l.launch_index);
     e.tiles_total = 0;
     add_launch_notes(e, l);
-    e.notes["measure.device"] =
-        fmt::format("{} ({}), {} SMs, L2 {} B", device.name, device.chip, device.sm_count, device.l2_bytes);
+    e.notes["measure.device"] = device_note(device);
     e.notes["recognition"] =
         recognition.row ? fmt::format("{} {} ({} pass)", recognition.row->family, recognition.row->kernel,
                                       vocab::to_string(recognition.row->pass))
