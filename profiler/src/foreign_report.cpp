@@ -35,7 +35,8 @@ std::string replay_note(ForeignReplay r) {
              ? "user replay: attnscope saved the program's device memory and, before every replay pass, "
                "restored it and flushed L2"
              : "kernel replay: CUPTI saved and restored the memory the kernel touches; attnscope flushed L2 "
-               "before the launch only";
+               "before the launch only, so replay passes after the first may have started from the L2 the "
+               "pass before left, where the model starts every launch from a flushed L2";
 }
 
 std::string workload_text(const sim::Workload& w) {
