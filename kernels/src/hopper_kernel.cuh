@@ -11,8 +11,9 @@
 // softmax in registers (base 2, scale * log2 e folded into one FMA before ex2), and O += P V_j (wgmma with P
 // from registers: the accumulator layout of S is the A-fragment layout of P). With Overlap, the S GEMM of
 // tile j + 1 and the P V GEMM of tile j are in flight together while the softmax of tile j + 1 runs (the
-// intra-warpgroup pipelining of FlashAttention-3). O is normalised at the end and stored with LSE (natural
-// log); rows >= Nq are not stored.
+// intra-warpgroup pipelining of FlashAttention-3); with PingPong as well (2 consumers), the two consumer
+// warpgroups take turns issuing their GEMMs (FlashAttention-3's inter-warpgroup ping-pong). O is normalised
+// at the end and stored with LSE (natural log); rows >= Nq are not stored.
 //
 // Shared memory (one SharedStorage, its size the dynamic shared memory): every tile is d / 64 column blocks
 // of [rows x 64 elements] (128-byte rows, 128-byte swizzle: 16-byte chunk c of row r at c ^ (r % 8)), which
@@ -117,6 +118,15 @@ __device__ __forceinline__ void fence_operands(std::uint32_t (&r)[N][4]) {
   }
 }
 
+// Named barriers 1 and 2 (0 is __syncthreads): `threads` threads take part, some waiting (sync), the others
+// only signalling (arrive).
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 template <int Regs>
 __device__ __forceinline__ void set_max_registers_dec() {
   asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Regs));
@@ -128,9 +138,9 @@ __device__ __forceinline__ void set_max_registers_inc() {
 
 }  // namespace hopper
 
-template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap>
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
 struct HopperShape {
-  static constexpr vocab::HopperConfig kConfig{Br, Bc, Consumers, Stages, Overlap};
+  static constexpr vocab::HopperConfig kConfig{Br, Bc, Consumers, Stages, Overlap, PingPong};
   static constexpr DType kDType = device::ElementTraits<T>::kDType;
   static_assert(
       vocab::hopper_config_valid(kConfig, D, kDType),
@@ -160,11 +170,12 @@ struct HopperShape {
 
 // The consumer warpgroups' part of the kernel: its own function so that the kernel's two roles are the two
 // branches of one if / else (setmaxnreg gives each branch its register budget only in that form).
-template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap>
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
 __device__ __forceinline__ void hopper_consumer(
     const HopperParams& p,
-    typename HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap>::SharedStorage& smem, const int n_steps) {
-  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap>;
+    typename HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>::SharedStorage& smem,
+    const int n_steps) {
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
   using Traits = device::ElementTraits<T>;
   constexpr int kColBlocks = Shape::kColBlocks;
   constexpr int kRowBytes = Shape::kRowBytes;
@@ -295,6 +306,25 @@ __device__ __forceinline__ void hopper_consumer(
     if (lane == 0) hopper::mbar_arrive(empty0 + 8 * slot);
   };
 
+  // Ping-pong (2 consumers, overlapped schedule): each warpgroup issues its GEMMs only on its turn (named
+  // barrier 1 + consumer, which the other warpgroup arrives at once it has issued its own), so the tensor
+  // cores run one warpgroup's GEMMs while the other runs its softmax. Per warpgroup n_steps + 1 turns (S_0,
+  // then S_{j+1} with P_j V_j, then the last P V); warpgroup 0 goes first: warpgroup 1 signals it once at the
+  // start and not after its last turn, so every arrival has its wait.
+  constexpr bool kPingPong = PingPong && Overlap && Consumers == 2;
+  constexpr int kPairThreads = 2 * vocab::kWarpgroupThreads;
+  const auto my_turn = [&]() {
+    if constexpr (kPingPong) hopper::named_barrier_sync(1 + consumer, kPairThreads);
+  };
+  const auto their_turn = [&](bool last) {
+    if constexpr (kPingPong) {
+      if (!(last && consumer == 1)) hopper::named_barrier_arrive(2 - consumer, kPairThreads);
+    }
+  };
+  if constexpr (kPingPong) {
+    if (n_steps > 0 && consumer == 1) hopper::named_barrier_arrive(1, kPairThreads);
+  }
+
   if (n_steps > 0) {
     hopper::mbar_wait(q_full, 0);
     float s_acc[kSRegs];
@@ -303,9 +333,11 @@ __device__ __forceinline__ void hopper_consumer(
     if constexpr (Overlap) {
       // Prologue: S_0, its softmax and P_0.
       hopper::mbar_wait(k_full0, 0);
+      my_turn();
       hopper::wgmma_fence();
       issue_qk(s_acc, 0);
       hopper::wgmma_commit();
+      their_turn(false);
       hopper::wgmma_wait<0>();
       hopper::fence_operands(s_acc);
       mask(s_acc, 0);
@@ -321,11 +353,13 @@ __device__ __forceinline__ void hopper_consumer(
         // the tensor cores finish P_j V_j.
         hopper::mbar_wait(k_full0 + 8 * next_slot, ((step + 1) / Stages) & 1);
         hopper::mbar_wait(v_full0 + 8 * slot, (step / Stages) & 1);
+        my_turn();
         hopper::wgmma_fence();
         issue_qk(s_acc, next_slot);
         hopper::wgmma_commit();
         issue_pv(p_frag, slot);
         hopper::wgmma_commit();
+        their_turn(false);
         hopper::wgmma_wait<1>();  // S_{j+1} done (groups complete in order); P_j V_j may still run
         hopper::fence_operands(s_acc);
         mask(s_acc, step + 1);
@@ -342,9 +376,11 @@ __device__ __forceinline__ void hopper_consumer(
       {
         const int slot = step % Stages;
         hopper::mbar_wait(v_full0 + 8 * slot, (step / Stages) & 1);
+        my_turn();
         hopper::wgmma_fence();
         issue_pv(p_frag, slot);
         hopper::wgmma_commit();
+        their_turn(true);
         hopper::wgmma_wait<0>();
         hopper::fence_operands(p_frag);
 #pragma unroll
@@ -412,10 +448,10 @@ __device__ __forceinline__ void hopper_consumer(
   }
 }
 
-template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap>
-__global__ void __launch_bounds__(HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap>::kThreads, 1)
-    hopper_attention_kernel(const __grid_constant__ HopperParams p) {
-  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap>;
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
+__global__ void __launch_bounds__(HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>::kThreads,
+                                  1) hopper_attention_kernel(const __grid_constant__ HopperParams p) {
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
   using SharedStorage = typename Shape::SharedStorage;
   constexpr int kColBlocks = Shape::kColBlocks;
   constexpr int kRowBytes = Shape::kRowBytes;
@@ -476,14 +512,14 @@ __global__ void __launch_bounds__(HopperShape<T, D, Br, Bc, Consumers, Stages, O
     }
   } else {
     hopper::set_max_registers_inc<vocab::hopper_consumer_registers(Shape::kConfig)>();
-    hopper_consumer<T, D, Br, Bc, Consumers, Stages, Overlap>(p, smem, n_steps);
+    hopper_consumer<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>(p, smem, n_steps);
   }
 }
 
-template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap>
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
 int launch_hopper_instance(const HopperParams& params, int grid_x, int grid_y, int grid_z, Stream stream) {
-  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap>;
-  auto* kernel = &hopper_attention_kernel<T, D, Br, Bc, Consumers, Stages, Overlap>;
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
+  auto* kernel = &hopper_attention_kernel<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
   const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(Shape::kSmemBytes));
   if (err != cudaSuccess) return static_cast<int>(err);
@@ -493,12 +529,13 @@ int launch_hopper_instance(const HopperParams& params, int grid_x, int grid_y, i
   return static_cast<int>(cudaGetLastError());
 }
 
-template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap>
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
 HopperEntry hopper_entry() {
-  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap>;
-  return HopperEntry{Shape::kDType,   D,
-                     Shape::kConfig,  Shape::kSmemBytes,
-                     Shape::kThreads, &launch_hopper_instance<T, D, Br, Bc, Consumers, Stages, Overlap>};
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
+  return HopperEntry{
+      Shape::kDType,   D,
+      Shape::kConfig,  Shape::kSmemBytes,
+      Shape::kThreads, &launch_hopper_instance<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>};
 }
 
 }  // namespace attnscope::kernels::detail

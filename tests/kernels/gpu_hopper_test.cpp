@@ -94,7 +94,7 @@ AttentionShape make_shape(int b, int h, int nq, int nkv, int d, DType dtype, boo
 std::string name(const HopperConfig& c, const AttentionShape& s) {
   return "hopper Br=" + std::to_string(c.br) + " Bc=" + std::to_string(c.bc) +
          " C=" + std::to_string(c.consumers) + " S=" + std::to_string(c.stages) +
-         (c.overlap ? " overlap " : " serial ") + describe(s);
+         (c.overlap ? " overlap " : " serial ") + (c.pingpong ? "pingpong " : "") + describe(s);
 }
 
 // Every element of O checked (none left NaN, norm-wise <= 1e-2, element-wise sanity) and every LSE row
@@ -188,9 +188,9 @@ TEST(HopperAttention, ConfigsAreValidAndSmemMatchesVocab) {
         EXPECT_TRUE(vocab::hopper_config_valid(c, d, dtype));
         const AttentionShape s = make_shape(1, 1, 128, 128, d, dtype, false);
         EXPECT_EQ(hopper_smem_bytes(s, c), static_cast<std::size_t>(vocab::hopper_smem_bytes(c, d, dtype)));
-        default_compiled =
-            default_compiled || (c.br == def.br && c.bc == def.bc && c.consumers == def.consumers &&
-                                 c.stages == def.stages && c.overlap == def.overlap);
+        default_compiled = default_compiled ||
+                           (c.br == def.br && c.bc == def.bc && c.consumers == def.consumers &&
+                            c.stages == def.stages && c.overlap == def.overlap && c.pingpong == def.pingpong);
       }
       EXPECT_TRUE(default_compiled) << "default_hopper_config(" << d << ") is not compiled";
     }
@@ -213,7 +213,7 @@ TEST(HopperAttention, RefusesBadInputWithClearStatus) {
   bad.window = 16;
   EXPECT_EQ(launch_hopper(bad, c, p.tensors(), nullptr).code, StatusCode::config_not_compiled);
   const Status not_compiled =
-      launch_hopper(p.shape(), HopperConfig{64, 96, 1, 2, true}, p.tensors(), nullptr);
+      launch_hopper(p.shape(), HopperConfig{64, 96, 1, 2, true, false}, p.tensors(), nullptr);
   EXPECT_EQ(not_compiled.code, StatusCode::config_not_compiled);
   EXPECT_NE(not_compiled.message.find("compiled:"), std::string::npos) << not_compiled.message;
   DeviceTensors t = p.tensors();
