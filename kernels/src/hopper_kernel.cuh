@@ -181,7 +181,9 @@ __device__ __forceinline__ void hopper_consumer(
   constexpr int kRowBytes = Shape::kRowBytes;
   const int tid = static_cast<int>(threadIdx.x);
   const int warpgroup = tid / vocab::kWarpgroupThreads;
-  const int q_tile = static_cast<int>(blockIdx.x);
+  // Last q tile first: under the causal mask the last tiles have the most kv tiles, and the CTAs launched
+  // first should be the longest so that the short ones fill the tail of the grid.
+  const int q_tile = static_cast<int>(gridDim.x - 1 - blockIdx.x);
   const int bh = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
   const std::uint32_t q_full = device::smem_addr(&smem.q_full);
   const std::uint32_t k_full0 = device::smem_addr(&smem.k_full[0]);
@@ -461,7 +463,9 @@ __global__ void __launch_bounds__(HopperShape<T, D, Br, Bc, Consumers, Stages, O
 
   const int tid = static_cast<int>(threadIdx.x);
   const int warpgroup = tid / vocab::kWarpgroupThreads;
-  const int q_tile = static_cast<int>(blockIdx.x);
+  // Last q tile first: under the causal mask the last tiles have the most kv tiles, and the CTAs launched
+  // first should be the longest so that the short ones fill the tail of the grid.
+  const int q_tile = static_cast<int>(gridDim.x - 1 - blockIdx.x);
   const int bh = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
   const int n_steps = vocab::visible_kv_tiles<int>(
       Br, Bc, p.seq_q, p.seq_kv, p.causal ? vocab::Mask::causal : vocab::Mask::none, q_tile);
