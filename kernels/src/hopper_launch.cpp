@@ -171,64 +171,50 @@ HopperConfig default_hopper_config(int head_dim) {
   return head_dim == 128 ? HopperConfig{128, 128, 2, 2, false, false}
                          : HopperConfig{128, 128, 2, 3, true, true};
 }
-                         : HopperConfig{128, 128, 2, 2, false, false};
-                         }
 
-                         std::size_t hopper_smem_bytes(const AttentionShape& shape,
-                                                       const HopperConfig& config) {
-                           const HopperEntry* e = find_entry(shape, config);
-                           return e == nullptr ? 0 : e->smem_bytes;
-                         }
+std::size_t hopper_smem_bytes(const AttentionShape& shape, const HopperConfig& config) {
+  const HopperEntry* e = find_entry(shape, config);
+  return e == nullptr ? 0 : e->smem_bytes;
+}
 
-                         Status launch_hopper(const AttentionShape& shape, const HopperConfig& config,
-                                              const DeviceTensors& t, Stream stream) {
-                           if (Status st = check_shape(shape); !st) return st;
-                           const HopperEntry* entry = find_entry(shape, config);
-                           if (entry == nullptr) {
-                             std::string list;
-                             for (const HopperConfig& c :
-                                  compiled_hopper_configs(shape.head_dim, shape.dtype))
-                               list += (list.empty() ? "" : "; ") + config_name(c);
-                             return fail(StatusCode::config_not_compiled,
-                                         "Hopper configuration " + config_name(config) +
-                                             " is not compiled for " + dtype_name(shape.dtype) +
-                                             " d=" + std::to_string(shape.head_dim) +
-                                             "; compiled: " + (list.empty() ? "none" : list));
-                           }
-                           for (const auto& [p, name] :
-                                {std::pair{t.q, "q"}, std::pair{t.k, "k"}, std::pair{t.v, "v"},
-                                 std::pair<const void*, const char*>{t.o, "o"}}) {
-                             if (Status st = check_aligned(p, name, 16); !st) return st;
-                           }
-                           if (Status st = check_aligned(t.lse, "lse", 4); !st) return st;
-                           if (Status st = check_device(); !st) return st;
-                           detail::HopperParams p{};
-                           if (Status st = encode_map(&p.q_map, shape, t.q, shape.seq_q, config.br, "q"); !st)
-                             return st;
-                           if (Status st = encode_map(&p.k_map, shape, t.k, shape.seq_kv, config.bc, "k");
-                               !st)
-                             return st;
-                           if (Status st = encode_map(&p.v_map, shape, t.v, shape.seq_kv, config.bc, "v");
-                               !st)
-                             return st;
-                           p.o = t.o;
-                           p.lse = t.lse;
-                           p.seq_q = shape.seq_q;
-                           p.seq_kv = shape.seq_kv;
-                           p.causal = shape.causal ? 1 : 0;
-                           p.scale = shape.scale;
-                           p.scale_log2 = shape.scale * 1.4426950408889634f;
-                           const vocab::Dim3 grid =
-                               vocab::hopper_grid(config, shape.seq_q, shape.heads, shape.batch);
-                           const int err =
-                               entry->launch(p, static_cast<int>(grid.x), static_cast<int>(grid.y),
-                                             static_cast<int>(grid.z), stream);
-                           if (err != 0) {
-                             return fail(StatusCode::cuda_error,
-                                         std::string("launch_hopper: ") +
-                                             cudaGetErrorString(static_cast<cudaError_t>(err)));
-                           }
-                           return {};
-                         }
+Status launch_hopper(const AttentionShape& shape, const HopperConfig& config, const DeviceTensors& t,
+                     Stream stream) {
+  if (Status st = check_shape(shape); !st) return st;
+  const HopperEntry* entry = find_entry(shape, config);
+  if (entry == nullptr) {
+    std::string list;
+    for (const HopperConfig& c : compiled_hopper_configs(shape.head_dim, shape.dtype))
+      list += (list.empty() ? "" : "; ") + config_name(c);
+    return fail(StatusCode::config_not_compiled, "Hopper configuration " + config_name(config) +
+                                                     " is not compiled for " + dtype_name(shape.dtype) +
+                                                     " d=" + std::to_string(shape.head_dim) +
+                                                     "; compiled: " + (list.empty() ? "none" : list));
+  }
+  for (const auto& [p, name] : {std::pair{t.q, "q"}, std::pair{t.k, "k"}, std::pair{t.v, "v"},
+                                std::pair<const void*, const char*>{t.o, "o"}}) {
+    if (Status st = check_aligned(p, name, 16); !st) return st;
+  }
+  if (Status st = check_aligned(t.lse, "lse", 4); !st) return st;
+  if (Status st = check_device(); !st) return st;
+  detail::HopperParams p{};
+  if (Status st = encode_map(&p.q_map, shape, t.q, shape.seq_q, config.br, "q"); !st) return st;
+  if (Status st = encode_map(&p.k_map, shape, t.k, shape.seq_kv, config.bc, "k"); !st) return st;
+  if (Status st = encode_map(&p.v_map, shape, t.v, shape.seq_kv, config.bc, "v"); !st) return st;
+  p.o = t.o;
+  p.lse = t.lse;
+  p.seq_q = shape.seq_q;
+  p.seq_kv = shape.seq_kv;
+  p.causal = shape.causal ? 1 : 0;
+  p.scale = shape.scale;
+  p.scale_log2 = shape.scale * 1.4426950408889634f;
+  const vocab::Dim3 grid = vocab::hopper_grid(config, shape.seq_q, shape.heads, shape.batch);
+  const int err =
+      entry->launch(p, static_cast<int>(grid.x), static_cast<int>(grid.y), static_cast<int>(grid.z), stream);
+  if (err != 0) {
+    return fail(StatusCode::cuda_error,
+                std::string("launch_hopper: ") + cudaGetErrorString(static_cast<cudaError_t>(err)));
+  }
+  return {};
+}
 
-                         }  // namespace attnscope::kernels
+}  // namespace attnscope::kernels
