@@ -168,8 +168,10 @@ struct HopperShape {
       "SharedStorage must be exactly vocab::hopper_smem_bytes: the launch and the model rely on it");
 };
 
-// The consumer warpgroups' part of the kernel: its own function so that the kernel's two roles are the two
-// branches of one if / else (setmaxnreg gives each branch its register budget only in that form).
+// The consumer warpgroups' part of the kernel, in its own function so that the kernel's two roles are the two
+// branches of one if / else, the form in which setmaxnreg applies. ptxas still allocates this branch within
+// the launch bound's cap (168 registers at 2 consumers), not the 240 it gets at run time: what fits without
+// spills decides which configurations are compiled (hopper_fp16.cu).
 template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
 __device__ __forceinline__ void hopper_consumer(
     const HopperParams& p,
