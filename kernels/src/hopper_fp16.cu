@@ -12,10 +12,12 @@ namespace attnscope::kernels::detail {
 void append_hopper_fp16(std::vector<HopperEntry>& out) {
   out.push_back(hopper_entry<__half, 64, 128, 128, 2, 2, false, false>());
   out.push_back(hopper_entry<__half, 64, 128, 128, 2, 3, false, false>());
+  out.push_back(hopper_entry<__half, 64, 128, 128, 2, 2, false, true>());
   out.push_back(hopper_entry<__half, 64, 128, 128, 2, 3, true, false>());
   out.push_back(hopper_entry<__half, 64, 128, 128, 2, 3, true, true>());
   out.push_back(hopper_entry<__half, 128, 128, 128, 2, 2, false, false>());
   out.push_back(hopper_entry<__half, 128, 128, 128, 2, 3, false, false>());
+  out.push_back(hopper_entry<__half, 128, 128, 128, 2, 2, false, true>());
   out.push_back(hopper_entry<__half, 128, 128, 64, 2, 3, true, false>());
   out.push_back(hopper_entry<__half, 128, 128, 64, 2, 3, true, true>());
   out.push_back(hopper_entry<__half, 128, 128, 64, 2, 4, true, true>());

@@ -11,9 +11,9 @@
 // softmax in registers (base 2, scale * log2 e folded into one FMA before ex2), and O += P V_j (wgmma with P
 // from registers: the accumulator layout of S is the A-fragment layout of P). With Overlap, the S GEMM of
 // tile j + 1 and the P V GEMM of tile j are in flight together while the softmax of tile j + 1 runs (the
-// intra-warpgroup pipelining of FlashAttention-3); with PingPong as well (2 consumers), the two consumer
-// warpgroups take turns issuing their GEMMs (FlashAttention-3's inter-warpgroup ping-pong). O is normalised
-// at the end and stored with LSE (natural log); rows >= Nq are not stored.
+// intra-warpgroup pipelining of FlashAttention-3); with PingPong (2 consumers, either schedule), the two
+// consumer warpgroups take turns issuing their GEMMs (FlashAttention-3's inter-warpgroup ping-pong). O is
+// normalised at the end and stored with LSE (natural log); rows >= Nq are not stored.
 //
 // Shared memory (one SharedStorage, its size the dynamic shared memory): every tile is d / 64 column blocks
 // of [rows x 64 elements] (128-byte rows, 128-byte swizzle: 16-byte chunk c of row r at c ^ (r % 8)), which
@@ -168,8 +168,10 @@ struct HopperShape {
       "SharedStorage must be exactly vocab::hopper_smem_bytes: the launch and the model rely on it");
 };
 
-// The consumer warpgroups' part of the kernel: its own function so that the kernel's two roles are the two
-// branches of one if / else (setmaxnreg gives each branch its register budget only in that form).
+// The consumer warpgroups' part of the kernel, in its own function so that the kernel's two roles are the two
+// branches of one if / else, the form in which setmaxnreg applies. ptxas still allocates this branch within
+// the launch bound's cap (168 registers at 2 consumers), not the 240 it gets at run time: what fits without
+// spills decides which configurations are compiled (hopper_fp16.cu).
 template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
 __device__ __forceinline__ void hopper_consumer(
     const HopperParams& p,
@@ -308,12 +310,12 @@ __device__ __forceinline__ void hopper_consumer(
     if (lane == 0) hopper::mbar_arrive(empty0 + 8 * slot);
   };
 
-  // Ping-pong (2 consumers, overlapped schedule): each warpgroup issues its GEMMs only on its turn (named
-  // barrier 1 + consumer, which the other warpgroup arrives at once it has issued its own), so the tensor
-  // cores run one warpgroup's GEMMs while the other runs its softmax. Per warpgroup n_steps + 1 turns (S_0,
-  // then S_{j+1} with P_j V_j, then the last P V); warpgroup 0 goes first: warpgroup 1 signals it once at the
-  // start and not after its last turn, so every arrival has its wait.
-  constexpr bool kPingPong = PingPong && Overlap && Consumers == 2;
+  // Ping-pong (2 consumers): each warpgroup issues its GEMMs only on its turn (named barrier 1 + consumer,
+  // which the other warpgroup arrives at once it has issued its own), so the tensor cores run one warpgroup's
+  // GEMMs while the other runs its softmax. Turns per warpgroup: overlapped, n_steps + 1 (S_0, then S_{j+1}
+  // with P_j V_j, then the last P V); serial, 2 n_steps (S_j, then P_j V_j). Warpgroup 0 goes first:
+  // warpgroup 1 signals it once at the start and not after its last turn, so every arrival has its wait.
+  constexpr bool kPingPong = PingPong && Consumers == 2;
   constexpr int kPairThreads = 2 * vocab::kWarpgroupThreads;
   const auto my_turn = [&]() {
     if constexpr (kPingPong) hopper::named_barrier_sync(1 + consumer, kPairThreads);
@@ -394,9 +396,11 @@ __device__ __forceinline__ void hopper_consumer(
         const int slot = step % Stages;
         const std::uint32_t parity = (step / Stages) & 1;
         hopper::mbar_wait(k_full0 + 8 * slot, parity);
+        my_turn();
         hopper::wgmma_fence();
         issue_qk(s_acc, slot);
         hopper::wgmma_commit();
+        their_turn(false);
         hopper::wgmma_wait<0>();
         hopper::fence_operands(s_acc);
         mask(s_acc, step);
@@ -404,9 +408,11 @@ __device__ __forceinline__ void hopper_consumer(
         rescale_o(alpha);
         pack_p(s_acc, p_frag);
         hopper::mbar_wait(v_full0 + 8 * slot, parity);
+        my_turn();
         hopper::wgmma_fence();
         issue_pv(p_frag, slot);
         hopper::wgmma_commit();
+        their_turn(step + 1 == n_steps);
         hopper::wgmma_wait<0>();
 #pragma unroll
         for (int cb = 0; cb < kColBlocks; ++cb) hopper::fence_operands(o_acc[cb]);

@@ -198,7 +198,8 @@ constexpr std::int64_t hopper_kv_tiles(const HopperConfig& c, std::int64_t seq_k
   return ceil_div(seq_kv, c.bc);
 }
 
-// The launched grid: x = q tile, y = head, z = batch (as the tiled kernel).
+// The launched grid: x = q tile, y = head, z = batch (the kernel runs q tile gridDim.x - 1 - blockIdx.x, so
+// the last q tiles, the longest under the causal mask, are launched first).
 constexpr Dim3 hopper_grid(const HopperConfig& c, std::int64_t seq_q, std::int64_t heads,
                            std::int64_t batch) {
   return Dim3{hopper_q_tiles(c, seq_q), heads, batch};
@@ -212,10 +213,10 @@ constexpr std::int64_t hopper_visible_kv_tiles(const HopperConfig& c, std::int64
 
 // Whether a configuration is one the kernel can be built as: Br = 64 x consumers (1 to 3), Bc a multiple of
 // 16 up to 256 (the N of one wgmma and the box of one bulk tensor copy), at least 2 stages, within the 227
-// KiB of shared memory one CTA may hold; the ping-pong schedule only with the overlap and 2 consumers.
+// KiB of shared memory one CTA may hold; the ping-pong schedule only with 2 consumers.
 constexpr bool hopper_config_valid(const HopperConfig& c, std::int64_t head_dim, DType t) {
   return c.consumers >= 1 && c.consumers <= 3 && c.br == kWgmmaRows * c.consumers && c.bc >= 16 &&
-         (!c.pingpong || (c.overlap && c.consumers == 2)) && c.bc <= 256 && c.bc % 16 == 0 && c.stages >= 2 &&
+         (!c.pingpong || c.consumers == 2) && c.bc <= 256 && c.bc % 16 == 0 && c.stages >= 2 &&
          is_compiled_head_dim(head_dim) && is_compiled_dtype(t) &&
          hopper_smem_bytes(c, head_dim, t) <= 232448;
 }

@@ -25,8 +25,8 @@ struct TiledConfig {
 // warpgroups of 64 query rows each (Br = 64 * consumers, the M of one wgmma), a `stages`-deep K/V ring.
 // `overlap`: each consumer keeps the S GEMM of kv tile j + 1 and the P V GEMM of tile j in flight together
 // and runs the softmax of tile j + 1 meanwhile (false: S, softmax, P V one after the other). `pingpong` (with
-// overlap and 2 consumers): the two consumer warpgroups take turns issuing their GEMMs, so that one's softmax
-// runs while the other's GEMMs do. Same geometry either way.
+// 2 consumers): the two consumer warpgroups take turns issuing their GEMMs, so that one's softmax runs while
+// the other's GEMMs do. Same geometry either way.
 struct HopperConfig {
   int br = 128;
   int bc = 128;
