@@ -25,31 +25,7 @@ try:  # only --time needs PyTorch and a GPU
 except ImportError:
     torch = None
 
-FLUSH = None
-
-
-def flush_buffer():
-    global FLUSH
-    if FLUSH is None:
-        FLUSH = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-    return FLUSH
-
-
-def median_ms(fn, iterations=30):
-    fn()
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    times = []
-    for _ in range(iterations):
-        flush_buffer().zero_()
-        torch.cuda.synchronize()
-        start.record()
-        fn()
-        stop.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(stop))
-    times.sort()
-    return times[len(times) // 2]
+from sdpa_timing import PROTOCOL, median_ms  # noqa: E402 (this script's folder is on sys.path)
 
 
 def flops(b, h, n, d, causal):
@@ -84,8 +60,7 @@ def time_references(out_path):
             refs.append(r)
             print(json.dumps(r), flush=True)
     out = dict(torch=torch.__version__, device=torch.cuda.get_device_name(),
-               protocol=("F.scaled_dot_product_attention under sdpa_kernel(backend), CUDA events, "
-                         "256 MiB memset before every iteration, median of 30"),
+               protocol="F.scaled_dot_product_attention under sdpa_kernel(backend), " + PROTOCOL,
                references=refs)
     json.dump(out, open(out_path, "w"), indent=1)
 
