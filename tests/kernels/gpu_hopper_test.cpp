@@ -14,82 +14,17 @@
 
 #include "attnscope/kernels/hopper.hpp"
 #include "attnscope/vocab/geometry.hpp"
+#include "forward_problem.hpp"
 #include "gpu_test_support.hpp"
 
 namespace attnscope::kernels::testing {
 namespace {
 
-// One problem: inputs on host and device, O and LSE on device, the float64 reference on demand.
-class HopperProblem {
+// The fused kernel needs no naive scratch.
+class HopperProblem : public Problem {
  public:
-  HopperProblem(const AttentionShape& shape, unsigned seed) : shape_(shape) {
-    std::mt19937 rng(seed);
-    const std::size_t bh = static_cast<std::size_t>(shape.batch) * shape.heads;
-    nq_ = bh * shape.seq_q * shape.head_dim;
-    nkv_ = bh * shape.seq_kv * shape.head_dim;
-    rows_ = bh * shape.seq_q;
-    q_ = random_tensor(nq_, shape.dtype, rng);
-    k_ = random_tensor(nkv_, shape.dtype, rng);
-    v_ = random_tensor(nkv_, shape.dtype, rng);
-    dq_ = std::make_unique<DeviceBuffer>(nq_ * 2);
-    dk_ = std::make_unique<DeviceBuffer>(nkv_ * 2);
-    dv_ = std::make_unique<DeviceBuffer>(nkv_ * 2);
-    do_ = std::make_unique<DeviceBuffer>(nq_ * 2);
-    dlse_ = std::make_unique<DeviceBuffer>(rows_ * sizeof(float));
-    ok_ = dq_->get() && dk_->get() && dv_->get() && do_->get() && dlse_->get() &&
-          cudaMemcpy(dq_->get(), q_.bits.data(), nq_ * 2, cudaMemcpyHostToDevice) == cudaSuccess &&
-          cudaMemcpy(dk_->get(), k_.bits.data(), nkv_ * 2, cudaMemcpyHostToDevice) == cudaSuccess &&
-          cudaMemcpy(dv_->get(), v_.bits.data(), nkv_ * 2, cudaMemcpyHostToDevice) == cudaSuccess;
-  }
-
-  bool ok() const { return ok_; }
-  const AttentionShape& shape() const { return shape_; }
-  DeviceTensors tensors() const {
-    return DeviceTensors{dq_->get(), dk_->get(), dv_->get(), do_->get(), static_cast<float*>(dlse_->get()),
-                         nullptr};
-  }
-  bool poison() const {
-    return cudaMemset(do_->get(), kPoisonByte, do_->bytes()) == cudaSuccess &&
-           cudaMemset(dlse_->get(), kPoisonByte, dlse_->bytes()) == cudaSuccess;
-  }
-  std::vector<std::uint16_t> o_bits() const { return download<std::uint16_t>(*do_, nq_); }
-  std::vector<float> lse() const { return download<float>(*dlse_, rows_); }
-  const std::vector<double>& ref_o() {
-    compute_reference();
-    return ref_o_;
-  }
-  const std::vector<double>& ref_lse() {
-    compute_reference();
-    return ref_lse_;
-  }
-
- private:
-  template <typename T>
-  static std::vector<T> download(const DeviceBuffer& b, std::size_t count) {
-    std::vector<T> out(count);
-    if (cudaMemcpy(out.data(), b.get(), count * sizeof(T), cudaMemcpyDeviceToHost) != cudaSuccess)
-      out.clear();
-    return out;
-  }
-  void compute_reference() {
-    if (!ref_o_.empty()) return;
-    ref_o_.resize(nq_);
-    ref_lse_.resize(rows_);
-    attention_reference(shape_, q_.values.data(), k_.values.data(), v_.values.data(), ref_o_.data(),
-                        ref_lse_.data());
-  }
-
-  AttentionShape shape_;
-  std::size_t nq_ = 0, nkv_ = 0, rows_ = 0;
-  HostTensor q_, k_, v_;
-  std::unique_ptr<DeviceBuffer> dq_, dk_, dv_, do_, dlse_;
-  std::vector<double> ref_o_, ref_lse_;
-  bool ok_ = false;
+  HopperProblem(const AttentionShape& shape, unsigned seed) : Problem(shape, seed, /*naive_scratch=*/false) {}
 };
-
-AttentionShape make_shape(int b, int h, int nq, int nkv, int d, DType dtype, bool causal) {
-  return AttentionShape{b, h, nq, nkv, d, dtype, causal, 1.0f / std::sqrt(static_cast<float>(d))};
-}
 
 std::string name(const HopperConfig& c, const AttentionShape& s) {
   return "hopper Br=" + std::to_string(c.br) + " Bc=" + std::to_string(c.bc) +
@@ -97,33 +32,9 @@ std::string name(const HopperConfig& c, const AttentionShape& s) {
          (c.overlap ? " overlap " : " serial ") + (c.pingpong ? "pingpong " : "") + describe(s);
 }
 
-// Every element of O checked (none left NaN, norm-wise <= 1e-2, element-wise sanity) and every LSE row
-// (-inf where the reference row sees no key, else within 1e-3 relative): the tiled kernel's tolerances.
+// Every element of O and every LSE row, with the tiled kernel's tolerances.
 void expect_matches_reference(HopperProblem& p, const std::string& what) {
-  const auto& s = p.shape();
-  const auto o = to_floats(p.o_bits(), s.dtype);
-  ASSERT_EQ(o.size(), p.ref_o().size()) << what;
-  const ErrorStats e = compare(o, p.ref_o());
-  EXPECT_EQ(e.non_finite, 0u) << what << ": elements of O left unwritten (NaN poison) or non-finite";
-  EXPECT_LE(e.rel_norm, 1e-2) << what;
-  EXPECT_LE(e.max_abs, elementwise_bound(s.dtype)) << what;
-  std::printf("[ error    ] %-78s ||O-ref||/||ref|| = %.3e  max|O-ref| = %.3e\n", what.c_str(), e.rel_norm,
-              e.max_abs);
-  const auto lse = p.lse();
-  const auto& ref = p.ref_lse();
-  ASSERT_EQ(lse.size(), ref.size());
-  std::size_t bad = 0;
-  double max_err = 0.0;
-  for (std::size_t i = 0; i < lse.size(); ++i) {
-    if (std::isinf(ref[i])) {
-      if (!(std::isinf(lse[i]) && lse[i] < 0)) ++bad;
-      continue;
-    }
-    const double err = std::fabs(static_cast<double>(lse[i]) - ref[i]);
-    if (!(err <= 1e-3 * std::max(1.0, std::fabs(ref[i])))) ++bad;  // also counts NaN
-    if (std::isfinite(err)) max_err = std::max(max_err, err);
-  }
-  EXPECT_EQ(bad, 0u) << what << ": LSE rows off (max |err| " << max_err << ")";
+  testing::expect_matches_reference(p, /*check_lse=*/true, what);
 }
 
 void run_hopper(HopperProblem& p, const HopperConfig& c) {
