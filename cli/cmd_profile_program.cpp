@@ -56,8 +56,9 @@ constexpr const char* kProgramOnlyOptions[] = {
     "--kernel-name",  "--nvtx-include", "--launch-skip", "--launch-count", "-c",
     "--list-kernels", "--records",      "--inject-log"};
 
+// Kernel names, NVTX messages and the collector's words are the program's text: shown safe for a terminal.
 void say(const std::string& text) {
-  std::fprintf(stderr, "attnscope profile: %s\n", text.c_str());
+  std::fprintf(stderr, "attnscope profile: %s\n", reports::terminal_text(text).c_str());
 }
 
 // Writes the selection and mode into the environment names of foreign_selection.hpp.
@@ -134,12 +135,13 @@ void print_launch(const profiler::ForeignLaunchRecord& r) {
   const auto& l = r.launch;
   std::printf("launch %llu %s: grid (%u, %u, %u) block (%u, %u, %u), %s replay, %d pass(es)%s\n",
               static_cast<unsigned long long>(l.launch_index),
-              profiler::kernel_function_name(l.demangled_name).c_str(), l.grid[0], l.grid[1], l.grid[2],
+              reports::terminal_text(profiler::kernel_function_name(l.demangled_name)).c_str(), l.grid[0], l.grid[1], l.grid[2],
               l.block[0], l.block[1], l.block[2],
               l.replay == profiler::ForeignReplay::user ? "user" : "kernel", r.passes,
               l.event_time_s ? fmt::format(", {:.3f} ms", *l.event_time_s * 1e3).c_str() : "");
-  for (const auto& note : r.notes) std::printf("    %s\n", note.c_str());
-  if (!r.annotation.empty()) std::printf("    annotation: %s\n", r.annotation.c_str());
+  for (const auto& note : r.notes) std::printf("    %s\n", reports::terminal_text(note).c_str());
+  if (!r.annotation.empty())
+    std::printf("    annotation: %s\n", reports::terminal_text(r.annotation).c_str());
 }
 
 // What the collector recorded, turned into the report (or the kernel list), the messages and the exit code.

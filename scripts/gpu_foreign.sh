@@ -83,21 +83,27 @@ step list_sdpa_bwd 300 "${A[@]}" --list-kernels -o "$OUT/kernels_sdpa_bwd.json" 
 step list_triton 300 "${A[@]}" --list-kernels -o "$OUT/kernels_triton.json" --records "$OUT/list_triton.jsonl" \
   -- "$PY" "$TRITON"
 
-# 2. FlashAttention-2 forward (not causal, causal) and backward, user replay (the default protocol).
-step fwd 300 "${A[@]}" -k flash_fwd -c 2 -o "$OUT/fwd.json" --records "$OUT/fwd.jsonl" -- "$PY" "$SDPA"
-step fwd_causal 300 "${A[@]}" -k flash_fwd -c 2 -o "$OUT/fwd_causal.json" --records "$OUT/fwd_causal.jsonl" \
-  -- "$PY" "$SDPA" --causal
-step bwd 300 "${A[@]}" -k flash_bwd -o "$OUT/bwd.json" --records "$OUT/bwd.jsonl" -- "$PY" "$SDPA" --backward
-step bwd_causal 300 "${A[@]}" -k flash_bwd -o "$OUT/bwd_causal.json" --records "$OUT/bwd_causal.jsonl" \
-  -- "$PY" "$SDPA" --backward --causal
-# Only launches inside the example's "attnscope:" annotation (the NVTX path), and CUPTI's kernel replay.
+# 2. FlashAttention-2 forward (not causal, causal) and backward, user replay (the default protocol): the
+# first (warm-up) call by skipping it, the measured call by its NVTX range (the backward's kernels run on an
+# autograd thread while that range is open on the main thread).
+step fwd 300 "${A[@]}" -k flash_fwd --launch-skip 1 -c 1 -o "$OUT/fwd.json" --records "$OUT/fwd.jsonl" \
+  -- "$PY" "$SDPA"
+step fwd_causal 300 "${A[@]}" -k flash_fwd --launch-skip 1 -c 1 -o "$OUT/fwd_causal.json" \
+  --records "$OUT/fwd_causal.jsonl" -- "$PY" "$SDPA" --causal
+step bwd 300 "${A[@]}" -k flash_bwd --nvtx-include '^sdpa_example measured' -o "$OUT/bwd.json" \
+  --records "$OUT/bwd.jsonl" -- "$PY" "$SDPA" --backward
+step bwd_causal 300 "${A[@]}" -k flash_bwd --nvtx-include '^sdpa_example measured' -o "$OUT/bwd_causal.json" \
+  --records "$OUT/bwd_causal.jsonl" -- "$PY" "$SDPA" --backward --causal
+# Only launches inside the "attnscope:" annotation (the NVTX path), and CUPTI's kernel replay.
 step fwd_nvtx 300 "${A[@]}" --nvtx-include '^attnscope:' -k flash_fwd -c 1 -o "$OUT/fwd_nvtx.json" \
   --records "$OUT/fwd_nvtx.jsonl" -- "$PY" "$SDPA"
-step fwd_kernel_replay 300 "${A[@]}" --replay kernel -k flash_fwd -c 1 -o "$OUT/fwd_kernel_replay.json" \
-  --records "$OUT/fwd_kernel_replay.jsonl" -- "$PY" "$SDPA"
-# Triton's forward kernel (its name is in kernels_triton.json; _attn_fwd in the tutorial's spelling).
-step triton 300 "${A[@]}" -k "${TRITON_KERNEL:-attn}" -c 2 -o "$OUT/triton.json" --records "$OUT/triton.jsonl" \
-  -- "$PY" "$TRITON"
+step fwd_kernel_replay 300 "${A[@]}" --replay kernel -k flash_fwd --launch-skip 1 -c 1 \
+  -o "$OUT/fwd_kernel_replay.json" --records "$OUT/fwd_kernel_replay.jsonl" -- "$PY" "$SDPA"
+# The Triton kernel (attnscope_attention_fwd), its measured call.
+step triton 300 "${A[@]}" -k "${TRITON_KERNEL:-attention_fwd}" --nvtx-include '^triton_attention measured' \
+  -o "$OUT/triton.json" --records "$OUT/triton.jsonl" -- "$PY" "$TRITON"
+step triton_causal 300 "${A[@]}" -k "${TRITON_KERNEL:-attention_fwd}" --nvtx-include '^triton_attention measured' \
+  -o "$OUT/triton_causal.json" --records "$OUT/triton_causal.jsonl" -- "$PY" "$TRITON" --causal
 # The errors as a user meets them: a regex that matches nothing lists what ran.
 step no_match 300 "${A[@]}" -k no_such_kernel -- "$PY" "$SDPA"
 
@@ -105,10 +111,11 @@ step no_match 300 "${A[@]}" -k no_such_kernel -- "$PY" "$SDPA"
 # compare with steps fwd / bwd, and its values beside attnscope's.
 METRICS=$("$bin/attnscope" profile --print-metrics)
 if command -v ncu >/dev/null; then
-  step ncu_fwd 600 ncu --metrics "$METRICS" -k regex:flash_fwd -c 2 --cache-control all --clock-control none \
-    --csv --page raw -o "$OUT/ncu_fwd" -f "$PY" "$SDPA"
-  step ncu_bwd 600 ncu --metrics "$METRICS" -k regex:flash_bwd --cache-control all --clock-control none \
-    --csv --page raw -o "$OUT/ncu_bwd" -f "$PY" "$SDPA" --backward
+  # The same launches as steps fwd and bwd (ncu counts --launch-skip over matching kernels too).
+  step ncu_fwd 600 ncu --metrics "$METRICS" -k regex:flash_fwd --launch-skip 1 -c 1 --cache-control all \
+    --clock-control none -o "$OUT/ncu_fwd" -f "$PY" "$SDPA"
+  step ncu_bwd 600 ncu --metrics "$METRICS" -k regex:flash_bwd --launch-skip 3 -c 3 --cache-control all \
+    --clock-control none -o "$OUT/ncu_bwd" -f "$PY" "$SDPA" --backward
   for n in ncu_fwd ncu_bwd; do
     [ -f "$OUT/$n.ncu-rep" ] && ncu --import "$OUT/$n.ncu-rep" --csv --page raw >"$OUT/$n.csv" 2>&1
   done

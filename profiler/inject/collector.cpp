@@ -183,7 +183,11 @@ void ContextCollector::begin(const LaunchCall& call, const FunctionInfo& info, F
     ATTNSCOPE_CU(cuMemGetInfo(&free_bytes, &total));
     step("launch {}: {} parameter words, {} allocations, {} B to save; {} B free", record.launch.launch_index,
          words->size(), s.allocations.size(), bytes, free_bytes);
-    if (2.0 * static_cast<double>(bytes) > kSnapshotShareOfFree * static_cast<double>(free_bytes))
+    if (s.allocations.empty())
+      // Nothing to restore would make every replay run on what the previous one wrote; a kernel without a
+      // pointer among its parameters can still write module globals.
+      why_kernel = "no device memory was found from its parameters, so what it writes cannot be restored";
+    else if (2.0 * static_cast<double>(bytes) > kSnapshotShareOfFree * static_cast<double>(free_bytes))
       why_kernel = fmt::format(
           "saving its memory twice ({:.1f} MB) would take more than {:.0f} % of the free device memory "
           "({:.1f} MB)",

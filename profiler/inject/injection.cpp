@@ -129,6 +129,9 @@ ContextCollector* collector_for(State& s, CUcontext context) {
 }
 
 void on_launch_enter(State& s, CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
+  // A launch between the entry and exit of a measured one on this thread is not the program's (CUPTI's
+  // kernel replay, should it go through the API); this thread already holds the launch lock.
+  if (t_pending.active) return;
   const auto call = LaunchCall::from_callback(cbid, data.functionParams);
   if (!call) return;
   const std::uint64_t index = s.launches.fetch_add(1);
@@ -155,7 +158,7 @@ void on_launch_enter(State& s, CUpti_CallbackId cbid, const CUpti_CallbackData& 
   l.dynamic_smem_bytes = static_cast<int>(call->dynamic_smem);
   l.launch_index = index;
   l.nvtx_ranges = open.ranges;
-  record.nvtx_thread = open.from_main_thread ? "main" : "own";
+  record.nvtx_thread = open.thread;
   record.annotation = innermost_annotation(open.ranges);
 
   if (s.list_kernels) {

@@ -59,13 +59,18 @@ void nvtx_pop(const void* domain) {
 OpenRanges open_ranges() {
   std::lock_guard lock(g_mutex);
   const long self = thread_id();
-  if (const auto it = stacks().find(self); it != stacks().end() && !it->second.empty())
-    return {messages(it->second), false};
   const long main_thread = ::getpid();
+  OpenRanges out;
   if (self != main_thread)
-    if (const auto it = stacks().find(main_thread); it != stacks().end() && !it->second.empty())
-      return {messages(it->second), true};
-  return {};
+    if (const auto it = stacks().find(main_thread); it != stacks().end() && !it->second.empty()) {
+      out.ranges = messages(it->second);
+      out.thread = "main+own";
+    }
+  if (const auto it = stacks().find(self); it != stacks().end()) {
+    const auto own = messages(it->second);
+    out.ranges.insert(out.ranges.end(), own.begin(), own.end());
+  }
+  return out;
 }
 
 std::string innermost_annotation(const std::vector<std::string>& ranges) {

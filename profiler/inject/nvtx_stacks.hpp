@@ -11,15 +11,19 @@ namespace attnscope::profiler::inject {
 
 struct OpenRanges {
   std::vector<std::string> ranges;  // outermost first
-  bool from_main_thread = false;    // the launching thread had none open: these are the main thread's
+  // "own": the launching thread's ranges; "main+own": the main thread's, then the launching thread's (a
+  // launch from another thread while the main thread has ranges open).
+  std::string thread = "own";
 };
 
 // `domain` is the NVTX domain handle (nullptr: the default domain); pops match pushes of the same domain.
 void nvtx_push(const void* domain, std::string message);
 void nvtx_pop(const void* domain);
 
-// The calling thread's open ranges; when it has none, the main thread's (PyTorch launches the backward pass
-// from autograd worker threads, while the script's ranges are pushed on the main thread).
+// The calling thread's open ranges. On a thread other than the main one, the main thread's open ranges come
+// first, as the outer levels: PyTorch launches the backward pass from autograd worker threads while the
+// script's ranges (around backward()) are open on the main thread, and hooks push the annotation on the
+// worker thread itself.
 OpenRanges open_ranges();
 
 // The innermost range whose message starts with "attnscope:", or "".

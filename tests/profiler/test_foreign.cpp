@@ -30,7 +30,7 @@ ForeignLaunchRecord sample_launch(std::uint64_t index) {
   l.counters = {{"dram__bytes_read.sum", 1.5e8}, {"lts__t_sectors_srcunit_ltcfabric.sum", std::nullopt}};
   l.event_time_s = 1.25e-3;
   r.annotation = l.nvtx_ranges.back();
-  r.nvtx_thread = "main";
+  r.nvtx_thread = "main+own";
   r.passes = 7;
   r.unavailable_metrics = {"lts__t_sectors_srcunit_ltcfabric.sum"};
   r.notes = {"saved and restored 4 allocation(s)"};
@@ -87,7 +87,7 @@ TEST(ForeignRecords, RoundTripOfEveryRecord) {
   EXPECT_EQ(r.launch.counters, expected.launch.counters);
   EXPECT_EQ(r.launch.event_time_s, expected.launch.event_time_s);
   EXPECT_EQ(r.annotation, expected.annotation);
-  EXPECT_EQ(r.nvtx_thread, "main");
+  EXPECT_EQ(r.nvtx_thread, "main+own");
   EXPECT_EQ(r.passes, 7);
   EXPECT_EQ(r.unavailable_metrics, expected.unavailable_metrics);
   EXPECT_EQ(r.notes, expected.notes);

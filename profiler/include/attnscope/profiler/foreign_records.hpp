@@ -31,8 +31,9 @@ inline constexpr int kForeignRecordsFormat = 1;
 struct ForeignLaunchRecord {
   ForeignLaunch launch;
   std::string annotation;  // raw "attnscope: ..." NVTX message, "" when none was open
-  // Whose NVTX stack `launch.nvtx_ranges` is: "own" (the launching thread's) or "main" (the launching thread
-  // had none open, so the main thread's: PyTorch runs the backward pass on its own worker threads).
+  // Whose NVTX ranges `launch.nvtx_ranges` are: "own" (the launching thread's) or "main+own" (the main
+  // thread's open ranges, then the launching thread's: PyTorch runs the backward pass on worker threads
+  // while the script's ranges stay open on the main thread).
   std::string nvtx_thread = "own";
   int passes = 0;  // replay passes the counters took (0: none collected, e.g. list mode)
   std::vector<std::string> unavailable_metrics;  // standard counters this chip does not have
