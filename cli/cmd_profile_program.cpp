@@ -135,8 +135,8 @@ void print_launch(const profiler::ForeignLaunchRecord& r) {
   const auto& l = r.launch;
   std::printf("launch %llu %s: grid (%u, %u, %u) block (%u, %u, %u), %s replay, %d pass(es)%s\n",
               static_cast<unsigned long long>(l.launch_index),
-              reports::terminal_text(profiler::kernel_function_name(l.demangled_name)).c_str(), l.grid[0], l.grid[1], l.grid[2],
-              l.block[0], l.block[1], l.block[2],
+              reports::terminal_text(profiler::kernel_function_name(l.demangled_name)).c_str(), l.grid[0],
+              l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
               l.replay == profiler::ForeignReplay::user ? "user" : "kernel", r.passes,
               l.event_time_s ? fmt::format(", {:.3f} ms", *l.event_time_s * 1e3).c_str() : "");
   for (const auto& note : r.notes) std::printf("    %s\n", reports::terminal_text(note).c_str());
