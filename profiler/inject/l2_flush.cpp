@@ -32,7 +32,11 @@ CUfunction function_named(CUmodule module, std::string_view part) {
   for (CUfunction f : functions) {
     const char* name = nullptr;
     ATTNSCOPE_CU(cuFuncGetName(&name, f));
-    if (name != nullptr && std::string_view(name).find(part) != std::string_view::npos) return f;
+    if (name != nullptr && std::string_view(name).find(part) != std::string_view::npos) {
+      // Enumerated handles may not be loaded yet under lazy loading: load now, not inside a measured pass.
+      ATTNSCOPE_CU(cuFuncLoad(f));
+      return f;
+    }
   }
   throw ProfilerError(ErrorCode::cuda_error,
                       fmt::format("the embedded flush module has no kernel named *{}*", part));
