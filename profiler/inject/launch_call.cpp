@@ -6,7 +6,6 @@
 #include <cxxabi.h>
 
 #include <cstdlib>
-#include <cstring>
 
 #include "driver_call.hpp"
 
@@ -174,42 +173,7 @@ FunctionInfo describe_function(CUfunction function, const char* symbol_name) {
 }
 
 std::optional<std::vector<std::uint64_t>> parameter_words(const LaunchCall& call, const FunctionInfo& info) {
-  std::vector<std::uint64_t> words;
-  const auto scan = [&words](const unsigned char* bytes, std::size_t size, std::size_t device_offset) {
-    // Pointers sit at 8-byte-aligned offsets of the device-side layout.
-    std::size_t first = (8 - device_offset % 8) % 8;
-    for (std::size_t at = first; at + 8 <= size; at += 8) {
-      std::uint64_t w = 0;
-      std::memcpy(&w, bytes + at, 8);
-      if (w != 0) words.push_back(w);
-    }
-  };
-  if (call.kernel_params != nullptr) {
-    if (!info.params) return std::nullopt;
-    for (std::size_t i = 0; i < info.params->size(); ++i) {
-      const KernelParam& p = (*info.params)[i];
-      if (call.kernel_params[i] == nullptr) return std::nullopt;
-      scan(static_cast<const unsigned char*>(call.kernel_params[i]), p.size, p.offset);
-    }
-    return words;
-  }
-  if (call.extra != nullptr) {
-    // CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE pairs up to CU_LAUNCH_PARAM_END: the packed layout itself.
-    const unsigned char* buffer = nullptr;
-    std::size_t size = 0;
-    for (void** e = call.extra; *e != CU_LAUNCH_PARAM_END; e += 2) {
-      if (*e == CU_LAUNCH_PARAM_BUFFER_POINTER)
-        buffer = static_cast<const unsigned char*>(e[1]);
-      else if (*e == CU_LAUNCH_PARAM_BUFFER_SIZE)
-        size = *static_cast<const std::size_t*>(e[1]);
-      else
-        return std::nullopt;  // an entry this collector does not know
-    }
-    if (buffer == nullptr && size != 0) return std::nullopt;
-    if (buffer != nullptr) scan(buffer, size, 0);
-    return words;
-  }
-  return words;  // a kernel without parameters
+  return parameter_words(call.kernel_params, call.extra, info.params);
 }
 
 }  // namespace attnscope::profiler::inject

@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernel_params.hpp"
+
 namespace attnscope::profiler::inject {
 
 enum class LaunchApi { kernel, kernel_ex, cooperative };
@@ -39,10 +41,6 @@ struct LaunchCall {
 // The callback ids from_callback understands (the collector subscribes to exactly these).
 const std::vector<CUpti_CallbackId>& launch_callback_ids();
 
-struct KernelParam {
-  std::size_t offset = 0, size = 0;  // in the device-side parameter layout
-};
-
 struct FunctionInfo {
   std::string mangled, demangled;
   int registers_per_thread = 0;
@@ -58,9 +56,7 @@ FunctionInfo describe_function(CUfunction function, const char* symbol_name);
 // abi::__cxa_demangle, or the name itself when it is not a mangled C++ name (Triton's kernels).
 std::string demangle(const std::string& mangled);
 
-// Every 8-byte-aligned 64-bit word of the launch's parameter values: the candidates for device pointers
-// (a pointer parameter, or a pointer field of a struct parameter such as FlashAttention's params). Absent
-// when the values cannot be laid out (kernelParams given but the layout unknown).
+// The launch's parameter words (kernel_params.hpp) with the function's layout.
 std::optional<std::vector<std::uint64_t>> parameter_words(const LaunchCall& call, const FunctionInfo& info);
 
 }  // namespace attnscope::profiler::inject
