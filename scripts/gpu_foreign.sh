@@ -6,7 +6,8 @@
 # Nsight Compute on the same kernels with the same metrics for an overhead comparison (wall time of both).
 #
 # Here (no GPU): build the `gpu` preset's attnscope and collector, then pack what travels:
-#   cmake --preset gpu && cmake --build build/gpu -j1 --target attnscope attnscope_inject
+#   cmake --preset gpu && cmake --build build/gpu -j1 --target attnscope attnscope_inject \
+#     foreign_smoke profiler_foreign_gpu_tests
 #   scripts/gpu_foreign.sh --pack        -> .device/foreign.tar.gz (attnscope, libattnscope_inject.so,
 #                                           libcupti, libnvperf_host, libfmt)
 # There (the device tool's run, carry [".device"]):
@@ -21,6 +22,9 @@ if [ "${1:-}" = "--pack" ]; then
   b=build/gpu
   rm -rf .device/foreign && mkdir -p .device/foreign/lib
   strip -o .device/foreign/attnscope "$b/cli/attnscope"
+  # The collector's own GPU tests: a small CUDA program that checks its results under the collector.
+  strip -o .device/foreign/foreign_smoke "$b/tests/profiler/foreign_smoke"
+  strip -o .device/foreign/profiler_foreign_gpu_tests "$b/tests/profiler/profiler_foreign_gpu_tests"
   # The collector finds libcupti and libnvperf_host beside itself (RUNPATH $ORIGIN), and attnscope points
   # NVTX_INJECTION64_PATH at the libcupti beside the collector.
   strip -o .device/foreign/libattnscope_inject.so "$b/cli/libattnscope_inject.so"
@@ -70,6 +74,11 @@ step() {  # name, timeout, command...: exit code and wall seconds into $OUT/name
   echo "$t0 $t1" | awk '{printf "%.2f\n", $2 - $1}' >"$OUT/$name.wall"
 }
 A=("$bin/attnscope" profile)
+
+# The collector on a small CUDA program first: measured launches, results still right, NVTX, replay modes.
+step smoke_plain 60 "$bin/foreign_smoke"
+step smoke_tests 300 env ATTNSCOPE_TEST_BIN="$bin/attnscope" ATTNSCOPE_TEST_FOREIGN_SMOKE="$bin/foreign_smoke" \
+  "$bin/profiler_foreign_gpu_tests" --gtest_color=no
 
 # 0. The programs alone (no collector): they run, and how long they take.
 step plain_fwd 300 "$PY" "$SDPA"
@@ -133,6 +142,7 @@ printf 'fwd: attnscope %s  ncu %s  plain %s\n' "$(cat "$OUT/fwd.wall" 2>/dev/nul
   "$(cat "$OUT/plain_fwd.wall" 2>/dev/null)"
 printf 'bwd: attnscope %s  ncu %s  plain %s\n' "$(cat "$OUT/bwd.wall" 2>/dev/null)" "$(cat "$OUT/ncu_bwd.wall" 2>/dev/null)" \
   "$(cat "$OUT/plain_bwd.wall" 2>/dev/null)"
+grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]" "$OUT/smoke_tests.log" 2>/dev/null
 for s in fwd fwd_causal bwd triton; do
   echo "-- $s"
   grep -E "^launch |replay|attnscope-inject: .*(error|failed)|wrote" "$OUT/$s.log" 2>/dev/null | head -12
