@@ -46,7 +46,14 @@ void initialize_cupti_profiler() {
   if (failure) throw *failure;
 }
 
-DeviceInfo describe(CUdevice device, const std::string& chip) {
+// Synchronizes `stream` and names the step in the error if it fails (a replay that faults shows here).
+void sync(CUstream stream) {
+  ATTNSCOPE_CU(cuStreamSynchronize(stream));
+}
+
+}  // namespace
+
+DeviceInfo describe_device(CUdevice device, const std::string& chip) {
   DeviceInfo d;
   char name[256] = {};
   ATTNSCOPE_CU(cuDeviceGetName(name, sizeof name, device));
@@ -62,13 +69,6 @@ DeviceInfo describe(CUdevice device, const std::string& chip) {
   d.cuda_runtime = "";  // the program's own runtime, which the collector does not see
   return d;
 }
-
-// Synchronizes `stream` and names the step in the error if it fails (a replay that faults shows here).
-void sync(CUstream stream) {
-  ATTNSCOPE_CU(cuStreamSynchronize(stream));
-}
-
-}  // namespace
 
 struct ContextCollector::Impl {
   CUcontext context = nullptr;
@@ -129,7 +129,7 @@ ContextCollector::ContextCollector(CUcontext context, bool force_kernel_replay)
   step("cuptiProfilerInitialize done");
   cuda::check_device_supported(static_cast<int>(device));
   const std::string chip = cuda::chip_name(static_cast<int>(device));
-  device_ = describe(device, chip);
+  device_ = describe_device(device, chip);
   step("device {} ({}), L2 {} B, {} SMs, {}", device_.name, chip, device_.l2_bytes, device_.sm_count,
        device_.driver);
   s.config = std::make_unique<cuda::MetricConfig>(chip, cuda::counter_availability(context));

@@ -25,6 +25,9 @@
 
 namespace attnscope::profiler::inject {
 
+// Name, L2 size, SM count and driver version of `device`; `chip` is CUPTI's chip name ("" when unknown).
+DeviceInfo describe_device(CUdevice device, const std::string& chip);
+
 class ContextCollector {
  public:
   // Sets up CUPTI's profiler, the metric configuration, a stream and the flush buffer in `context`'s

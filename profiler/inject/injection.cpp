@@ -128,6 +128,20 @@ ContextCollector* collector_for(State& s, CUcontext context) {
   }
 }
 
+// List mode: the device record without setting up CUPTI's profiler (no chip name then).
+void write_device_once(State& s) {
+  std::lock_guard lock(s.state_mutex);
+  if (s.device_written) return;
+  s.device_written = true;
+  try {
+    CUdevice device = 0;
+    ATTNSCOPE_CU(cuCtxGetDevice(&device));
+    records().write(to_json_line(describe_device(device, "")));
+  } catch (const ProfilerError& e) {
+    write_error(std::nullopt, "", e);
+  }
+}
+
 void on_launch_enter(State& s, CUpti_CallbackId cbid, const CUpti_CallbackData& data) {
   // A launch between the entry and exit of a measured one on this thread is not the program's (CUPTI's
   // kernel replay, should it go through the API); this thread already holds the launch lock.
@@ -145,6 +159,11 @@ void on_launch_enter(State& s, CUpti_CallbackId cbid, const CUpti_CallbackData& 
     return;
   }
   count_kernel(s, info->demangled);
+  if (!s.list_kernels) {
+    // Past the last selected launch nothing more is recorded: only counted, for the summary.
+    std::lock_guard state_lock(s.state_mutex);
+    if (!s.selector || s.selector->done()) return;
+  }
   const OpenRanges open = open_ranges();
 
   ForeignLaunchRecord record;
@@ -162,6 +181,7 @@ void on_launch_enter(State& s, CUpti_CallbackId cbid, const CUpti_CallbackData& 
   record.annotation = innermost_annotation(open.ranges);
 
   if (s.list_kernels) {
+    write_device_once(s);
     records().write(to_json_line(record));
     return;
   }
