@@ -230,6 +230,7 @@ void ContextCollector::end(const LaunchCall& call, CUresult launch_result, Forei
         fmt::format("the program's own launch failed ({}): not measured", driver_error_text(launch_result)));
   }
   if (s.mode == Impl::Mode::kernel) {
+    // abandon() (the next begin) disables the profiler if anything here throws.
     ATTNSCOPE_CU(cuCtxSynchronize());
     s.profiler->stop();
     record.launch.counters = s.counters_of(s.decode_one());
@@ -247,6 +248,14 @@ void ContextCollector::end(const LaunchCall& call, CUresult launch_result, Forei
   try {
     s.measure_user(call, record);
   } catch (...) {
+    // A pass cut short leaves CUPTI's profiler started: stop it (best effort) before it is disabled.
+    if (s.profiler) {
+      try {
+        s.profiler->stop();
+      } catch (const ProfilerError&) {
+        // not started, or already failing: the disable below is what matters
+      }
+    }
     // Leave the program with its own launch's results whatever failed, when they were saved.
     if (s.results) {
       try {
