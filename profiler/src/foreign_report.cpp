@@ -17,7 +17,7 @@ std::string dims_text(const std::array<std::uint32_t, 3>& d) {
 
 reports::KernelEntry measured_only_entry(const ForeignLaunch& l, const DeviceInfo& device) {
   reports::KernelEntry e;
-  e.name = fmt::format("{}#{}", kernel_function_name(l.demangled_name), l.launch_index);
+  e.name = fmt::format("{}.{}", kernel_function_name(l.demangled_name), l.launch_index);
   for (const auto& [metric, value] : derive_report_metrics(l.counters))
     e.metrics[metric].measured = value.measured;
   for (const auto& [name, value] : l.counters)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The report of `attnscope profile [selection] -- COMMAND`: every launch the collector measured in the other
-// program, one kernel entry each, named "<kernel>#<launch index>" (e.g. "flash_fwd_kernel#12") so repeated
-// launches of one kernel stay apart, in launch order, in the joint format of `attnscope profile` (kind
-// "profile").
+// program, one kernel entry each, named "<kernel>.<launch index>" (e.g. "flash_fwd_kernel.12") so repeated
+// launches of one kernel stay apart (and a gate on "<kernel>.<metric>" sums them), in launch order, in the
+// joint format of `attnscope profile` (kind "profile").
 //
 // This is the one place the measured launches meet the model, and the seam between the collector and the
 // recognition of known attention kernels. The body in foreign_report.cpp is the collector's minimal one:

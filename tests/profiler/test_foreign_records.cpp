@@ -221,7 +221,7 @@ TEST(ForeignReport, KernelFunctionNames) {
 }
 
 // What holds for the collector's minimal report and for the recognising one: one entry per launch, named
-// "<kernel>#<launch index>", measured values from the counters and the event time. The kernel here is no
+// "<kernel>.<launch index>", measured values from the counters and the event time. The kernel here is no
 // attention kernel, so neither models it.
 TEST(ForeignReport, EveryLaunchIsAnEntryWithItsMeasuredValues) {
   DeviceInfo device;
@@ -238,8 +238,8 @@ TEST(ForeignReport, EveryLaunchIsAnEntryWithItsMeasuredValues) {
   EXPECT_EQ(report.provenance.gpu_name, "NVIDIA H200");
   ASSERT_EQ(report.kernels.size(), 2u);
   const auto& k = report.kernels[0];
-  EXPECT_EQ(k.name, "my_reduction_kernel#4");
-  EXPECT_EQ(report.kernels[1].name, "my_reduction_kernel#9");
+  EXPECT_EQ(k.name, "my_reduction_kernel.4");
+  EXPECT_EQ(report.kernels[1].name, "my_reduction_kernel.9");
   EXPECT_EQ(k.notes.at("model").rfind("not modeled", 0), 0u) << k.notes.at("model");
   EXPECT_EQ(reports::measured_of(k.metrics, reports::Metric::time), std::optional<double>(1.25e-3));
   EXPECT_EQ(reports::measured_of(k.metrics, reports::Metric::dram_read), std::optional<double>(1.5e8));
