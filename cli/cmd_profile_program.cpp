@@ -230,6 +230,13 @@ int run(const ProgramFlags& f, const std::string& command_line) {
                     looked));
     return kInjectLibMissing;
   }
+  if (const auto problem = collector_load_problem(*inject)) {
+    say(
+        fmt::format("the collector library {} cannot be loaded: {} (libcupti must be found beside it, on its "
+                    "RUNPATH or on LD_LIBRARY_PATH)",
+                    *inject, *problem));
+    return kInjectLibMissing;
+  }
   const auto cupti = find_cupti_library(*inject);
   if (!cupti) {
     if (!f.nvtx_regex.empty()) {

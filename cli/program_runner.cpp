@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "program_runner.hpp"
 
+#include <dlfcn.h>
 #include <fmt/format.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -81,6 +82,19 @@ std::optional<std::string> find_inject_library(std::string& looked) {
   std::error_code ec;
   if (fs::is_regular_file(beside, ec)) return beside.string();
   return std::nullopt;
+}
+
+std::optional<std::string> collector_load_problem(const std::string& inject_library) {
+  // Loading runs no code of the collector's: its entry point is called by the driver, in the program.
+  void* handle = ::dlopen(inject_library.c_str(), RTLD_LAZY | RTLD_LOCAL);
+  if (handle != nullptr) {
+    ::dlclose(handle);
+    return std::nullopt;
+  }
+  const char* error = ::dlerror();
+  const std::string why = error ? error : "unknown dlopen failure";
+  if (why.find("libcuda.so") != std::string::npos) return std::nullopt;
+  return why;
 }
 
 std::optional<std::string> find_cupti_library(const std::string& inject_library) {

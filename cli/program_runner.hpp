@@ -21,6 +21,11 @@ std::string executable_dir();
 // the file is not there; `looked` lists where it looked.
 std::optional<std::string> find_inject_library(std::string& looked);
 
+// Why the dynamic loader cannot load the collector (a library it needs is not found, e.g. libcupti), or
+// nothing when it can. A missing libcuda.so.1 is no problem of the collector's (no driver here: the program
+// cannot use CUDA either) and reads as nothing.
+std::optional<std::string> collector_load_problem(const std::string& inject_library);
+
 // The CUPTI library for NVTX_INJECTION64_PATH (CUPTI's NVTX callbacks need NVTX to load it): an existing
 // NVTX_INJECTION64_PATH, else $ATTNSCOPE_CUPTI_LIB, else libcupti.so* next to the collector, else the one
 // this build linked. Absent when none exists.

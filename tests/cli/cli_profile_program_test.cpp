@@ -50,6 +50,15 @@ TEST_F(ProfileProgram, MissingCollectorLibraryIsNamed) {
   EXPECT_NE(r.err.find("/nonexistent/libattnscope_inject.so"), std::string::npos) << r.err;
 }
 
+TEST_F(ProfileProgram, CollectorThatCannotLoadIsNamed) {
+  if (!ATTNSCOPE_CUDA_BUILD) GTEST_SKIP() << "a build without CUDA stops earlier (tested below)";
+  write_text(dir_ / "libattnscope_inject.so", "not a shared library\n");
+  const auto lib = (dir_ / "libattnscope_inject.so").string();
+  const auto r = run("profile -- /bin/true", "", "ATTNSCOPE_INJECT_LIB=" + lib + " ");
+  EXPECT_EQ(r.exit_code, kInjectLibMissing) << r.err;
+  EXPECT_NE(r.err.find("cannot be loaded"), std::string::npos) << r.err;
+}
+
 TEST_F(ProfileProgram, ProgramWithoutGpuWorkSaysNothingWasLaunched) {
   if (!ATTNSCOPE_CUDA_BUILD) GTEST_SKIP() << "a build without CUDA stops earlier (tested below)";
   const auto r = run("profile -k flash_fwd -- /bin/true");
