@@ -90,11 +90,23 @@ void write_error(std::optional<std::uint64_t> index, const std::string& kernel, 
   records().write(to_json_line(record));
 }
 
-const FunctionInfo& function_info(State& s, CUfunction f, const char* symbol) {
+// The function's description, made once per function. When the driver cannot describe it, the launch keeps
+// CUPTI's name for it and an unknown parameter layout (so it can still be listed, selected and measured with
+// kernel replay); the failure is reported once.
+const FunctionInfo& function_info(State& s, CUfunction f, const char* symbol, std::uint64_t index) {
   std::lock_guard lock(s.state_mutex);
   auto it = s.functions.find(f);
-  if (it == s.functions.end()) it = s.functions.emplace(f, describe_function(f, symbol)).first;
-  return it->second;
+  if (it != s.functions.end()) return it->second;
+  FunctionInfo info;
+  try {
+    info = describe_function(f, symbol);
+  } catch (const ProfilerError& e) {
+    info.mangled = symbol != nullptr ? symbol : "<unnamed kernel>";
+    info.demangled = demangle(info.mangled);
+    info.params_problem = e.what();
+    write_error(index, info.demangled, e);
+  }
+  return s.functions.emplace(f, std::move(info)).first->second;
 }
 
 void count_kernel(State& s, const std::string& name) {
@@ -151,13 +163,7 @@ void on_launch_enter(State& s, CUpti_CallbackId cbid, const CUpti_CallbackData& 
   const std::uint64_t index = s.launches.fetch_add(1);
   std::unique_lock lock(s.launch_mutex);  // waits while another thread measures
   Busy busy;
-  const FunctionInfo* info = nullptr;
-  try {
-    info = &function_info(s, call->function, data.symbolName);
-  } catch (const ProfilerError& e) {
-    write_error(index, data.symbolName ? data.symbolName : "", e);
-    return;
-  }
+  const FunctionInfo* info = &function_info(s, call->function, data.symbolName, index);
   count_kernel(s, info->demangled);
   if (!s.list_kernels) {
     // Past the last selected launch nothing more is recorded: only counted, for the summary.
