@@ -9,10 +9,15 @@
 //                          events (median), and finally restore the launch's own results, so the program goes
 //                          on with exactly what its launch produced.
 //   kernel replay          when the snapshot cannot be taken (it would need more than 40 % of the free device
-//                          memory, twice: inputs and results; or the parameter layout is unknown): flush L2
-//                          at entry and let CUPTI's kernel replay run the program's own launch as often as it
-//                          needs, restoring memory itself. Passes after the first start from the L2 state
-//                          CUPTI's restore left; no event time (nothing can be replayed safely).
+//                          memory, twice: inputs and results; the parameter layout is unknown; no device
+//                          memory is found from the parameters): flush L2 at entry and let CUPTI's kernel
+//                          replay run the program's own launch as often as it needs, restoring memory itself.
+//                          Passes after the first start from the L2 state CUPTI's restore left; no event time
+//                          (nothing can be replayed safely).
+//
+// Replays run on the collector's own stream, not the program's: the context is idle around them, so the
+// order is the same, and the flush, the replay and the events share one stream whatever the program's stream
+// is (the legacy default stream, a per-thread stream, one with another priority).
 #pragma once
 #include <cuda.h>
 
