@@ -8,6 +8,7 @@
 // Every launch callback of the program takes one lock, held from the entry to the exit of a measured launch:
 // while the collector replays a kernel, no other thread of the program launches one beside it.
 #include <cupti.h>
+#include <dlfcn.h>
 #include <generated_nvtx_meta.h>
 #include <nvtx3/nvToolsExt.h>
 #include <unistd.h>
@@ -19,6 +20,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 
 #include "attnscope/profiler/error.hpp"
 #include "attnscope/profiler/foreign_records.hpp"
@@ -330,6 +332,25 @@ void write_summary() {
        summary.measured);
 }
 
+// NVTX loads the library NVTX_INJECTION64_PATH names at the program's first NVTX call, by path. When the
+// program already had another file of the same soname loaded (a PyTorch built with the same CUDA major ships
+// its own libcupti) and the collector was linked against that copy, a different path would load a second
+// CUPTI that has no subscriber: NVTX is pointed at the CUPTI this collector actually uses. A value naming
+// another tool's library (not a libcupti) is left alone.
+void point_nvtx_at_loaded_cupti() {
+  Dl_info info{};
+  if (::dladdr(reinterpret_cast<void*>(&cuptiSubscribe), &info) == 0 || info.dli_fname == nullptr) return;
+  const char* current = std::getenv("NVTX_INJECTION64_PATH");
+  if (current != nullptr && std::string_view(current) == info.dli_fname) return;
+  if (current != nullptr && std::string_view(current).find("libcupti") == std::string_view::npos) {
+    step("NVTX_INJECTION64_PATH names {}, not a CUPTI: NVTX ranges reach it, not the collector", current);
+    return;
+  }
+  ::setenv("NVTX_INJECTION64_PATH", info.dli_fname, 1);
+  step("NVTX_INJECTION64_PATH -> {} (the CUPTI this collector uses; was {})", info.dli_fname,
+       current != nullptr ? current : "unset");
+}
+
 bool env_flag(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && std::string(v) == "1";
@@ -412,8 +433,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     step("loaded in process {}: {} mode, kernel regex '{}', NVTX regex '{}', skip {}, count {}", start.pid,
          s.list_kernels ? "list" : "measure", start.kernel_regex, start.nvtx_regex, start.skip,
          start.count ? std::to_string(*start.count) : "all");
-    if (std::getenv("NVTX_INJECTION64_PATH") == nullptr)
-      step("NVTX_INJECTION64_PATH is not set: the program's NVTX ranges are not seen");
+    point_nvtx_at_loaded_cupti();
     if (!subscribe(s)) return;
     std::atexit(write_summary);
     result = 1;
