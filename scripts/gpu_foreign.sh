@@ -13,8 +13,10 @@
 # There (the device tool's run, carry [".device"]):
 #   tar -xzf .device/foreign.tar.gz -C .device && bash scripts/gpu_foreign.sh
 # Everything lands in $OUT/foreign.tar.gz (reports, raw collector records, logs with the collector's step
-# log, kernel lists); a summary is printed last. SKIP (space-separated step names) leaves steps out; PY picks
-# the Python (default /opt/torch/.venv/bin/python3).
+# log, kernel lists), repacked after every step; a summary is printed last. All steps take about 8 minutes;
+# a device command has 10, so split them with ONLY (space-separated step-name prefixes to run) or SKIP (to
+# leave out), e.g. ONLY="smoke list fwd" then ONLY="bwd triton no_match plain ncu". PY picks the Python
+# (default /opt/torch/.venv/bin/python3).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--pack" ]; then
@@ -64,6 +66,11 @@ step() {  # name, timeout, command...: exit code and wall seconds into $OUT/name
   local name=$1 limit=$2
   shift 2
   for skip in ${SKIP:-}; do [[ $name == $skip* ]] && return 0; done
+  if [ -n "${ONLY:-}" ]; then
+    local wanted=0
+    for only in $ONLY; do [[ $name == $only* ]] && wanted=1; done
+    [ $wanted = 1 ] || return 0
+  fi
   STEPS+=("$name")
   echo "== $name: $*" | tee -a "$OUT/commands.txt"
   local t0 t1
@@ -72,58 +79,60 @@ step() {  # name, timeout, command...: exit code and wall seconds into $OUT/name
   echo $? >"$OUT/$name.rc"
   t1=$(date +%s.%N)
   echo "$t0 $t1" | awk '{printf "%.2f\n", $2 - $1}' >"$OUT/$name.wall"
+  # Packed after every step: a run stopped by the device's time limit still brings back what was done.
+  tar -czf "$FINAL/foreign.tar.gz" -C "$FINAL" foreign
 }
 A=("$bin/attnscope" profile)
 
 # The collector on a small CUDA program first: measured launches, results still right, NVTX, replay modes.
 step smoke_plain 60 "$bin/foreign_smoke"
-step smoke_tests 300 env ATTNSCOPE_TEST_BIN="$bin/attnscope" ATTNSCOPE_TEST_FOREIGN_SMOKE="$bin/foreign_smoke" \
+step smoke_tests 180 env ATTNSCOPE_TEST_BIN="$bin/attnscope" ATTNSCOPE_TEST_FOREIGN_SMOKE="$bin/foreign_smoke" \
   "$bin/profiler_foreign_gpu_tests" --gtest_color=no
 
 # 0. The programs alone (no collector): they run, and how long they take.
-step plain_fwd 300 "$PY" "$SDPA"
-step plain_bwd 300 "$PY" "$SDPA" --backward
+step plain_fwd 120 "$PY" "$SDPA"
+step plain_bwd 120 "$PY" "$SDPA" --backward
 
 # 1. Every kernel each program launches, names only (no counters): committed as test data for recognition.
-step list_sdpa_fwd 300 "${A[@]}" --list-kernels -o "$OUT/kernels_sdpa_fwd.json" --records "$OUT/list_sdpa_fwd.jsonl" \
+step list_sdpa_fwd 180 "${A[@]}" --list-kernels -o "$OUT/kernels_sdpa_fwd.json" --records "$OUT/list_sdpa_fwd.jsonl" \
   -- "$PY" "$SDPA"
-step list_sdpa_bwd 300 "${A[@]}" --list-kernels -o "$OUT/kernels_sdpa_bwd.json" --records "$OUT/list_sdpa_bwd.jsonl" \
+step list_sdpa_bwd 180 "${A[@]}" --list-kernels -o "$OUT/kernels_sdpa_bwd.json" --records "$OUT/list_sdpa_bwd.jsonl" \
   -- "$PY" "$SDPA" --backward --causal
-step list_triton 300 "${A[@]}" --list-kernels -o "$OUT/kernels_triton.json" --records "$OUT/list_triton.jsonl" \
+step list_triton 180 "${A[@]}" --list-kernels -o "$OUT/kernels_triton.json" --records "$OUT/list_triton.jsonl" \
   -- "$PY" "$TRITON"
 
 # 2. FlashAttention-2 forward (not causal, causal) and backward, user replay (the default protocol): the
 # first (warm-up) call by skipping it, the measured call by its NVTX range (the backward's kernels run on an
 # autograd thread while that range is open on the main thread).
-step fwd 300 "${A[@]}" -k flash_fwd --launch-skip 1 -c 1 -o "$OUT/fwd.json" --records "$OUT/fwd.jsonl" \
+step fwd 180 "${A[@]}" -k flash_fwd --launch-skip 1 -c 1 -o "$OUT/fwd.json" --records "$OUT/fwd.jsonl" \
   -- "$PY" "$SDPA"
-step fwd_causal 300 "${A[@]}" -k flash_fwd --launch-skip 1 -c 1 -o "$OUT/fwd_causal.json" \
+step fwd_causal 180 "${A[@]}" -k flash_fwd --launch-skip 1 -c 1 -o "$OUT/fwd_causal.json" \
   --records "$OUT/fwd_causal.jsonl" -- "$PY" "$SDPA" --causal
-step bwd 300 "${A[@]}" -k flash_bwd --nvtx-include '^sdpa_example measured' -o "$OUT/bwd.json" \
+step bwd 180 "${A[@]}" -k flash_bwd --nvtx-include '^sdpa_example measured' -o "$OUT/bwd.json" \
   --records "$OUT/bwd.jsonl" -- "$PY" "$SDPA" --backward
-step bwd_causal 300 "${A[@]}" -k flash_bwd --nvtx-include '^sdpa_example measured' -o "$OUT/bwd_causal.json" \
+step bwd_causal 180 "${A[@]}" -k flash_bwd --nvtx-include '^sdpa_example measured' -o "$OUT/bwd_causal.json" \
   --records "$OUT/bwd_causal.jsonl" -- "$PY" "$SDPA" --backward --causal
 # Only launches inside the "attnscope:" annotation (the NVTX path), and CUPTI's kernel replay.
-step fwd_nvtx 300 "${A[@]}" --nvtx-include '^attnscope:' -k flash_fwd -c 1 -o "$OUT/fwd_nvtx.json" \
+step fwd_nvtx 180 "${A[@]}" --nvtx-include '^attnscope:' -k flash_fwd -c 1 -o "$OUT/fwd_nvtx.json" \
   --records "$OUT/fwd_nvtx.jsonl" -- "$PY" "$SDPA"
-step fwd_kernel_replay 300 "${A[@]}" --replay kernel -k flash_fwd --launch-skip 1 -c 1 \
+step fwd_kernel_replay 180 "${A[@]}" --replay kernel -k flash_fwd --launch-skip 1 -c 1 \
   -o "$OUT/fwd_kernel_replay.json" --records "$OUT/fwd_kernel_replay.jsonl" -- "$PY" "$SDPA"
 # The Triton kernel (attnscope_attention_fwd), its measured call.
-step triton 300 "${A[@]}" -k "${TRITON_KERNEL:-attention_fwd}" --nvtx-include '^triton_attention measured' \
+step triton 180 "${A[@]}" -k "${TRITON_KERNEL:-attention_fwd}" --nvtx-include '^triton_attention measured' \
   -o "$OUT/triton.json" --records "$OUT/triton.jsonl" -- "$PY" "$TRITON"
-step triton_causal 300 "${A[@]}" -k "${TRITON_KERNEL:-attention_fwd}" --nvtx-include '^triton_attention measured' \
+step triton_causal 180 "${A[@]}" -k "${TRITON_KERNEL:-attention_fwd}" --nvtx-include '^triton_attention measured' \
   -o "$OUT/triton_causal.json" --records "$OUT/triton_causal.jsonl" -- "$PY" "$TRITON" --causal
 # The errors as a user meets them: a regex that matches nothing lists what ran.
-step no_match 300 "${A[@]}" -k no_such_kernel -- "$PY" "$SDPA"
+step no_match 180 "${A[@]}" -k no_such_kernel -- "$PY" "$SDPA"
 
 # 3. Nsight Compute on the same kernels, the same metrics, every kernel from a flushed L2: wall time to
 # compare with steps fwd / bwd, and its values beside attnscope's.
 METRICS=$("$bin/attnscope" profile --print-metrics)
 if command -v ncu >/dev/null; then
   # The same launches as steps fwd and bwd (ncu counts --launch-skip over matching kernels too).
-  step ncu_fwd 600 ncu --metrics "$METRICS" -k regex:flash_fwd --launch-skip 1 -c 1 --cache-control all \
+  step ncu_fwd 300 ncu --metrics "$METRICS" -k regex:flash_fwd --launch-skip 1 -c 1 --cache-control all \
     --clock-control none -o "$OUT/ncu_fwd" -f "$PY" "$SDPA"
-  step ncu_bwd 600 ncu --metrics "$METRICS" -k regex:flash_bwd --launch-skip 3 -c 3 --cache-control all \
+  step ncu_bwd 300 ncu --metrics "$METRICS" -k regex:flash_bwd --launch-skip 3 -c 3 --cache-control all \
     --clock-control none -o "$OUT/ncu_bwd" -f "$PY" "$SDPA" --backward
   for n in ncu_fwd ncu_bwd; do
     [ -f "$OUT/$n.ncu-rep" ] && ncu --import "$OUT/$n.ncu-rep" --csv --page raw >"$OUT/$n.csv" 2>&1
