@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Kernel speed on the GPU: tiled (FlashAttention-2-style) and naive attention, plus a device-to-device
+// Kernel speed on the GPU: tiled (FlashAttention-2-style), Hopper (FlashAttention-3-style, BM_Hopper) and
+// naive attention, plus a device-to-device
 // copy that measures the HBM bandwidth the naive kernels are judged against, in the same run.
 //
 // Timing: CUDA events around the launches only (UseManualTime); L2 flushed (256 MiB memset) before every
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "attnscope/kernels/attention.hpp"
+#include "attnscope/kernels/hopper.hpp"
 #include "attnscope/kernels/reference.hpp"
 #include "attnscope/version.hpp"
 #include "gpu_bench_support.hpp"
@@ -172,6 +174,71 @@ void BM_Attention(benchmark::State& state) {
       " H=" + std::to_string(s.heads) + (s.causal ? " causal" : ""));
 }
 
+// The Hopper kernel (kernels/include/attnscope/kernels/hopper.hpp), same protocol as BM_Attention (events
+// around the launch only, L2 flushed before every iteration). Args: dtype (0 fp16, 1 bf16), d, N, causal,
+// heads, Br, Bc, consumer warpgroups, stages, overlap (0 / 1), ping-pong (0 / 1).
+void BM_Hopper(benchmark::State& state) {
+  ak::AttentionShape s;
+  s.batch = 1;
+  s.dtype = state.range(0) == 1 ? ak::DType::bf16 : ak::DType::fp16;
+  s.head_dim = static_cast<int>(state.range(1));
+  s.seq_q = s.seq_kv = static_cast<int>(state.range(2));
+  s.causal = state.range(3) != 0;
+  s.heads = static_cast<int>(state.range(4));
+  s.scale = 1.0f / std::sqrt(static_cast<float>(s.head_dim));
+  const ak::HopperConfig config{static_cast<int>(state.range(5)),
+                                static_cast<int>(state.range(6)),
+                                static_cast<int>(state.range(7)),
+                                static_cast<int>(state.range(8)),
+                                state.range(9) != 0,
+                                state.range(10) != 0};
+  static std::map<std::string, std::unique_ptr<Inputs>> cache;
+  const std::string key = std::to_string(state.range(0)) + "/" + std::to_string(s.head_dim) + "/" +
+                          std::to_string(s.seq_q) + "/" + std::to_string(s.heads);
+  auto& slot = cache[key];
+  if (!slot) {
+    slot = std::make_unique<Inputs>();
+    if (!make_inputs(s, false, *slot)) {
+      slot.reset();
+      state.SkipWithError("allocating or uploading the inputs failed");
+      return;
+    }
+  }
+  const Inputs& in = *slot;
+  const ak::DeviceTensors t{in.q->p, in.k->p, in.v->p, in.o->p, static_cast<float*>(in.lse->p), nullptr};
+  if (ak::Status st = ak::launch_hopper(s, config, t, nullptr);
+      !st || cudaDeviceSynchronize() != cudaSuccess) {
+    state.SkipWithError(st ? "warm-up launch failed on the device" : st.message.c_str());
+    return;
+  }
+  EventTimer timer;
+  double total = 0.0;
+  for (auto _ : state) {
+    cudaMemsetAsync(flush_buffer(), static_cast<int>(state.iterations() & 0xff), std::size_t{256} << 20);
+    timer.start();
+    const ak::Status st = ak::launch_hopper(s, config, t, nullptr);
+    const double sec = timer.stop();
+    if (!st) {
+      state.SkipWithError(st.message.c_str());
+      return;
+    }
+    state.SetIterationTime(sec);
+    total += sec;
+  }
+  if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
+    state.SkipWithError(cudaGetErrorString(err));
+    return;
+  }
+  const double per_iter = total / static_cast<double>(state.iterations());
+  state.counters["TFLOP_per_s"] = attention_flops(s) / per_iter * 1e-12;
+  state.SetLabel("hopper Br=" + std::to_string(config.br) + " Bc=" + std::to_string(config.bc) +
+                 " consumers=" + std::to_string(config.consumers) +
+                 " stages=" + std::to_string(config.stages) + (config.overlap ? " overlap " : " serial ") +
+                 (config.pingpong ? "pingpong " : "") + ak::dtype_name(s.dtype) +
+                 " d=" + std::to_string(s.head_dim) + " N=" + std::to_string(s.seq_q) +
+                 " H=" + std::to_string(s.heads) + (s.causal ? " causal" : ""));
+}
+
 // One naive kernel alone (0 qk, 1 softmax, 2 pv) at the llm-4k shape: where the naive time goes.
 // Softmax runs in place on what the previous iteration left (probabilities): same bytes, same work.
 void BM_NaiveKernel(benchmark::State& state) {
@@ -299,6 +366,28 @@ void register_all() {
   }
   for (const int bc : {32, 64}) add(0, 0, 128, 16384, 0, 32, 128, bc, 4);
   add(0, 0, 128, 16384, 1, 32, 128, 64, 4);
+  // Hopper kernel at llm-4k (B=1, H=32, N=4096): fp16 d 64, fp16 d 64 causal, fp16 d 128, bf16 d 128, and
+  // fp16 d 64 at N=16384; every compiled configuration of each (the tiled kernel's rows above are the
+  // same-run comparison).
+  const auto add_hopper = [](int bf16, int d, int n, int causal) {
+    for (const ak::HopperConfig& c :
+         ak::compiled_hopper_configs(d, bf16 ? ak::DType::bf16 : ak::DType::fp16)) {
+      benchmark::RegisterBenchmark("BM_Hopper", BM_Hopper)
+          ->Args({bf16, d, n, causal, 32, c.br, c.bc, c.consumers, c.stages, c.overlap ? 1 : 0,
+                  c.pingpong ? 1 : 0})
+          ->ArgNames({"bf16", "d", "N", "causal", "H", "Br", "Bc", "C", "S", "ov", "pp"})
+          ->UseManualTime()
+          ->MinTime(0.2)
+          ->Unit(benchmark::kMillisecond);
+    }
+  };
+  add_hopper(0, 64, 4096, 0);
+  add_hopper(0, 64, 4096, 1);
+  add_hopper(0, 128, 4096, 0);
+  add_hopper(1, 128, 4096, 0);
+  add_hopper(0, 64, 16384, 0);
+  add_hopper(0, 128, 4096, 1);
+  add_hopper(1, 64, 4096, 0);
   register_backward_benchmarks();
   // The copy again at the end: the bandwidth should not have drifted during the run.
   benchmark::RegisterBenchmark("BM_CopyBandwidth", BM_CopyBandwidth)

@@ -64,22 +64,64 @@ void check(int rc, const char* what) {
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-// A worker rank: ask, run, send back, until told to stop.
-void serve_units(reports::SweepWork& work) {
-  std::string message;  // the first one is empty: a request
-  for (;;) {
-    check(MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kTagResult, MPI_COMM_WORLD),
-          "MPI_Send");
+// Seconds spent inside work.run on this rank, and the units it ran (printed with ATTNSCOPE_SWEEP_RANK_STATS=1:
+// how the parallel efficiency splits into per-point slowdown and idle ranks).
+struct RankStats {
+  double busy_s = 0;
+  std::size_t units = 0;
+};
+
+std::vector<reports::SweepPoint> run_timed(reports::SweepWork& work, std::size_t unit, RankStats& stats) {
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<reports::SweepPoint> points = work.run(unit);
+  stats.busy_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ++stats.units;
+  return points;
+}
+
+void print_stats(int rank, const RankStats& stats, std::chrono::steady_clock::time_point start) {
+  if (std::getenv("ATTNSCOPE_SWEEP_RANK_STATS") == nullptr) return;
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "attnscope sweep: rank %d ran %zu unit(s), busy %.3f s of %.3f s\n", rank, stats.units,
+               stats.busy_s, wall);
+}
+
+// Each worker keeps two requests in flight: while it runs a unit, its next assignment is already on the way,
+// so the time rank 0 takes to answer (it polls) never leaves a worker idle.
+constexpr int kRequestsInFlight = 2;
+
+// A worker rank: ask, run, send back, until told to stop. Rank 0 answers every message with one unit or -1;
+// after the first -1 every answer is -1, and a worker receives exactly kRequestsInFlight of them.
+void serve_units(reports::SweepWork& work, int rank) {
+  const auto start = std::chrono::steady_clock::now();
+  RankStats stats;
+  const auto receive = [] {
     std::int64_t unit = -1;
     check(MPI_Recv(&unit, 1, MPI_INT64_T, 0, kTagAssign, MPI_COMM_WORLD, MPI_STATUS_IGNORE), "MPI_Recv");
-    if (unit < 0) return;
+    return unit;
+  };
+  std::string message;  // empty: a request
+  for (int i = 0; i < kRequestsInFlight; ++i)
+    check(MPI_Send(message.data(), 0, MPI_CHAR, 0, kTagResult, MPI_COMM_WORLD), "MPI_Send");
+  int awaited = kRequestsInFlight;
+  for (;;) {
+    const std::int64_t unit = receive();
+    --awaited;
+    if (unit < 0) {
+      while (awaited-- > 0) receive();  // the other -1 answers
+      print_stats(rank, stats, start);
+      return;
+    }
     try {
-      message =
-          std::to_string(unit) + "\t" + reports::encode_points(work.run(static_cast<std::size_t>(unit)));
+      message = std::to_string(unit) + "\t" +
+                reports::encode_points(run_timed(work, static_cast<std::size_t>(unit), stats));
     } catch (const std::exception& e) {
       std::fprintf(stderr, "attnscope sweep: unit %lld failed: %s\n", static_cast<long long>(unit), e.what());
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
+    check(MPI_Send(message.data(), static_cast<int>(message.size()), MPI_CHAR, 0, kTagResult, MPI_COMM_WORLD),
+          "MPI_Send");
+    ++awaited;
   }
 }
 
@@ -95,7 +137,7 @@ std::optional<reports::Report> run_sweep_over_mpi(reports::SweepWork& work,
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (rank != 0) {
-    serve_units(work);
+    serve_units(work, rank);
     MPI_Finalize();
     return std::nullopt;
   }
@@ -118,19 +160,21 @@ std::optional<reports::Report> run_sweep_over_mpi(reports::SweepWork& work,
     return next < pending ? static_cast<std::int64_t>(work.pending[next++]) : -1;
   };
   std::exception_ptr failure;
+  const auto start = std::chrono::steady_clock::now();
+  RankStats local_stats;
   std::jthread local([&] {
     try {
       for (std::int64_t u = take(); u >= 0; u = take())
-        finish(static_cast<std::size_t>(u), work.run(static_cast<std::size_t>(u)));
+        finish(static_cast<std::size_t>(u), run_timed(work, static_cast<std::size_t>(u), local_stats));
     } catch (...) {
       failure = std::current_exception();
     }
   });
   // Hand out units until every worker rank has been told to stop. Polling with a short sleep leaves the
   // core to the local thread (a blocking receive spins on it in most MPI libraries).
-  int stopped = 0;
+  int stopped = 0;  // -1 answers sent: kRequestsInFlight per worker
   std::string buffer;
-  while (stopped < size - 1) {
+  while (stopped < kRequestsInFlight * (size - 1)) {
     int flag = 0;
     MPI_Status status;
     check(MPI_Iprobe(MPI_ANY_SOURCE, kTagResult, MPI_COMM_WORLD, &flag, &status), "MPI_Iprobe");
@@ -155,6 +199,7 @@ std::optional<reports::Report> run_sweep_over_mpi(reports::SweepWork& work,
     check(MPI_Send(&assign, 1, MPI_INT64_T, status.MPI_SOURCE, kTagAssign, MPI_COMM_WORLD), "MPI_Send");
   }
   local.join();
+  print_stats(0, local_stats, start);
   MPI_Finalize();
   if (failure) std::rethrow_exception(failure);
   return work.assemble(std::move(results));

@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Strong scaling of `mpirun -n N attnscope sweep` on one machine's CPUs (no GPU used): a cycle-model sweep
-# of 6,144 points, every feasible one (about 5,900) through the cycle model. The points differ in cost by
-# ~100x (N 256 .. 2K, Br 32 .. 256, 33 .. 264 SMs). Runs it at 1, 2, 4, 8 and 16 ranks, one thread each
-# (about 8 minutes at 1 rank), and writes tests/data/bench/sweep_scaling.json: wall seconds per rank count,
+# of 7,680 points (8 heads), every feasible one (about 7,400) through the cycle model. The points differ in cost by
+# ~250x (N 256 .. 4K, Br 32 .. 256, 33 .. 264 SMs). Runs it at 1, 2, 4, 8 and 16 ranks, one thread each
+# (about 2 minutes at 1 rank on the GPU machine's CPU), and writes tests/data/bench/sweep_scaling.json: wall seconds per rank count,
 # speedup and parallel efficiency (speedup / ranks) against the first, the host, and whether every report
 # was byte-identical to the first one (SOURCE_DATE_EPOCH fixes the report's date); and the chart
 # docs/screenshots/sweep-scaling.svg.
 #
 #   cmake --preset mpi && cmake --build --preset mpi --target attnscope     # OpenMPI: scripts/install_deps.sh
 #   scripts/sweep_scaling.sh build/mpi/cli/attnscope [RANKS...]             # default ranks: 1 2 4 8 16
+# On a machine without this OpenMPI (the GPU machine), pack it first and point MPI_BUNDLE at the copy:
+#   scripts/pack_openmpi.sh .device/mpi build/ci/cli/attnscope   # here
+#   MPI_BUNDLE=.device/mpi scripts/sweep_scaling.sh ...            # there
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${1:-build/mpi/cli/attnscope}"
@@ -17,34 +20,48 @@ shift || true
 ranks=("$@")
 [ ${#ranks[@]} -gt 0 ] || ranks=(1 2 4 8 16)
 work="$(mktemp -d)"
+if [ -n "${MPI_BUNDLE:-}" ]; then
+  # shellcheck source=/dev/null
+  source "$MPI_BUNDLE/env.sh"
+fi
 trap 'rm -rf "$work"' EXIT
 export SOURCE_DATE_EPOCH=1764720000
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # containers run as root
-args=(sweep --kernel tiled --heads 4 --seq 256,512,1K,2K --head-dim 64,128 --br 32,64,128,256
+args=(sweep --kernel tiled --heads "${HEADS:-8}" --seq "${SEQ:-256,512,1K,2K,4K}" --head-dim 64,128 --br 32,64,128,256
       --bc 16,32,64,128 --warps 1,2 --stages 1,2,3,4 --smem 227K --sms 33,66,99,132,198,264 --fidelity cycle
       --max-points 0 --no-progress -j 1)
 rows=()
+cores=$(lscpu -p=core,socket | grep -v '^#' | sort -u | wc -l)
+json_out=${JSON_OUT:-tests/data/bench/sweep_scaling.json}
+svg_out=${SVG_OUT:-docs/screenshots/sweep-scaling.svg}
 base=""
 for n in "${ranks[@]}"; do
   start=$(date +%s.%N)
-  mpirun --bind-to core -n "$n" "$bin" "${args[@]}" -o "$work/r$n.json" >/dev/null
+  bind=(--bind-to core)  # one rank per physical core; hardware threads once the ranks outnumber the cores
+  [ "$n" -le "$cores" ] || bind=(--use-hwthread-cpus --bind-to hwthread)
+  [ "$n" -le "$(nproc)" ] || bind=(--oversubscribe --bind-to none)  # more ranks than CPUs: a smoke test
+  # The same output path every time (the report records its command line), moved aside after.
+  mpirun "${bind[@]}" -n "$n" "$bin" "${args[@]}" -o "$work/sweep.json" >/dev/null
   end=$(date +%s.%N)
-  wall=$(echo "$end - $start" | bc -l)
+  mv "$work/sweep.json" "$work/r$n.json"
+  wall=$(awk -v a="$start" -v b="$end" 'BEGIN{print b - a}')
   [ -n "$base" ] || base="$wall"
   same=false
   cmp -s "$work/r$n.json" "$work/r${ranks[0]}.json" && same=true
   rows+=("$(printf '{"ranks": %d, "wall_s": %.3f, "speedup": %.3f, "efficiency": %.3f, "report_identical_to_first": %s}' \
-    "$n" "$wall" "$(echo "$base / $wall" | bc -l)" "$(echo "$base / $wall / $n * ${ranks[0]}" | bc -l)" "$same")")
+    "$n" "$wall" "$(awk -v b="$base" -v w="$wall" 'BEGIN{print b / w}')" "$(awk -v b="$base" -v w="$wall" -v n="$n" -v r="${ranks[0]}" 'BEGIN{print b / w / n * r}')" "$same")")
   echo "sweep_scaling: $n rank(s): ${wall} s" >&2
 done
-feasible=$(python3 -c "import json,sys; print(sum(p['feasible'] for p in json.load(open(sys.argv[1]))['sweep']))" "$work/r${ranks[0]}.json")
-mkdir -p tests/data/bench
+read -r points feasible < <(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['sweep']; print(len(s), sum(p['feasible'] for p in s))" "$work/r${ranks[0]}.json")
+mkdir -p "$(dirname "$json_out")" "$(dirname "$svg_out")"
 {
   echo "{"
   echo "  \"what\": \"mpirun -n N attnscope ${args[*]}\","
-  echo "  \"points\": 6144, \"cycle_model_points\": $feasible,"
+  echo "  \"points\": $points, \"cycle_model_points\": $feasible,"
   echo "  \"host\": \"$(hostname)\", \"cpus\": $(nproc), \"date\": \"$(date -u +%Y-%m-%dT%H:%M:%SZ)\","
-  echo "  \"git_revision\": \"$(git rev-parse --short HEAD)\","
+  echo "  \"cpu\": \"$(lscpu | sed -n 's/^Model name: *//p' | head -1)\", \"threads_per_core\": $(lscpu | sed -n 's/^Thread(s) per core: *//p' | head -1),"
+  echo "  \"mpirun\": \"$(mpirun --version 2>&1 | head -1)\","
+  echo "  \"git_revision\": \"${BUILD_REVISION:-$(git rev-parse --short HEAD)}\", \"physical_cores\": $cores,"
   echo "  \"runs\": ["
   for i in "${!rows[@]}"; do
     sep=","; [ "$i" -eq $((${#rows[@]} - 1)) ] && sep=""
@@ -52,10 +69,10 @@ mkdir -p tests/data/bench
   done
   echo "  ]"
   echo "}"
-} > tests/data/bench/sweep_scaling.json
-cat tests/data/bench/sweep_scaling.json
+} > "$json_out"
+cat "$json_out"
 # The chart for docs/guide.md: speedup against ranks, with the ideal line and the 0.85-efficiency line.
-python3 - tests/data/bench/sweep_scaling.json docs/screenshots/sweep-scaling.svg <<'PY'
+python3 - "$json_out" "$svg_out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 runs = d["runs"]

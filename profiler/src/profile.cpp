@@ -13,18 +13,27 @@
 
 namespace attnscope::profiler {
 
+reports::Provenance measured_provenance(const DeviceInfo& device, const std::string& command_line) {
+  reports::Provenance p = reports::basic_provenance(command_line);
+  p.gpu_name = device.name;
+  p.driver = device.driver;
+  p.cuda_runtime = device.cuda_runtime;
+  p.sm_clock_mhz = device.sm_clock_mhz;
+  p.mem_clock_mhz = device.mem_clock_mhz;
+  return p;
+}
+
+std::string device_note(const DeviceInfo& device) {
+  return fmt::format("{} ({}), {} SMs, L2 {} B", device.name, device.chip, device.sm_count, device.l2_bytes);
+}
+
 reports::Report build_profile_report(const Measurement& m,
                                      const std::optional<std::vector<sim::KernelResult>>& model,
                                      const sim::GpuSpec& gpu, const std::vector<WindowModel>& window_models,
                                      const MeasureRequest& request, const std::string& command_line) {
   reports::Report r;
   r.kind = "profile";
-  r.provenance = reports::basic_provenance(command_line);
-  r.provenance.gpu_name = m.device.name;
-  r.provenance.driver = m.device.driver;
-  r.provenance.cuda_runtime = m.device.cuda_runtime;
-  r.provenance.sm_clock_mhz = m.device.sm_clock_mhz;
-  r.provenance.mem_clock_mhz = m.device.mem_clock_mhz;
+  r.provenance = measured_provenance(m.device, command_line);
   r.provenance.cache = request.cache;
   r.provenance.replay = request.replay;
   r.provenance.gpu_spec = model ? gpu.short_name : "";
@@ -41,8 +50,7 @@ reports::Report build_profile_report(const Measurement& m,
       for (const auto& k : *model)
         if (k.name == mk.name) modeled = &k;
     reports::KernelEntry e = join_kernel(mk, modeled, gpu, window_models, request.cache);
-    e.notes["measure.device"] = fmt::format("{} ({}), {} SMs, L2 {} B", m.device.name, m.device.chip,
-                                            m.device.sm_count, m.device.l2_bytes);
+    e.notes["measure.device"] = device_note(m.device);
     e.notes["measure.replay"] = fmt::format("{} replay, {} passes", m.replay_mode, m.passes);
     if (!unavailable.empty()) e.notes["measure.unavailable_metrics"] = unavailable;
     if (!not_collected.empty())

@@ -99,6 +99,40 @@ static_assert(
     window_tiles(KernelId::tiled_bwd_pre, kTiled, kNaive, kSeq, kSeq, default_tiled_bwd_config(128), 128).q ==
     4096 / 16);  // 256 / (128 / 8) = 16 rows per CTA at d 128
 
+// The Hopper kernel (hopper_*): one producer and `consumers` consumer warpgroups, 1024-byte barrier block.
+constexpr HopperConfig kHopper{};  // Br 128, Bc 128, 2 consumers, stages 2, serial
+static_assert(kHopper.br == 128 && kHopper.bc == 128 && kHopper.consumers == 2 && kHopper.stages == 2 &&
+              !kHopper.overlap && !kHopper.pingpong);
+static_assert(hopper_threads_per_cta(kHopper) == 384);
+static_assert(hopper_threads_per_cta(HopperConfig{192, 64, 3, 2}) == 512);
+// (Q 128 + K and V 2 x 2 x 128 rows) x 64 x 2 bytes = 80 KiB, plus the barriers (7 x 8 bytes -> 1 KiB).
+static_assert(hopper_barrier_bytes(kHopper) == 1024);
+static_assert(hopper_smem_bytes(kHopper, 64, DType::fp16) == 81920 + 1024);
+// d 128, stages 3: (128 + 6 x 128) x 256 + 1024 = 230400 bytes, under the 232448 one CTA may hold.
+static_assert(hopper_smem_bytes(HopperConfig{128, 128, 2, 3}, 128, DType::bf16) == 230400);
+static_assert(hopper_config_valid(HopperConfig{128, 128, 2, 3}, 128, DType::bf16));
+static_assert(!hopper_config_valid(HopperConfig{128, 128, 2, 4}, 128, DType::fp16));  // 295 936 bytes
+static_assert(!hopper_config_valid(HopperConfig{128, 128, 3, 2}, 64, DType::fp16));   // Br != 64 x consumers
+static_assert(!hopper_config_valid(HopperConfig{192, 64, 3, 3, true, true}, 64,
+                                   DType::fp16));  // ping-pong: 2
+static_assert(hopper_config_valid(HopperConfig{128, 64, 2, 4, true, true}, 128, DType::fp16));
+static_assert(!hopper_config_valid(kHopper, 64, DType::fp32));
+static_assert(!hopper_config_valid(HopperConfig{128, 120, 2, 2}, 64, DType::fp16));  // Bc % 16
+// Registers after setmaxnreg within 64 K per CTA: 128 x 24 + 256 x 240 and 128 x 24 + 384 x 160.
+static_assert(kWarpgroupThreads * hopper_producer_registers() +
+                  kWarpgroupThreads * kHopper.consumers * hopper_consumer_registers(kHopper) <=
+              65536);
+static_assert(kWarpgroupThreads * hopper_producer_registers() +
+                  kWarpgroupThreads * 3 * hopper_consumer_registers(HopperConfig{192, 64, 3, 2}) <=
+              65536);
+static_assert(hopper_q_tiles(kHopper, kSeq) == 32 && hopper_kv_tiles(kHopper, kSeq) == 32);
+static_assert(same(hopper_grid(kHopper, 1000, kHeads, 2), Dim3{8, 32, 2}));
+// Causal, Nq = Nkv = 4096: q tile 0 sees 1 kv tile, the last all 32; Nq > Nkv: the first tile sees none.
+static_assert(hopper_visible_kv_tiles(kHopper, kSeq, kSeq, Mask::causal, 0) == 1);
+static_assert(hopper_visible_kv_tiles(kHopper, kSeq, kSeq, Mask::causal, 31) == 32);
+static_assert(hopper_visible_kv_tiles(kHopper, 1000, 300, Mask::causal, 0) == 0);
+static_assert(hopper_visible_kv_tiles(kHopper, 1000, 300, Mask::none, 0) == 3);
+
 TEST(VocabKernel, NamesRoundTrip) {
   for (KernelId k : kAllKernelIds) EXPECT_EQ(parse_kernel_id(to_string(k)), k);
   EXPECT_EQ(to_string(KernelId::naive_qk), "naive.qk");

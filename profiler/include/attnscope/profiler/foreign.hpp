@@ -20,7 +20,7 @@ namespace attnscope::profiler {
 // The attention shape a program announces for the launches that follow: the message of an NVTX range
 // pushed by the Python helper `attnscope.annotate(q, k, v, causal=...)`, e.g.
 //   "attnscope: B=1 H=32 Nq=4096 Nkv=4096 d=64 dtype=fp16 causal=1"
-// (parse_annotation in foreign.cpp is the one reader of that text).
+// (parse_annotation, recognize.hpp, is the one reader of that text).
 struct AnnotatedShape {
   std::int64_t batch = 0, heads = 0, seq_q = 0, seq_kv = 0, head_dim = 0;
   std::string dtype;  // "fp16" | "bf16"

@@ -32,6 +32,13 @@ struct ProfileOptions {
 // Drop tile entries as `keep` says ("all", "measured", "windows"); throws sim::InvalidInput otherwise.
 void keep_tiles(reports::Report& report, const std::string& keep);
 
+// Provenance of a measurement on `device`: tool, revision, date, host and command, and the device's name,
+// driver, CUDA runtime and clocks (the cache and replay protocol are the caller's).
+reports::Provenance measured_provenance(const DeviceInfo& device, const std::string& command_line);
+
+// The "measure.device" note of a measured kernel: "NVIDIA H200 (GH100), 132 SMs, L2 52428800 B".
+std::string device_note(const DeviceInfo& device);
+
 // The report of one profiling run: provenance, workload, tiles, kernels with both sides.
 reports::Report build_profile_report(const Measurement& measurement,
                                      const std::optional<std::vector<sim::KernelResult>>& model, const sim::GpuSpec& gpu,

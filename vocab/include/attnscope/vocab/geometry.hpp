@@ -147,6 +147,80 @@ constexpr std::int64_t tiled_visible_kv_tiles(const TiledConfig& c, std::int64_t
   return visible_kv_tiles<std::int64_t>(c.br, c.bc, seq_q, seq_kv, mask, q_tile);
 }
 
+// ---- hopper: one CTA per (q tile, head, batch); a producer warpgroup and `consumers` consumer warpgroups
+
+inline constexpr int kWarpgroupThreads = 128;  // 4 consecutive warps: the unit that issues a wgmma
+inline constexpr int kWgmmaRows = 64;          // M of one wgmma: the query rows of one consumer warpgroup
+
+constexpr int hopper_threads_per_cta(const HopperConfig& c) {
+  return kWarpgroupThreads * (1 + c.consumers);
+}
+
+// Registers per thread after setmaxnreg: the producer gives its registers back (it only issues copies) and
+// the consumers take them; both stay within the 64 K registers of one CTA per SM at the launch bound's cap
+// of 65536 / threads (rounded down to 8): 128 x 24 + 256 x 240 = 64512 (2 consumers), 128 x 24 + 384 x 160
+// = 64512 (3 consumers).
+constexpr int hopper_producer_registers() {
+  return 24;
+}
+constexpr int hopper_consumer_registers(const HopperConfig& c) {
+  return c.consumers >= 3 ? 160 : 240;
+}
+
+// The shared-memory tile of a [rows x d] operand: d / 64 column blocks of rows x 128 bytes (the width of the
+// 128-byte swizzle the bulk tensor copy writes and wgmma reads).
+constexpr std::int64_t hopper_tile_bytes(std::int64_t rows, std::int64_t head_dim, DType t) {
+  return rows * head_dim * bytes_of(t);
+}
+
+// Bytes of the block of mbarriers at the end of SharedStorage (Q full, and full K, full V, empty per stage,
+// 8 bytes each), rounded up to the 1024-byte alignment of the swizzled tiles.
+constexpr std::int64_t hopper_barrier_bytes(const HopperConfig& c) {
+  return ceil_div(std::int64_t{8} * (1 + 3 * std::int64_t{c.stages}), 1024) * 1024;
+}
+
+// SharedStorage: the Q tile [Br x d], a `stages`-slot ring of K and V tiles [Bc x d] (all 128-byte swizzled,
+// 1024-byte aligned, unpadded) and the barrier block.
+constexpr std::int64_t hopper_smem_bytes(const HopperConfig& c, std::int64_t head_dim, DType t) {
+  return hopper_tile_bytes(c.br, head_dim, t) +
+         2 * std::int64_t{c.stages} * hopper_tile_bytes(c.bc, head_dim, t) + hopper_barrier_bytes(c);
+}
+
+// One CTA per SM (the consumers' registers and the ring fill it): the kernel's __launch_bounds__ minimum.
+constexpr int hopper_min_blocks_per_sm() {
+  return 1;
+}
+
+constexpr std::int64_t hopper_q_tiles(const HopperConfig& c, std::int64_t seq_q) {
+  return ceil_div(seq_q, c.br);
+}
+constexpr std::int64_t hopper_kv_tiles(const HopperConfig& c, std::int64_t seq_kv) {
+  return ceil_div(seq_kv, c.bc);
+}
+
+// The launched grid: x = q tile, y = head, z = batch (the kernel runs q tile gridDim.x - 1 - blockIdx.x, so
+// the last q tiles, the longest under the causal mask, are launched first).
+constexpr Dim3 hopper_grid(const HopperConfig& c, std::int64_t seq_q, std::int64_t heads,
+                           std::int64_t batch) {
+  return Dim3{hopper_q_tiles(c, seq_q), heads, batch};
+}
+
+// kv tiles [0, n) q tile `q_tile` visits (the causal cut of visible_kv_tiles, in Hopper tiles).
+constexpr std::int64_t hopper_visible_kv_tiles(const HopperConfig& c, std::int64_t seq_q, std::int64_t seq_kv,
+                                               Mask mask, std::int64_t q_tile) {
+  return visible_kv_tiles<std::int64_t>(c.br, c.bc, seq_q, seq_kv, mask, q_tile);
+}
+
+// Whether a configuration is one the kernel can be built as: Br = 64 x consumers (1 to 3), Bc a multiple of
+// 16 up to 256 (the N of one wgmma and the box of one bulk tensor copy), at least 2 stages, within the 227
+// KiB of shared memory one CTA may hold; the ping-pong schedule only with 2 consumers.
+constexpr bool hopper_config_valid(const HopperConfig& c, std::int64_t head_dim, DType t) {
+  return c.consumers >= 1 && c.consumers <= 3 && c.br == kWgmmaRows * c.consumers && c.bc >= 16 &&
+         (!c.pingpong || c.consumers == 2) && c.bc <= 256 && c.bc % 16 == 0 && c.stages >= 2 &&
+         is_compiled_head_dim(head_dim) && is_compiled_dtype(t) &&
+         hopper_smem_bytes(c, head_dim, t) <= 232448;
+}
+
 // ---- naive: three launches through S / P [B, H, Nq, Nkv] in HBM
 // ---------------------------------------------
 

@@ -20,6 +20,22 @@ struct TiledConfig {
   int stages = 2;
 };
 
+// The Hopper (FlashAttention-3-style) CTA tile: Br query rows, Bc key/value rows per kv step, one producer
+// warpgroup (an elected thread issues the bulk tensor copies of Q, K and V) and `consumers` consumer
+// warpgroups of 64 query rows each (Br = 64 * consumers, the M of one wgmma), a `stages`-deep K/V ring.
+// `overlap`: each consumer keeps the S GEMM of kv tile j + 1 and the P V GEMM of tile j in flight together
+// and runs the softmax of tile j + 1 meanwhile (false: S, softmax, P V one after the other). `pingpong` (with
+// 2 consumers): the two consumer warpgroups take turns issuing their GEMMs, so that one's softmax runs while
+// the other's GEMMs do. Same geometry either way.
+struct HopperConfig {
+  int br = 128;
+  int bc = 128;
+  int consumers = 2;
+  int stages = 2;
+  bool overlap = false;
+  bool pingpong = false;
+};
+
 // The naive kernels' tiling. naive.qk: 128 x 128 tiles of S, reduction steps of bk = 32, `warps` warps;
 // one CTA computes qk_tiles_per_cta consecutive S tiles of one row block, its Q row block loaded once and K
 // slices [bn x bk] streaming through a qk_stages-slot ring across the tiles. naive.softmax: one warp per

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hopper attention instantiations, bf16 (template arguments: dtype, d, Br, Bc, consumer warpgroups, stages,
+// overlap, ping-pong). Each fits ptxas's 168 registers per thread (2 consumer warpgroups) without spills:
+// d 64 at Bc 128 in every schedule; d 128 at Bc 128 only in the serial schedule (overlapped, S, P and O of a
+// 128-key tile spilled 136-152 bytes), overlapped at Bc 64. Measured slower and left out
+// (tests/data/h200/hopper-20261203T182257Z): Br 192 with 3 consumers (128 registers: Bc 64 only), and the
+// overlapped schedule at stages 2 (the consumer then holds both slots, nothing is prefetched).
+#include "hopper_kernel.cuh"
+
+namespace attnscope::kernels::detail {
+
+void append_hopper_bf16(std::vector<HopperEntry>& out) {
+  out.push_back(hopper_entry<__nv_bfloat16, 64, 128, 128, 2, 2, false, false>());
+  out.push_back(hopper_entry<__nv_bfloat16, 64, 128, 128, 2, 3, false, false>());
+  out.push_back(hopper_entry<__nv_bfloat16, 64, 128, 128, 2, 2, false, true>());
+  out.push_back(hopper_entry<__nv_bfloat16, 64, 128, 128, 2, 3, true, false>());
+  out.push_back(hopper_entry<__nv_bfloat16, 64, 128, 128, 2, 3, true, true>());
+  out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 2, false, false>());
+  out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 3, false, false>());
+  out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 2, false, true>());
+  out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 64, 2, 3, true, false>());
+  out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 64, 2, 3, true, true>());
+  out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 64, 2, 4, true, true>());
+}
+
+}  // namespace attnscope::kernels::detail

@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: Apache-2.0
+// Hopper-native tiled attention forward (FlashAttention-3 style; sm_90a).
+//
+// One CTA per (q tile, head, batch): warpgroup 0 is the producer, warpgroups 1 .. Consumers the consumers,
+// each owning 64 query rows (the M of one wgmma). The producer gives most of its registers back
+// (setmaxnreg.dec) and one elected thread issues every bulk tensor copy: the Q tile [Br x d] once, then K_j
+// and V_j [Bc x d] into a `Stages`-deep ring, each copy completing on an mbarrier that was told the bytes to
+// expect (expect_tx); before reusing a slot it waits on the slot's `empty` barrier, which every consumer warp
+// arrives at once its MMAs have finished reading the slot. The consumers take the registers
+// (setmaxnreg.inc) and per kv tile run S = Q K_j^T (wgmma, both operands in shared memory), mask, the online
+// softmax in registers (base 2, scale * log2 e folded into one FMA before ex2), and O += P V_j (wgmma with P
+// from registers: the accumulator layout of S is the A-fragment layout of P). With Overlap, the S GEMM of
+// tile j + 1 and the P V GEMM of tile j are in flight together while the softmax of tile j + 1 runs (the
+// intra-warpgroup pipelining of FlashAttention-3); with PingPong (2 consumers, either schedule), the two
+// consumer warpgroups take turns issuing their GEMMs (FlashAttention-3's inter-warpgroup ping-pong). O is
+// normalised at the end and stored with LSE (natural log); rows >= Nq are not stored.
+//
+// Shared memory (one SharedStorage, its size the dynamic shared memory): every tile is d / 64 column blocks
+// of [rows x 64 elements] (128-byte rows, 128-byte swizzle: 16-byte chunk c of row r at c ^ (r % 8)), which
+// is both what the copy engine writes with CU_TENSOR_MAP_SWIZZLE_128B and the canonical 128-byte-swizzled
+// layout wgmma reads: K-major for Q and K (rows are M / N, the 64 columns are K), MN-major for V (rows are K,
+// the columns N: imm-trans-b = 1). Grid, CTA size, shared memory and the causal cut come from
+// attnscope/vocab/geometry.hpp (hopper_*); docs/hopper-kernel.md is the description and the measurements.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "attnscope/vocab/geometry.hpp"
+#include "device_common.cuh"
+#include "hopper_registry.hpp"
+#include "wgmma_ops.cuh"
+
+namespace attnscope::kernels::detail {
+
+namespace hopper {
+
+// ---- mbarrier ------------------------------------------------------------------------------------------
+__device__ __forceinline__ void mbar_init(std::uint32_t bar, std::uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+// Arrives once and adds `bytes` to the transaction count the current phase waits for.
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint32_t bar, std::uint32_t bytes) {
+  asm volatile(
+      "{\n.reg .b64 state;\nmbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(bar),
+      "r"(bytes)
+      : "memory");
+}
+__device__ __forceinline__ void mbar_arrive(std::uint32_t bar) {
+  asm volatile("{\n.reg .b64 state;\nmbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar)
+               : "memory");
+}
+__device__ __forceinline__ bool mbar_try_wait(std::uint32_t bar, std::uint32_t parity) {
+  std::uint32_t done;
+  asm volatile(
+      "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+// Waits for the phase of parity `parity` to complete. A wait that lasts 10 s traps: a deadlock (a copy that
+// never lands, a barrier count off by one) then fails the launch with an error instead of hanging the GPU.
+__device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
+  if (mbar_try_wait(bar, parity)) return;
+  const std::uint64_t start = device::global_timer_ns();
+  while (!mbar_try_wait(bar, parity)) {
+    if (device::global_timer_ns() - start > 10'000'000'000ull) __trap();
+  }
+}
+
+// ---- bulk tensor copy ----------------------------------------------------------------------------------
+// Box at (c0 = column, c1 = row, c2 = batch * heads) of the 3-d tensor map into shared memory at `dst`,
+// completing on `bar` (complete_tx: the box's bytes, out-of-bounds parts zero-filled and counted too).
+__device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap* map, int c0, int c1, int c2,
+                                            std::uint32_t bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], "
+      "[%5];\n" ::"r"(dst),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(c0), "r"(c1), "r"(c2), "r"(bar)
+      : "memory");
+}
+
+// ---- wgmma ---------------------------------------------------------------------------------------------
+// Shared-memory matrix descriptor of a 128-byte-swizzled operand: start address, leading and stride byte
+// offsets (each >> 4), swizzle mode 1 (128 B) in bits 62-63; base offset 0 (every atom of 8 rows x 128 B
+// starts 1024-byte aligned; a K step inside the atom moves the start by 32 bytes, the hardware applies the
+// XOR on the address bits).
+__device__ __forceinline__ std::uint64_t smem_desc(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo) {
+  return static_cast<std::uint64_t>((addr & 0x3FFFFu) >> 4) | (static_cast<std::uint64_t>(lbo >> 4) << 16) |
+         (static_cast<std::uint64_t>(sbo >> 4) << 32) | (std::uint64_t{1} << 62);
+}
+__device__ __forceinline__ void wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+__device__ __forceinline__ void wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+// Pins the accumulators at this point of the program: the compiler may not move their reads or writes
+// across it (placed after a wait, before the first use of results of an asynchronous MMA).
+template <int N>
+__device__ __forceinline__ void fence_operands(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N>
+__device__ __forceinline__ void fence_operands(std::uint32_t (&r)[N][4]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) asm volatile("" : "+r"(r[i][e])::"memory");
+  }
+}
+
+// Named barriers 1 and 2 (0 is __syncthreads): `threads` threads take part, some waiting (sync), the others
+// only signalling (arrive).
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+__device__ __forceinline__ void named_barrier_arrive(int id, int threads) {
+  asm volatile("bar.arrive %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+template <int Regs>
+__device__ __forceinline__ void set_max_registers_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+template <int Regs>
+__device__ __forceinline__ void set_max_registers_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+
+}  // namespace hopper
+
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
+struct HopperShape {
+  static constexpr vocab::HopperConfig kConfig{Br, Bc, Consumers, Stages, Overlap, PingPong};
+  static constexpr DType kDType = device::ElementTraits<T>::kDType;
+  static_assert(
+      vocab::hopper_config_valid(kConfig, D, kDType),
+      "Br = 64 x consumers (1-3), Bc a multiple of 16 <= 256, stages >= 2, d 64 / 128, fp16 / bf16, "
+      "shared memory <= 227 KiB");
+  static_assert(Bc == 64 || Bc == 128, "wgmma wrappers are generated for N = 64 and 128 (gen_wgmma_ops.py)");
+  static constexpr int kThreads = vocab::hopper_threads_per_cta(kConfig);
+  static constexpr int kColBlocks = D / 64;  // 128-byte column blocks of a row
+  static constexpr int kRowBytes = 128;      // one column block row
+  static constexpr std::uint32_t kQBytes = static_cast<std::uint32_t>(Br * D * sizeof(T));
+  static constexpr std::uint32_t kKvBytes = static_cast<std::uint32_t>(Bc * D * sizeof(T));
+
+  struct SharedStorage {
+    alignas(1024) T q[Br * D];  // [col block][Br rows][64], swizzled
+    alignas(1024) T k[Stages][Bc * D];
+    alignas(1024) T v[Stages][Bc * D];
+    std::uint64_t q_full;          // the Q copy landed
+    std::uint64_t k_full[Stages];  // K of the slot landed
+    std::uint64_t v_full[Stages];  // V of the slot landed
+    std::uint64_t empty[Stages];   // every consumer warp is done with the slot
+  };
+  static constexpr std::size_t kSmemBytes = sizeof(SharedStorage);
+  static_assert(
+      kSmemBytes == static_cast<std::size_t>(vocab::hopper_smem_bytes(kConfig, D, kDType)),
+      "SharedStorage must be exactly vocab::hopper_smem_bytes: the launch and the model rely on it");
+};
+
+// The consumer warpgroups' part of the kernel, in its own function so that the kernel's two roles are the two
+// branches of one if / else, the form in which setmaxnreg applies. ptxas still allocates this branch within
+// the launch bound's cap (168 registers at 2 consumers), not the 240 it gets at run time: what fits without
+// spills decides which configurations are compiled (hopper_fp16.cu).
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
+__device__ __forceinline__ void hopper_consumer(
+    const HopperParams& p,
+    typename HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>::SharedStorage& smem,
+    const int n_steps) {
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
+  using Traits = device::ElementTraits<T>;
+  constexpr int kColBlocks = Shape::kColBlocks;
+  constexpr int kRowBytes = Shape::kRowBytes;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warpgroup = tid / vocab::kWarpgroupThreads;
+  // Last q tile first: under the causal mask the last tiles have the most kv tiles, and the CTAs launched
+  // first should be the longest so that the short ones fill the tail of the grid.
+  const int q_tile = static_cast<int>(gridDim.x - 1 - blockIdx.x);
+  const int bh = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
+  const std::uint32_t q_full = device::smem_addr(&smem.q_full);
+  const std::uint32_t k_full0 = device::smem_addr(&smem.k_full[0]);
+  const std::uint32_t v_full0 = device::smem_addr(&smem.v_full[0]);
+  const std::uint32_t empty0 = device::smem_addr(&smem.empty[0]);
+  constexpr int kSRegs = Bc / 2;    // S accumulators per thread: Bc / 8 n-tiles x 4
+  constexpr int kSTiles = Bc / 8;   // n8 tiles of S
+  constexpr int kPSteps = Bc / 16;  // k16 steps of P V
+  constexpr int kQSteps = D / 16;   // k16 steps of Q K^T
+  constexpr int kORegs = 32;        // accumulators of one 64-column block of O (m64n64)
+  const int consumer = warpgroup - 1;
+  const int warp_in_group = (tid / 32) % 4;
+  const int lane = tid % 32;
+  const int g = lane / 4;  // accumulator row within the warp's 8-row half
+  const int t = lane % 4;  // accumulator column pair
+  const int group_row0 = q_tile * Br + consumer * vocab::kWgmmaRows;  // first query row of this warpgroup
+  const int row0 = group_row0 + warp_in_group * 16 + g;               // this thread's rows: row0, row0 + 8
+  const int causal_shift = p.seq_kv - p.seq_q;                        // row i sees keys j <= i + causal_shift
+
+  // O accumulators, one m64n64 block per 64 columns of d: the P V GEMM runs as D / 64 wgmmas of N = 64, each
+  // reading one 128-byte column block of V (so one swizzle atom along N per instruction).
+  float o_acc[kColBlocks][kORegs];
+#pragma unroll
+  for (int cb = 0; cb < kColBlocks; ++cb) {
+#pragma unroll
+    for (int i = 0; i < kORegs; ++i) o_acc[cb][i] = 0.0f;
+  }
+  float row_max[2] = {-INFINITY, -INFINITY};  // raw (unscaled) running max of rows row0, row0 + 8
+  float row_sum[2] = {0.0f, 0.0f};            // this thread's part of the running sums
+  const float score_log2 = p.scale_log2;
+
+  const std::uint32_t q_base = device::smem_addr(smem.q) + consumer * vocab::kWgmmaRows * kRowBytes;
+  const auto issue_qk = [&](float(&s_acc)[kSRegs], int slot) {
+    const std::uint32_t k_base = device::smem_addr(smem.k[slot]);
+#pragma unroll
+    for (int kk = 0; kk < kQSteps; ++kk) {
+      const int cb = kk / 4;            // column block of the k step
+      const int k_off = (kk % 4) * 32;  // 16 elements into the 128-byte row
+      const std::uint64_t da = hopper::smem_desc(q_base + cb * Br * kRowBytes + k_off, 16, 1024);
+      const std::uint64_t db = hopper::smem_desc(k_base + cb * Bc * kRowBytes + k_off, 16, 1024);
+      device::Wgmma<T, Bc>::ss(s_acc, da, db, kk > 0 ? 1 : 0);
+    }
+  };
+  const auto issue_pv = [&](const std::uint32_t(&p_frag)[kPSteps][4], int slot) {
+    const std::uint32_t v_base = device::smem_addr(smem.v[slot]);
+#pragma unroll
+    for (int kk = 0; kk < kPSteps; ++kk) {
+#pragma unroll
+      for (int cb = 0; cb < kColBlocks; ++cb) {
+        // MN-major: 8 keys at a 128-byte pitch per core matrix, the next 8 keys 1024 bytes further; the N
+        // extent (64) is one atom, so the other offset is never stepped (both set to 1024).
+        const std::uint64_t db =
+            hopper::smem_desc(v_base + cb * Bc * kRowBytes + kk * 16 * kRowBytes, 1024, 1024);
+        device::Wgmma<T, 64>::rs_trans_b(o_acc[cb], p_frag[kk], db, 1);
+      }
+    }
+  };
+  // Masks keys >= Nkv and (causal) keys past each row's diagonal, in tiles that can hold such keys.
+  const auto mask = [&](float(&s_acc)[kSRegs], int kv_tile) {
+    const int key0 = kv_tile * Bc;
+    if (key0 + Bc > p.seq_kv || (p.causal && key0 + Bc - 1 > group_row0 + causal_shift)) {
+#pragma unroll
+      for (int i = 0; i < kSTiles; ++i) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int key = key0 + i * 8 + 2 * t + (e & 1);
+          const int row = row0 + 8 * (e >> 1);
+          if (key >= p.seq_kv || (p.causal && key > row + causal_shift)) s_acc[4 * i + e] = -INFINITY;
+        }
+      }
+    }
+  };
+  // Online softmax of one S tile, in place: s_acc becomes the unnormalised probabilities 2^(s * scale_log2 -
+  // m * scale_log2) (fp32); the running max and sum are updated and alpha (the factor O must be scaled by
+  // before the tile's P V is added) returned per row half.
+  const auto softmax = [&](float(&s_acc)[kSRegs], float(&alpha)[2]) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float m = row_max[r];
+#pragma unroll
+      for (int i = 0; i < kSTiles; ++i) m = fmaxf(m, fmaxf(s_acc[4 * i + 2 * r], s_acc[4 * i + 2 * r + 1]));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
+      // A row with no visible key so far keeps m = -inf; subtract 0 then so that -inf - -inf never happens.
+      const float m_scaled = m == -INFINITY ? 0.0f : m * score_log2;
+      alpha[r] = device::fast_exp2(row_max[r] * score_log2 - m_scaled);
+      row_max[r] = m;
+      float sum = 0.0f;
+#pragma unroll
+      for (int i = 0; i < kSTiles; ++i) {
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const float x = device::fast_exp2(fmaf(s_acc[4 * i + 2 * r + e], score_log2, -m_scaled));
+          s_acc[4 * i + 2 * r + e] = x;
+          sum += x;
+        }
+      }
+      row_sum[r] = row_sum[r] * alpha[r] + sum;
+    }
+  };
+  // P in the input dtype as the A fragments of P V: k step kk covers n-tiles 2kk (a0 row g, a1 row g + 8)
+  // and 2kk + 1 (a2, a3).
+  const auto pack_p = [&](const float(&s_acc)[kSRegs], std::uint32_t(&p_frag)[kPSteps][4]) {
+#pragma unroll
+    for (int kk = 0; kk < kPSteps; ++kk) {
+      p_frag[kk][0] = Traits::pack(s_acc[8 * kk + 0], s_acc[8 * kk + 1]);
+      p_frag[kk][1] = Traits::pack(s_acc[8 * kk + 2], s_acc[8 * kk + 3]);
+      p_frag[kk][2] = Traits::pack(s_acc[8 * kk + 4], s_acc[8 * kk + 5]);
+      p_frag[kk][3] = Traits::pack(s_acc[8 * kk + 6], s_acc[8 * kk + 7]);
+    }
+  };
+  const auto rescale_o = [&](const float(&alpha)[2]) {
+#pragma unroll
+    for (int cb = 0; cb < kColBlocks; ++cb) {
+#pragma unroll
+      for (int i = 0; i < kORegs; ++i) o_acc[cb][i] *= alpha[(i >> 1) & 1];
+    }
+  };
+  // One arrival per consumer warp: the warp's wait on its warpgroup's MMAs returned, so they are complete.
+  const auto release = [&](int slot) {
+    __syncwarp();
+    if (lane == 0) hopper::mbar_arrive(empty0 + 8 * slot);
+  };
+
+  // Ping-pong (2 consumers): each warpgroup issues its GEMMs only on its turn (named barrier 1 + consumer,
+  // which the other warpgroup arrives at once it has issued its own), so the tensor cores run one warpgroup's
+  // GEMMs while the other runs its softmax. Turns per warpgroup: overlapped, n_steps + 1 (S_0, then S_{j+1}
+  // with P_j V_j, then the last P V); serial, 2 n_steps (S_j, then P_j V_j). Warpgroup 0 goes first:
+  // warpgroup 1 signals it once at the start and not after its last turn, so every arrival has its wait.
+  constexpr bool kPingPong = PingPong && Consumers == 2;
+  constexpr int kPairThreads = 2 * vocab::kWarpgroupThreads;
+  const auto my_turn = [&]() {
+    if constexpr (kPingPong) hopper::named_barrier_sync(1 + consumer, kPairThreads);
+  };
+  const auto their_turn = [&](bool last) {
+    if constexpr (kPingPong) {
+      if (!(last && consumer == 1)) hopper::named_barrier_arrive(2 - consumer, kPairThreads);
+    }
+  };
+  if constexpr (kPingPong) {
+    if (n_steps > 0 && consumer == 1) hopper::named_barrier_arrive(1, kPairThreads);
+  }
+
+  if (n_steps > 0) {
+    hopper::mbar_wait(q_full, 0);
+    float s_acc[kSRegs];
+    std::uint32_t p_frag[kPSteps][4];
+    float alpha[2];
+    if constexpr (Overlap) {
+      // Prologue: S_0, its softmax and P_0.
+      hopper::mbar_wait(k_full0, 0);
+      my_turn();
+      hopper::wgmma_fence();
+      issue_qk(s_acc, 0);
+      hopper::wgmma_commit();
+      their_turn(false);
+      hopper::wgmma_wait<0>();
+      hopper::fence_operands(s_acc);
+      mask(s_acc, 0);
+      softmax(s_acc, alpha);  // alpha = 0 here: O is still 0
+      pack_p(s_acc, p_frag);
+      // Steady state: every step but the last has a next tile (no branch between the wgmmas, which would
+      // make ptxas serialise them).
+      int step = 0;
+      for (; step + 1 < n_steps; ++step) {
+        const int slot = step % Stages;
+        const int next_slot = (step + 1) % Stages;
+        // S_{j+1} = Q K_{j+1}^T and O += P_j V_j in flight together; the softmax of tile j + 1 runs while
+        // the tensor cores finish P_j V_j.
+        hopper::mbar_wait(k_full0 + 8 * next_slot, ((step + 1) / Stages) & 1);
+        hopper::mbar_wait(v_full0 + 8 * slot, (step / Stages) & 1);
+        my_turn();
+        hopper::wgmma_fence();
+        issue_qk(s_acc, next_slot);
+        hopper::wgmma_commit();
+        issue_pv(p_frag, slot);
+        hopper::wgmma_commit();
+        their_turn(false);
+        hopper::wgmma_wait<1>();  // S_{j+1} done (groups complete in order); P_j V_j may still run
+        hopper::fence_operands(s_acc);
+        mask(s_acc, step + 1);
+        softmax(s_acc, alpha);
+        hopper::wgmma_wait<0>();  // P_j V_j done: O and the P_j registers are free again
+        hopper::fence_operands(p_frag);
+#pragma unroll
+        for (int cb = 0; cb < kColBlocks; ++cb) hopper::fence_operands(o_acc[cb]);
+        release(slot);  // K_j and V_j read (K_{j+1} lives in the next slot)
+        rescale_o(alpha);
+        pack_p(s_acc, p_frag);
+      }
+      // Last tile: its P V alone.
+      {
+        const int slot = step % Stages;
+        hopper::mbar_wait(v_full0 + 8 * slot, (step / Stages) & 1);
+        my_turn();
+        hopper::wgmma_fence();
+        issue_pv(p_frag, slot);
+        hopper::wgmma_commit();
+        their_turn(true);
+        hopper::wgmma_wait<0>();
+        hopper::fence_operands(p_frag);
+#pragma unroll
+        for (int cb = 0; cb < kColBlocks; ++cb) hopper::fence_operands(o_acc[cb]);
+        release(slot);
+      }
+    } else {
+      for (int step = 0; step < n_steps; ++step) {
+        const int slot = step % Stages;
+        const std::uint32_t parity = (step / Stages) & 1;
+        hopper::mbar_wait(k_full0 + 8 * slot, parity);
+        my_turn();
+        hopper::wgmma_fence();
+        issue_qk(s_acc, slot);
+        hopper::wgmma_commit();
+        their_turn(false);
+        hopper::wgmma_wait<0>();
+        hopper::fence_operands(s_acc);
+        mask(s_acc, step);
+        softmax(s_acc, alpha);
+        rescale_o(alpha);
+        pack_p(s_acc, p_frag);
+        hopper::mbar_wait(v_full0 + 8 * slot, parity);
+        my_turn();
+        hopper::wgmma_fence();
+        issue_pv(p_frag, slot);
+        hopper::wgmma_commit();
+        their_turn(step + 1 == n_steps);
+        hopper::wgmma_wait<0>();
+#pragma unroll
+        for (int cb = 0; cb < kColBlocks; ++cb) hopper::fence_operands(o_acc[cb]);
+        release(slot);
+      }
+    }
+  }
+
+  // Epilogue: normalise; LSE by the first thread of each row quad; O from the accumulators (each thread two
+  // adjacent columns of rows row0 and row0 + 8 per n-tile), rows >= Nq skipped. A row with no visible key
+  // has sum 0: O = 0, LSE = -inf.
+  float inv_sum[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float l = row_sum[r];
+    l += __shfl_xor_sync(0xffffffffu, l, 1);
+    l += __shfl_xor_sync(0xffffffffu, l, 2);
+    inv_sum[r] = l > 0.0f ? 1.0f / l : 0.0f;
+    const int row = row0 + 8 * r;
+    if (t == 0 && row < p.seq_q) {
+      p.lse[static_cast<std::size_t>(bh) * p.seq_q + row] =
+          l > 0.0f ? row_max[r] * p.scale + logf(l) : -INFINITY;
+    }
+  }
+  T* o = static_cast<T*>(p.o) + static_cast<std::size_t>(bh) * p.seq_q * D;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = row0 + 8 * r;
+    if (row < p.seq_q) {
+#pragma unroll
+      for (int cb = 0; cb < kColBlocks; ++cb) {
+#pragma unroll
+        for (int i = 0; i < kORegs / 4; ++i) {
+          const std::uint32_t packed =
+              Traits::pack(o_acc[cb][4 * i + 2 * r] * inv_sum[r], o_acc[cb][4 * i + 2 * r + 1] * inv_sum[r]);
+          *reinterpret_cast<std::uint32_t*>(o + static_cast<std::size_t>(row) * D + cb * 64 + i * 8 + 2 * t) =
+              packed;
+        }
+      }
+    }
+  }
+}
+
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
+__global__ void __launch_bounds__(HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>::kThreads,
+                                  1) hopper_attention_kernel(const __grid_constant__ HopperParams p) {
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
+  using SharedStorage = typename Shape::SharedStorage;
+  constexpr int kColBlocks = Shape::kColBlocks;
+  constexpr int kRowBytes = Shape::kRowBytes;
+
+  extern __shared__ __align__(1024) unsigned char smem_raw[];
+  SharedStorage& smem = *reinterpret_cast<SharedStorage*>(smem_raw);
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int warpgroup = tid / vocab::kWarpgroupThreads;
+  // Last q tile first: under the causal mask the last tiles have the most kv tiles, and the CTAs launched
+  // first should be the longest so that the short ones fill the tail of the grid.
+  const int q_tile = static_cast<int>(gridDim.x - 1 - blockIdx.x);
+  const int bh = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
+  const int n_steps = vocab::visible_kv_tiles<int>(
+      Br, Bc, p.seq_q, p.seq_kv, p.causal ? vocab::Mask::causal : vocab::Mask::none, q_tile);
+
+  const std::uint32_t q_full = device::smem_addr(&smem.q_full);
+  const std::uint32_t k_full0 = device::smem_addr(&smem.k_full[0]);
+  const std::uint32_t v_full0 = device::smem_addr(&smem.v_full[0]);
+  const std::uint32_t empty0 = device::smem_addr(&smem.empty[0]);
+  if (tid == 0) {
+    // The swizzle atoms must start 1024-byte aligned (the descriptors' base offset is 0).
+    if ((device::smem_addr(smem_raw) & 1023u) != 0) __trap();
+    hopper::mbar_init(q_full, 1);
+#pragma unroll
+    for (int s = 0; s < Stages; ++s) {
+      hopper::mbar_init(k_full0 + 8 * s, 1);
+      hopper::mbar_init(v_full0 + 8 * s, 1);
+      hopper::mbar_init(empty0 + 8 * s, 4 * Consumers);  // one arrival per consumer warp
+    }
+    // Make the initialised barriers visible to the copy engine (the async proxy) before any copy uses them.
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  __syncthreads();
+
+  if (warpgroup == 0) {
+    // Producer. From here on no CTA-wide barrier: the roles synchronise through the mbarriers only.
+    hopper::set_max_registers_dec<vocab::hopper_producer_registers()>();
+    if (tid == 0 && n_steps > 0) {
+      const std::uint32_t q_dst = device::smem_addr(smem.q);
+      hopper::mbar_arrive_expect_tx(q_full, Shape::kQBytes);
+#pragma unroll
+      for (int cb = 0; cb < kColBlocks; ++cb)
+        hopper::tma_load_3d(q_dst + cb * Br * kRowBytes, &p.q_map, cb * 64, q_tile * Br, bh, q_full);
+      for (int step = 0; step < n_steps; ++step) {
+        const int s = step % Stages;
+        // Slot s was last used by tile step - Stages: wait for that use (phase step / Stages - 1) to end.
+        if (step >= Stages) hopper::mbar_wait(empty0 + 8 * s, ((step / Stages) + 1) & 1);
+        const std::uint32_t k_dst = device::smem_addr(smem.k[s]);
+        const std::uint32_t v_dst = device::smem_addr(smem.v[s]);
+        hopper::mbar_arrive_expect_tx(k_full0 + 8 * s, Shape::kKvBytes);
+#pragma unroll
+        for (int cb = 0; cb < kColBlocks; ++cb)
+          hopper::tma_load_3d(k_dst + cb * Bc * kRowBytes, &p.k_map, cb * 64, step * Bc, bh, k_full0 + 8 * s);
+        hopper::mbar_arrive_expect_tx(v_full0 + 8 * s, Shape::kKvBytes);
+#pragma unroll
+        for (int cb = 0; cb < kColBlocks; ++cb)
+          hopper::tma_load_3d(v_dst + cb * Bc * kRowBytes, &p.v_map, cb * 64, step * Bc, bh, v_full0 + 8 * s);
+      }
+    }
+  } else {
+    hopper::set_max_registers_inc<vocab::hopper_consumer_registers(Shape::kConfig)>();
+    hopper_consumer<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>(p, smem, n_steps);
+  }
+}
+
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
+int launch_hopper_instance(const HopperParams& params, int grid_x, int grid_y, int grid_z, Stream stream) {
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
+  auto* kernel = &hopper_attention_kernel<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
+  const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(Shape::kSmemBytes));
+  if (err != cudaSuccess) return static_cast<int>(err);
+  const dim3 grid(static_cast<unsigned>(grid_x), static_cast<unsigned>(grid_y),
+                  static_cast<unsigned>(grid_z));
+  kernel<<<grid, Shape::kThreads, Shape::kSmemBytes, static_cast<cudaStream_t>(stream)>>>(params);
+  return static_cast<int>(cudaGetLastError());
+}
+
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
+HopperEntry hopper_entry() {
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
+  return HopperEntry{
+      Shape::kDType,   D,
+      Shape::kConfig,  Shape::kSmemBytes,
+      Shape::kThreads, &launch_hopper_instance<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>};
+}
+
+}  // namespace attnscope::kernels::detail

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0
+// Host launcher of the Hopper attention kernel: validates shape, configuration, pointers and device, encodes
+// the three tensor maps of the bulk tensor copies and dispatches to the compiled instantiation. The maps
+// are encoded with cuTensorMapEncodeTiled, reached through the runtime's driver entry point so that the
+// library needs no link against the driver library.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "attnscope/kernels/hopper.hpp"
+#include "attnscope/vocab/geometry.hpp"
+#include "hopper_registry.hpp"
+
+namespace attnscope::kernels {
+namespace {
+
+using detail::HopperEntry;
+
+Status fail(StatusCode code, std::string message) {
+  return Status{code, std::move(message)};
+}
+
+const std::vector<HopperEntry>& registry() {
+  static const std::vector<HopperEntry> all = [] {
+    std::vector<HopperEntry> out;
+    detail::append_hopper_fp16(out);
+    detail::append_hopper_bf16(out);
+    return out;
+  }();
+  return all;
+}
+
+bool same(const HopperConfig& a, const HopperConfig& b) {
+  return a.br == b.br && a.bc == b.bc && a.consumers == b.consumers && a.stages == b.stages &&
+         a.overlap == b.overlap && a.pingpong == b.pingpong;
+}
+
+const HopperEntry* find_entry(const AttentionShape& s, const HopperConfig& c) {
+  for (const HopperEntry& e : registry()) {
+    if (e.dtype == s.dtype && e.head_dim == s.head_dim && same(e.config, c)) return &e;
+  }
+  return nullptr;
+}
+
+std::string config_name(const HopperConfig& c) {
+  return "Br=" + std::to_string(c.br) + " Bc=" + std::to_string(c.bc) +
+         " consumers=" + std::to_string(c.consumers) + " stages=" + std::to_string(c.stages) +
+         (c.overlap ? " overlap" : " serial") + (c.pingpong ? " pingpong" : "");
+}
+
+Status check_shape(const AttentionShape& s) {
+  if (s.batch < 1 || s.heads < 1 || s.seq_q < 1 || s.seq_kv < 1) {
+    return fail(StatusCode::bad_shape,
+                "bad shape: batch, heads, seq_q and seq_kv must be >= 1 (got B=" + std::to_string(s.batch) +
+                    " H=" + std::to_string(s.heads) + " Nq=" + std::to_string(s.seq_q) +
+                    " Nkv=" + std::to_string(s.seq_kv) + ")");
+  }
+  if (!vocab::is_compiled_head_dim(s.head_dim)) {
+    return fail(StatusCode::bad_shape, "bad shape: head_dim " + std::to_string(s.head_dim) +
+                                           " is not supported (supported: 64, 128)");
+  }
+  if (!vocab::is_compiled_dtype(s.dtype)) {
+    return fail(StatusCode::config_not_compiled,
+                "dtype fp32 is not compiled in: the kernels take fp16 or bf16 inputs (fp32 accumulation)");
+  }
+  if (!std::isfinite(s.scale)) return fail(StatusCode::bad_shape, "bad shape: scale must be finite");
+  if (s.batch > 65535 || s.heads > 65535 || static_cast<long long>(s.batch) * s.heads > 65535) {
+    return fail(StatusCode::bad_shape, "bad shape: batch * heads must be <= 65535 (grid dimension limit)");
+  }
+  if (s.general_mask()) {
+    return fail(StatusCode::config_not_compiled,
+                "the Hopper kernel has no sliding window or ALiBi (use launch_tiled for those)");
+  }
+  return {};
+}
+
+Status check_aligned(const void* p, const char* name, std::size_t alignment) {
+  if (p == nullptr) return fail(StatusCode::misaligned, std::string("pointer ") + name + " is null");
+  if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0) {
+    return fail(StatusCode::misaligned, std::string("pointer ") + name + " is not " +
+                                            std::to_string(alignment) +
+                                            "-byte aligned (the bulk tensor copies and the stores need it)");
+  }
+  return {};
+}
+
+Status check_device() {
+  int device = 0;
+  cudaError_t err = cudaGetDevice(&device);
+  if (err != cudaSuccess) {
+    return fail(StatusCode::unsupported_device,
+                std::string("no usable CUDA device: ") + cudaGetErrorString(err));
+  }
+  int major = 0, minor = 0;
+  err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
+  if (err != cudaSuccess)
+    return fail(StatusCode::cuda_error, std::string("cudaDeviceGetAttribute: ") + cudaGetErrorString(err));
+  if (major != 9 || minor != 0) {
+    return fail(StatusCode::unsupported_device,
+                "the Hopper kernel is built for sm_90a (compute capability 9.0: wgmma, setmaxnreg); device " +
+                    std::to_string(device) + " is " + std::to_string(major) + "." + std::to_string(minor));
+  }
+  return {};
+}
+
+// cuTensorMapEncodeTiled's signature (CUDA 12.0 and later), declared here so that nothing depends on the
+// typedef header's versioned names.
+using EncodeTiled = CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                                 const cuuint64_t*, const cuuint32_t*, const cuuint32_t*,
+                                 CUtensorMapInterleave, CUtensorMapSwizzle, CUtensorMapL2promotion,
+                                 CUtensorMapFloatOOBfill);
+
+EncodeTiled encode_tiled() {
+  static const EncodeTiled fn = []() -> EncodeTiled {
+    void* ptr = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &ptr, 12000, cudaEnableDefault, &found) !=
+            cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+      return nullptr;
+    }
+    return reinterpret_cast<EncodeTiled>(ptr);
+  }();
+  return fn;
+}
+
+// [B * H][rows][d] (d fastest) in boxes of [1][box_rows][64]: 128-byte box rows, the 128-byte swizzle.
+// Strides in bytes, of dims 1 and 2: d * 2 and rows * d * 2 (multiples of 16 for d = 64 and 128).
+Status encode_map(CUtensorMap* map, const AttentionShape& s, const void* base, int rows, int box_rows,
+                  const char* name) {
+  const EncodeTiled encode = encode_tiled();
+  if (encode == nullptr) {
+    return fail(StatusCode::unsupported_device,
+                "the driver has no cuTensorMapEncodeTiled (needs a CUDA 12 driver or later)");
+  }
+  const std::uint64_t elem = dtype_size(s.dtype);
+  const cuuint64_t dims[3] = {static_cast<cuuint64_t>(s.head_dim), static_cast<cuuint64_t>(rows),
+                              static_cast<cuuint64_t>(s.batch) * static_cast<cuuint64_t>(s.heads)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(s.head_dim) * elem,
+                                 static_cast<cuuint64_t>(rows) * static_cast<cuuint64_t>(s.head_dim) * elem};
+  const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(box_rows), 1};
+  const cuuint32_t element_strides[3] = {1, 1, 1};
+  const CUresult r = encode(
+      map, s.dtype == DType::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 3,
+      const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) {
+    return fail(StatusCode::cuda_error, std::string("cuTensorMapEncodeTiled for ") + name +
+                                            " failed (CUresult " + std::to_string(r) + ")");
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<HopperConfig> compiled_hopper_configs(int head_dim, DType dtype) {
+  std::vector<HopperConfig> out;
+  for (const HopperEntry& e : registry())
+    if (e.dtype == dtype && e.head_dim == head_dim) out.push_back(e.config);
+  return out;
+}
+
+HopperConfig default_hopper_config(int head_dim) {
+  // The fastest measured on the H200 (docs/hopper-kernel.md): d 64 overlapped with ping-pong at stages 3, d
+  // 128 serial at Bc 128 (its overlapped schedule fits the registers only at Bc 64).
+  return head_dim == 128 ? HopperConfig{128, 128, 2, 2, false, false}
+                         : HopperConfig{128, 128, 2, 3, true, true};
+}
+
+std::size_t hopper_smem_bytes(const AttentionShape& shape, const HopperConfig& config) {
+  const HopperEntry* e = find_entry(shape, config);
+  return e == nullptr ? 0 : e->smem_bytes;
+}
+
+Status launch_hopper(const AttentionShape& shape, const HopperConfig& config, const DeviceTensors& t,
+                     Stream stream) {
+  if (Status st = check_shape(shape); !st) return st;
+  const HopperEntry* entry = find_entry(shape, config);
+  if (entry == nullptr) {
+    std::string list;
+    for (const HopperConfig& c : compiled_hopper_configs(shape.head_dim, shape.dtype))
+      list += (list.empty() ? "" : "; ") + config_name(c);
+    return fail(StatusCode::config_not_compiled, "Hopper configuration " + config_name(config) +
+                                                     " is not compiled for " + dtype_name(shape.dtype) +
+                                                     " d=" + std::to_string(shape.head_dim) +
+                                                     "; compiled: " + (list.empty() ? "none" : list));
+  }
+  for (const auto& [p, name] : {std::pair{t.q, "q"}, std::pair{t.k, "k"}, std::pair{t.v, "v"},
+                                std::pair<const void*, const char*>{t.o, "o"}}) {
+    if (Status st = check_aligned(p, name, 16); !st) return st;
+  }
+  if (Status st = check_aligned(t.lse, "lse", 4); !st) return st;
+  if (Status st = check_device(); !st) return st;
+  detail::HopperParams p{};
+  if (Status st = encode_map(&p.q_map, shape, t.q, shape.seq_q, config.br, "q"); !st) return st;
+  if (Status st = encode_map(&p.k_map, shape, t.k, shape.seq_kv, config.bc, "k"); !st) return st;
+  if (Status st = encode_map(&p.v_map, shape, t.v, shape.seq_kv, config.bc, "v"); !st) return st;
+  p.o = t.o;
+  p.lse = t.lse;
+  p.seq_q = shape.seq_q;
+  p.seq_kv = shape.seq_kv;
+  p.causal = shape.causal ? 1 : 0;
+  p.scale = shape.scale;
+  p.scale_log2 = shape.scale * 1.4426950408889634f;
+  const vocab::Dim3 grid = vocab::hopper_grid(config, shape.seq_q, shape.heads, shape.batch);
+  const int err =
+      entry->launch(p, static_cast<int>(grid.x), static_cast<int>(grid.y), static_cast<int>(grid.z), stream);
+  if (err != 0) {
+    return fail(StatusCode::cuda_error,
+                std::string("launch_hopper: ") + cudaGetErrorString(static_cast<cudaError_t>(err)));
+  }
+  return {};
+}
+
+}  // namespace attnscope::kernels
