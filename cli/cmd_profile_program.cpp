@@ -22,6 +22,7 @@
 #include "attnscope/profiler/foreign_report.hpp"
 #include "attnscope/profiler/foreign_selection.hpp"
 #include "attnscope/profiler/gpu_session.hpp"
+#include "attnscope/profiler/recognize.hpp"
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/reports/writers.hpp"
 #include "command_line.hpp"
@@ -135,7 +136,7 @@ void print_launch(const profiler::ForeignLaunchRecord& r) {
   const auto& l = r.launch;
   std::printf("launch %llu %s: grid (%u, %u, %u) block (%u, %u, %u), %s replay, %d pass(es)%s\n",
               static_cast<unsigned long long>(l.launch_index),
-              reports::terminal_text(profiler::kernel_function_name(l.demangled_name)).c_str(), l.grid[0],
+              reports::terminal_text(profiler::short_kernel_name(l.demangled_name)).c_str(), l.grid[0],
               l.grid[1], l.grid[2], l.block[0], l.block[1], l.block[2],
               l.replay == profiler::ForeignReplay::user ? "user" : "kernel", r.passes,
               l.event_time_s ? fmt::format(", {:.3f} ms", *l.event_time_s * 1e3).c_str() : "");
@@ -153,7 +154,7 @@ int finish(const ProgramFlags& f, const profiler::ForeignRun& run, const ChildSt
   for (const auto& e : run.errors) {
     say(fmt::format("collector error{}: {}",
                     e.launch_index ? fmt::format(" at launch {} ({})", *e.launch_index,
-                                                 profiler::kernel_function_name(e.kernel))
+                                                 profiler::short_kernel_name(e.kernel))
                                    : std::string(),
                     e.message));
     for (const auto code : {profiler::ErrorCode::no_counter_permission,

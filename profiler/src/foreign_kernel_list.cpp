@@ -4,24 +4,9 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-namespace attnscope::profiler {
+#include "attnscope/profiler/recognize.hpp"
 
-std::string kernel_function_name(const std::string& demangled) {
-  // Keep the text outside every <...> and (...), nested.
-  std::string flat;
-  int angle = 0, paren = 0;
-  for (const char c : demangled) {
-    if (c == '<') ++angle;
-    if (c == '(' && angle == 0) ++paren;
-    if (angle == 0 && paren == 0) flat += c;
-    if (c == '>' && angle > 0) --angle;
-    if (c == ')' && angle == 0 && paren > 0) --paren;
-  }
-  // "void flash::flash_fwd_kernel" -> after the last space, then after the last "::".
-  if (const auto space = flat.rfind(' '); space != std::string::npos) flat = flat.substr(space + 1);
-  if (const auto scope = flat.rfind("::"); scope != std::string::npos) flat = flat.substr(scope + 2);
-  return flat.empty() ? demangled : flat;
-}
+namespace attnscope::profiler {
 
 std::string kernel_list_json(const std::vector<ForeignLaunchRecord>& launches, const DeviceInfo& device,
                              const std::string& command_line) {
@@ -36,7 +21,7 @@ std::string kernel_list_json(const std::vector<ForeignLaunchRecord>& launches, c
       k["launches"] = k["launches"].get<std::uint64_t>() + 1;
       continue;
     }
-    kernels.push_back({{"function", kernel_function_name(l.demangled_name)},
+    kernels.push_back({{"function", short_kernel_name(l.demangled_name)},
                        {"demangled", l.demangled_name},
                        {"mangled", l.mangled_name},
                        {"launches", 1},

@@ -12,13 +12,9 @@ namespace attnscope::profiler {
 
 // {"command": ..., "device": ..., "kernels": [{"function", "demangled", "mangled", "launches",
 // "first_launch", "grid", "block", "registers_per_thread", "static_smem_bytes", "dynamic_smem_bytes",
-// "nvtx_ranges"}]}, in the order of each kernel's first launch (grid, block and ranges of that launch).
+// "nvtx_ranges"}]}, in the order of each kernel's first launch (grid, block and ranges of that launch);
+// "function" is short_kernel_name (recognize.hpp).
 std::string kernel_list_json(const std::vector<ForeignLaunchRecord>& launches, const DeviceInfo& device,
                              const std::string& command_line);
-
-// The function's own name from a demangled kernel name: no return type, namespaces, template arguments or
-// parameters ("void flash::flash_fwd_kernel<...>(Flash_fwd_params)" -> "flash_fwd_kernel"); a plain C name
-// (Triton's) is returned as is.
-std::string kernel_function_name(const std::string& demangled);
 
 }  // namespace attnscope::profiler
