@@ -64,7 +64,7 @@ head -3 "$OUT/machine.txt"
 STEPS=()
 step() {  # name, timeout, command...: exit code and wall seconds into $OUT/name.rc / name.wall
   local name=$1 limit=$2
-  shift 2
+  set -- "${@:3}"  # the command after name and limit
   for skip in ${SKIP:-}; do [[ $name == $skip* ]] && return 0; done
   if [ -n "${ONLY:-}" ]; then
     local wanted=0

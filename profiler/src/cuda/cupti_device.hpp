@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What CUPTI's profiler needs to know about a device before it can count: whether the range profiler
 // supports it, its chip name (the host side's key to the metrics) and its counter availability image. Shared
-// by the GPU session and the collector injected into other programs (profiler/inject).
+// by GpuSession and the collector injected into other programs (profiler/inject).
 #pragma once
 #include <cuda.h>
 
