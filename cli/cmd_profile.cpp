@@ -201,6 +201,12 @@ void add_profile_command(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<ProfileFlags>();
   auto* cmd = app.add_subcommand(
       "profile", "run the real kernels under CUPTI counters with the model beside them; write one report");
+  cmd->footer(
+      "Kernels of another program (PyTorch, Triton, any CUDA program), with its own options:\n"
+      "  attnscope profile [-k|--kernel-name REGEX] [--nvtx-include REGEX] [--launch-skip N]\n"
+      "                    [-c|--launch-count N] [-o FILE] [--replay user|kernel] [--list-kernels]\n"
+      "                    [--records FILE] [--inject-log] -- COMMAND ARGS...\n"
+      "  (there -k is a regex on the kernel's demangled name; docs/profile-other-programs.md)");
   add_workload_options(*cmd, flags->workload);
   cmd->add_option(
          "--cache", flags->cache,

@@ -16,4 +16,10 @@ void add_run_command(CLI::App& app, int* exit_code);       // cmd_run.cpp: the m
 void add_accuracy_command(CLI::App& app, int* exit_code);  // cmd_accuracy.cpp: model vs measurements
 void add_metrics_command(CLI::App& app, int* exit_code);   // cmd_metrics.cpp: the metric table
 
+// `attnscope profile [selection] -- COMMAND ARGS...` (cmd_profile_program.cpp): kernels of another program.
+// Its own parser: `-k` there is a kernel-name regex (as ncu's), where `profile`'s own `-k` picks attnscope's
+// kernels. main() hands it the command line when is_program_profile() says the command line is that form.
+bool is_program_profile(int argc, const char* const* argv);
+int run_profile_program(int argc, const char* const* argv);
+
 }  // namespace attnscope::cli

@@ -16,6 +16,11 @@ enum ExitCode : int {
   kMetricUnsupported = 13,
   kConfigNotCompiled = 14,  // tile configuration not compiled into the kernels
   kIoError = 15,            // could not write an output file
+  // `attnscope profile -- COMMAND` (cmd_profile_program.cpp)
+  kProgramNotFound = 16,   // COMMAND is not found on PATH or is not executable
+  kInjectLibMissing = 17,  // libattnscope_inject.so (the collector) is not next to attnscope
+  kNothingMeasured = 18,   // the program launched no kernel, or none matched the selection
+  kProgramFailed = 19,     // the program exited non-zero or was killed (the report keeps what was measured)
 };
 
 }  // namespace attnscope::cli

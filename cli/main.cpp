@@ -88,6 +88,16 @@ int exit_code_for_exception(int command_code) {
 int main(int argc, char** argv) {
   using namespace attnscope;
   const bool stdout_closed = guard_standard_streams();
+  // `attnscope profile ... -- COMMAND` has its own parser (its -k is a kernel-name regex).
+  if (cli::is_program_profile(argc, argv)) {
+    int code = cli::kOk;
+    try {
+      code = cli::run_profile_program(argc, argv);
+    } catch (...) {
+      code = exit_code_for_exception(cli::kOk);
+    }
+    return check_stdout(code, stdout_closed);
+  }
   CLI::App app{"attnscope: a memory-hierarchy simulator and profiler for GPU attention kernels"};
   app.require_subcommand(0, 1);
   bool show_version = false;

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+// fail_cupti alone: the collector library (profiler/inject) compiles this file in and has no CUDA runtime;
+// fail_cuda, which needs the runtime's error strings, is in checked_cuda.cpp.
 #include "checked_call.hpp"
 
 #include <cupti.h>
@@ -45,27 +47,6 @@ void fail_cupti(CUptiResult result, const char* call, const char* file, int line
                       site));
     default:
       throw ProfilerError(ErrorCode::cupti_error, fmt::format("CUPTI call failed: {} in {}", text, site));
-  }
-}
-
-void fail_cuda(cudaError_t result, const char* call, const char* file, int line) {
-  const std::string site = where(call, file, line);
-  const std::string text = fmt::format("{} ({})", cudaGetErrorString(result), cudaGetErrorName(result));
-  switch (result) {
-    case cudaErrorNoDevice:
-      throw ProfilerError(
-          ErrorCode::no_cuda_device,
-          fmt::format("no CUDA device found ({}) in {}: use `attnscope simulate` for the model's "
-                      "prediction without a GPU",
-                      text, site));
-    case cudaErrorInsufficientDriver:
-      throw ProfilerError(
-          ErrorCode::driver_too_old,
-          fmt::format("the NVIDIA driver is older than the CUDA {} runtime attnscope was built "
-                      "with ({}) in {}: update the driver (CUDA 13 needs R580 or newer)",
-                      CUDART_VERSION / 1000, text, site));
-    default:
-      throw ProfilerError(ErrorCode::cuda_error, fmt::format("CUDA call failed: {} in {}", text, site));
   }
 }
 

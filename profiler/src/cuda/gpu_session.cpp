@@ -13,6 +13,7 @@
 
 #include "attnscope/profiler/error.hpp"
 #include "checked_call.hpp"
+#include "cupti_device.hpp"
 #include "device_info.hpp"
 #include "device_kernels.hpp"
 #include "device_workload.hpp"
@@ -33,47 +34,6 @@ namespace {
 // its two partitions.
 constexpr std::size_t kFlushL2Multiple = 4;
 constexpr int kMaxPasses = 64;
-
-std::vector<std::uint8_t> counter_availability(CUcontext context) {
-  auto p = detail::cupti_params<CUpti_Profiler_GetCounterAvailability_Params>(
-      CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
-  p.ctx = context;
-  ATTNSCOPE_CUPTI(cuptiProfilerGetCounterAvailability(&p));
-  std::vector<std::uint8_t> image(p.counterAvailabilityImageSize, 0);
-  p.pCounterAvailabilityImage = image.data();
-  ATTNSCOPE_CUPTI(cuptiProfilerGetCounterAvailability(&p));
-  return image;
-}
-
-std::string chip_name() {
-  auto p = detail::cupti_params<CUpti_Device_GetChipName_Params>(CUpti_Device_GetChipName_Params_STRUCT_SIZE);
-  p.deviceIndex = 0;
-  ATTNSCOPE_CUPTI(cuptiDeviceGetChipName(&p));
-  return p.pChipName ? p.pChipName : "";
-}
-
-void check_device_supported() {
-  auto p = detail::cupti_params<CUpti_Profiler_DeviceSupported_Params>(
-      CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE);
-  p.cuDevice = 0;
-  p.api = CUPTI_PROFILER_RANGE_PROFILING;
-  ATTNSCOPE_CUPTI(cuptiProfilerDeviceSupported(&p));
-  if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED) return;
-  std::string why;
-  if (p.architecture != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
-    why += " the GPU architecture (needs compute 7.0+);";
-  if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED)
-    why += " profiling is disabled on this vGPU;";
-  else if (p.vGpu != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
-    why += " vGPU;";
-  if (p.confidentialCompute != CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
-    why += " confidential computing is on;";
-  if (p.sli != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " SLI;";
-  if (p.cmp != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " a mining processor (CMP);";
-  if (p.wsl != CUPTI_PROFILER_CONFIGURATION_SUPPORTED) why += " WSL;";
-  throw ProfilerError(ErrorCode::cupti_error, "CUPTI's range profiler does not support this device:" + why +
-                                                  " use `attnscope simulate` for the model alone");
-}
 
 // What one recorded range is.
 struct PlannedRange {
@@ -228,9 +188,9 @@ GpuSession::GpuSession(const SessionOptions& options) : impl_(std::make_unique<I
   auto init =
       detail::cupti_params<CUpti_Profiler_Initialize_Params>(CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
   ATTNSCOPE_CUPTI(cuptiProfilerInitialize(&init));
-  check_device_supported();
-  s.device.chip = chip_name();
-  s.config = std::make_unique<cuda::MetricConfig>(s.device.chip, counter_availability(s.context));
+  cuda::check_device_supported(0);
+  s.device.chip = cuda::chip_name(0);
+  s.config = std::make_unique<cuda::MetricConfig>(s.device.chip, cuda::counter_availability(s.context));
   std::vector<std::string> metrics;
   for (const auto& m : standard_counters()) {
     const bool asked = std::find(options.extra_metrics.begin(), options.extra_metrics.end(), m) !=
