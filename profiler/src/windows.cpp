@@ -21,6 +21,7 @@ constexpr int kSoftmaxRowsPerCta = 8;
 // Query-tile height and kv-tile width of a kernel, in rows / keys.
 std::pair<std::int64_t, std::int64_t> tile_extent(const sim::TileConfig& t, const std::string& kernel) {
   if (kernel == "tiled") return {t.br, t.bc};
+  if (kernel == "hopper") return {std::int64_t{64} * t.hopper_consumers, t.hopper_bc};
   if (kernel == "naive.qk") return {t.gemm_bm, t.gemm_bn};
   if (kernel == "naive.softmax") return {kSoftmaxRowsPerCta, 0};
   if (kernel == "naive.pv") return {t.gemm_bm, 0};

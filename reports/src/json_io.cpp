@@ -777,13 +777,16 @@ void check_shapes(const Report& r, const Node& root) {
         vocab::window_tiles(*id, r.tiles.tiled(), r.tiles.naive(), r.workload.seq_q, r.workload.seq_kv,
                             r.tiles.tiled_bwd(r.workload.head_dim), r.workload.head_dim);
     if (*id == vocab::KernelId::tiled_bwd) std::swap(grid.q, grid.kv);  // its records say (q tile, kv tile)
+    if (*id == vocab::KernelId::hopper)  // no tile windows, but its records are (q tile, kv tile) of its grid
+      grid = {vocab::hopper_q_tiles(r.tiles.hopper(), r.workload.seq_q),
+              vocab::hopper_kv_tiles(r.tiles.hopper(), r.workload.seq_kv)};
     const std::int64_t kv_tiles = std::max<std::int64_t>(grid.kv, 1);
     for (std::size_t j = 0; j < k.tiles.size(); ++j) {
       const TileEntry& t = k.tiles[j];
       const auto bad = [&](const char* what, std::int64_t value, std::int64_t limit) {
-        kernels.at(i).fail(
-            fmt::format("tile {}: {} {} is outside the kernel's grid ({} .. {} for {} with tiles {})", j,
-                        what, value, 0, limit - 1, r.workload.name, r.tiles.label()));
+        kernels.at(i).fail(fmt::format(
+            "tile {}: {} {} is outside the kernel's grid ({} .. {} for {} with tiles {})", j, what, value, 0,
+            limit - 1, r.workload.name, r.tiles.label_of(*id, r.workload.head_dim)));
       };
       if (t.batch < 0 || t.batch >= r.workload.batch) bad("batch", t.batch, r.workload.batch);
       if (t.head < 0 || t.head >= r.workload.heads) bad("head", t.head, r.workload.heads);
