@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs the attnscope binary on the Hopper kernel (cli/cmd_simulate.cpp, cmd_sweep.cpp, workload_options.cpp):
-// `--kernel hopper` and `--kernel all` in simulate, its report in every format, a sweep over its tiles with the
-// infeasible points' reasons, and what it refuses.
+// `--kernel hopper` and `--kernel all` in simulate, its report in every format, a sweep over its tiles with
+// the infeasible points' reasons, and what it refuses.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -26,8 +26,10 @@ class CliHopper : public attnscope::cli_testing::CliTest {
 
 TEST_F(CliHopper, SimulatePrintsTheHopperKernelAndWritesItsReport) {
   const fs::path json = dir_ / "h.json";
-  const CommandResult r = run("simulate --kernel hopper --heads 4 -n 1024 -d 128 --hopper-bc 64 --hopper-stages 3 "
-                              "--hopper-schedule overlap --json " + json.string());
+  const CommandResult r =
+      run("simulate --kernel hopper --heads 4 -n 1024 -d 128 --hopper-bc 64 --hopper-stages 3 "
+          "--hopper-schedule overlap --json " +
+          json.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("hopper kernel, fwd pass, tiles hopper-Br128-Bc64-c2-s3-overlap"));
   EXPECT_THAT(r.out, HasSubstr("1 CTA/SM"));
@@ -76,9 +78,11 @@ TEST_F(CliHopper, RefusesWhatTheKernelCannotRun) {
 
 TEST_F(CliHopper, SweepsItsTilesAndListsTheInfeasibleOnesWithTheReason) {
   const fs::path json = dir_ / "sweep.json";
-  const CommandResult r = run("sweep --kernel hopper --heads 2 -n 512 -d 128 --hopper-bc 64,128,256 "
-                              "--hopper-consumers 2 --hopper-stages 2,4 --hopper-schedule serial,overlap "
-                              "--no-progress -o " + json.string());
+  const CommandResult r =
+      run("sweep --kernel hopper --heads 2 -n 512 -d 128 --hopper-bc 64,128,256 "
+          "--hopper-consumers 2 --hopper-stages 2,4 --hopper-schedule serial,overlap "
+          "--no-progress -o " +
+          json.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = attnscope::reports::read_report(json);
   ASSERT_EQ(report.sweep.size(), 12u);

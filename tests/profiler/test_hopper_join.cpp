@@ -79,7 +79,8 @@ TEST(HopperProfile, AHandBuiltMeasurementJoinsWithTheModelByName) {
   ASSERT_NE(time, nullptr);
   EXPECT_DOUBLE_EQ(*time->measured, 20e-6);
   EXPECT_DOUBLE_EQ(*time->modeled, model[0].time_s);
-  EXPECT_EQ(k.notes.at("measure.note0"), "hopper: no tile windows for this kernel (the whole kernel is measured)");
+  EXPECT_EQ(k.notes.at("measure.note0"),
+            "hopper: no tile windows for this kernel (the whole kernel is measured)");
   // The model's per-tile records are kept; none is measured.
   EXPECT_EQ(k.tiles.size(), model[0].tiles.size());
   for (const auto& t : k.tiles) EXPECT_FALSE(t.start_measured_s || t.lone_window);
