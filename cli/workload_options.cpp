@@ -47,8 +47,9 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
   cmd.add_option("--hopper-consumers", o.hopper_consumers,
                  "Hopper kernel: consumer warpgroups of 64 query rows (Br = 64 x consumers; default 2)");
   cmd.add_option("--hopper-stages", o.hopper_stages, "Hopper kernel: slots of the K/V ring (default 2)");
-  cmd.add_option("--hopper-schedule", o.hopper_schedule,
-                 "Hopper kernel: serial, overlap or pingpong (default serial)");
+  cmd.add_option(
+      "--hopper-schedule", o.hopper_schedule,
+      "Hopper kernel: serial, overlap, pingpong (overlap + ping-pong) or serial-pingpong (default serial)");
   cmd.add_option("--gpu", o.gpu, "GPU spec: h200, h100, a100 or a JSON file")->capture_default_str();
 }
 
@@ -105,7 +106,7 @@ sim::TileConfig WorkloadOptions::tile_config() const {
     const auto s = sim::parse_hopper_schedule(*hopper_schedule);
     if (!s)
       throw sim::InvalidInput("--hopper-schedule '" + *hopper_schedule +
-                              "' is not one of serial, overlap, pingpong");
+                              "' is not one of serial, overlap, pingpong, serial-pingpong");
     t.hopper_schedule = *s;
   }
   if (order) {

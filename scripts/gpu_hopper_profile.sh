@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The Hopper kernel under CUPTI, joined with the model: `attnscope profile --kernel hopper` (its default tile,
-# Br 128 Bc 128, 2 consumers, 2 stages, serial) at llm-4k fp16 (B 1, H 32, N 4096), d 64 and 128, non-causal
-# and causal. The kernel is measured whole (it has no tile-window or timeline build). One report per workload,
+# The Hopper kernel under CUPTI, joined with the model: `attnscope profile --kernel hopper` at llm-4k fp16 (B 1,
+# H 32, N 4096), d 64 and 128, non-causal and causal, each with the kernel's default configuration for its head
+# dim (kernels::default_hopper_config, docs/hopper-kernel.md): d 64 Br 128 Bc 128, 2 consumers, 3 stages,
+# overlap + ping-pong; d 128 Br 128 Bc 128, 2 consumers, 2 stages, serial. The kernel is measured whole (it has no tile-window or timeline build). One report per workload,
 # gzip'd, in $OUT/hopper-profile/, with each run's log; a summary is printed last.
 #
 # Here (no GPU): build the `gpu` preset's attnscope only and pack it:
@@ -34,12 +35,14 @@ mkdir -p "$OUT"
 } | tee "$OUT/machine.txt"
 names=()
 for d in 64 128; do
+  if [ "$d" = 64 ]; then tile=(--hopper-bc 128 --hopper-consumers 2 --hopper-stages 3 --hopper-schedule pingpong)
+  else tile=(--hopper-bc 128 --hopper-consumers 2 --hopper-stages 2 --hopper-schedule serial); fi
   for mask in no-causal causal; do
     name=llm-4k-hopper-fp16-d$d-$mask
     names+=("$name")
     echo "== $name" | tee -a "$OUT/commands.txt"
     cmd=("$bin/attnscope" profile --kernel hopper --preset llm-4k --dtype fp16 --head-dim "$d" "--$mask"
-      -o "$OUT/$name.json")
+      "${tile[@]}" -o "$OUT/$name.json")
     echo "${cmd[*]}" >>"$OUT/commands.txt"
     timeout 300 "${cmd[@]}" >"$OUT/$name.log" 2>&1
     echo $? >"$OUT/$name.rc"

@@ -211,9 +211,11 @@ std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& pat
       t.hopper_bc = to_int(lt, "Bc", name);
       t.hopper_consumers = to_int(lt, "consumers", name);
       t.hopper_stages = to_int(lt, "stages", name);
-      t.hopper_schedule = lt.count("pingpong")  ? sim::HopperSchedule::pingpong
-                          : lt.count("overlap") ? sim::HopperSchedule::overlap
-                                                : sim::HopperSchedule::serial;
+      const bool overlap = lt.count("overlap") > 0, pingpong = lt.count("pingpong") > 0;
+      t.hopper_schedule = overlap && pingpong ? sim::HopperSchedule::pingpong
+                          : overlap           ? sim::HopperSchedule::overlap
+                          : pingpong          ? sim::HopperSchedule::serial_pingpong
+                                              : sim::HopperSchedule::serial;
     }
     const std::string date = doc.contains("context") ? doc["context"].value("date", "") : "";
     t = sim::naive_tiling_measured_at(t, date);  // which naive kernels ran (tile_config.hpp)

@@ -517,7 +517,8 @@ sim::TileConfig read_tiles(const Node& n, std::string_view written) {
   if (const auto s = n.optional_field("hopper_schedule")) {
     const auto h = sim::parse_hopper_schedule(s->as_string());
     if (!h)
-      s->fail("unknown Hopper schedule '" + s->as_string() + "' (expected serial, overlap or pingpong)");
+      s->fail("unknown Hopper schedule '" + s->as_string() +
+              "' (expected serial, overlap, pingpong or serial-pingpong)");
     t.hopper_schedule = *h;
   }
   return t;

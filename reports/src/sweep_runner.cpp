@@ -148,7 +148,8 @@ void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults
     for (const std::string& name : split_list(text.hopper_schedule)) {
       const auto h = sim::parse_hopper_schedule(name);
       if (!h)
-        throw sim::InvalidInput("--hopper-schedule '" + name + "' is not one of serial, overlap, pingpong");
+        throw sim::InvalidInput("--hopper-schedule '" + name +
+                                "' is not one of serial, overlap, pingpong, serial-pingpong");
       spec.hopper_schedules.push_back(*h);
     }
   }

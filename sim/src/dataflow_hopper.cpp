@@ -33,7 +33,9 @@ void KernelDataflow::hopper_grid() {
   // flight), so the producer runs one tile less ahead than the ring is deep: with 2 slots nothing is
   // prefetched (docs/hopper-kernel.md: overlap at stages 2 was slower than serial, stages 3 fixed it).
   stages_ = std::max(1, c.stages - (c.overlap ? 1 : 0));
-  math_ = c.overlap ? MathModel::warpgroup_overlap : MathModel::warpgroup_serial;
+  // Ping-pong (either schedule) has one consumer's softmax run while the other's GEMMs do: the CTA's
+  // softmax overlaps its GEMMs as in the overlapped schedule, though each consumer's own chain is serial.
+  math_ = c.overlap || c.pingpong ? MathModel::warpgroup_overlap : MathModel::warpgroup_serial;
 }
 
 // Launch index x runs q tiles from the last one down (the kernel's q_tile = gridDim.x - 1 - blockIdx.x):

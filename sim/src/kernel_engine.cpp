@@ -50,6 +50,14 @@ struct Later {
 // each for small tiles) made the model wait on host memory.
 constexpr int kStepsHeld = 16;
 constexpr int kLoadRing = 16;
+// The fraction of the shorter of a Hopper step's GEMMs and softmax that its overlapped and ping-pong
+// schedules hide behind the other (1: the ideal overlap, step = max(GEMMs, softmax)). Measured on the H200
+// (docs/hopper-kernel.md, runs hopper-20261203T18*): against the serial schedule of the same run the kernel's
+// overlapped schedules gain at most 3 % (d 64, overlap + ping-pong, stages 3: 400.2 vs 387.0 TFLOP/s) and
+// lose up to 7 % (overlap alone at stages 3, 360.7 vs 388.1; serial + ping-pong 376.7 vs 387.0), where the
+// ideal overlap would be 1.6 times as fast at d 64: the schedules as built hide none of it (0, within those
+// +3/-7 %). The ring depth still differs (an overlapping consumer holds one more slot: dataflow_hopper.cpp).
+constexpr double kSoftmaxHiddenByOverlap = 0.0;
 // Events between two looks at SimOptions::cancel (a few hundred microseconds of model time).
 constexpr std::uint32_t kEventsPerCancelCheck =
     4096;  // load_done entries kept: a power of two above the steps in use
@@ -388,7 +396,9 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
     // the step takes the longer of the two.
     const double gemm = st.tensor_flops * tensor_seconds_;
     const double softmax = std::max(st.exps * sfu_seconds_, st.fp32_ops * fp32_seconds_);
-    serial = math_ == KernelDataflow::MathModel::warpgroup_serial ? gemm + softmax : std::max(gemm, softmax);
+    serial = gemm + softmax;
+    if (math_ == KernelDataflow::MathModel::warpgroup_overlap)
+      serial -= kSoftmaxHiddenByOverlap * std::min(gemm, softmax);
   }
   double end = now + serial;
   end = std::max(end, tensor_[sm].serve(now, st.tensor_flops + warp_overhead_flops_));

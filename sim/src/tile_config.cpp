@@ -23,6 +23,8 @@ std::string_view to_string(HopperSchedule s) {
       return "overlap";
     case HopperSchedule::pingpong:
       return "pingpong";
+    case HopperSchedule::serial_pingpong:
+      return "serial-pingpong";
   }
   return "?";
 }
@@ -31,6 +33,7 @@ std::optional<HopperSchedule> parse_hopper_schedule(std::string_view s) {
   if (s == "serial") return HopperSchedule::serial;
   if (s == "overlap") return HopperSchedule::overlap;
   if (s == "pingpong") return HopperSchedule::pingpong;
+  if (s == "serial-pingpong") return HopperSchedule::serial_pingpong;
   return std::nullopt;
 }
 

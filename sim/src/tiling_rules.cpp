@@ -64,11 +64,13 @@ void validate_tiling(KernelId k, const Workload& w, const TileConfig& t) {
                 std::to_string(c.bc));
     require_range(c.stages, 2, 8, k,
                   "stages (the K/V ring: the producer refills a slot the consumers freed)");
-    require(!c.pingpong || c.consumers == 2, k, "the pingpong schedule needs 2 consumer warpgroups");
+    require(!c.pingpong || c.consumers == 2, k, "the ping-pong schedules need 2 consumer warpgroups");
     const std::int64_t smem = vocab::hopper_smem_bytes(c, w.head_dim, w.dtype);
-    require(vocab::hopper_config_valid(c, w.head_dim, w.dtype), k,
+    require(smem <= 232448, k,
             "shared memory " + std::to_string(smem) +
                 " bytes (Q, the K/V ring and the barriers) exceeds the 232448 bytes one CTA may hold");
+    require(vocab::hopper_config_valid(c, w.head_dim, w.dtype), k,
+            "not a configuration the kernel can be built as (vocab::hopper_config_valid)");
     return;
   }
   if (k == KernelId::tiled) {

@@ -84,9 +84,10 @@ std::string hopper_config_list(int head_dim, kernels::DType dtype) {
   for (const auto& c : kernels::compiled_hopper_configs(head_dim, dtype))
     s += fmt::format("{}--hopper-bc {} --hopper-consumers {} --hopper-stages {} --hopper-schedule {}",
                      s.empty() ? "" : "; ", c.bc, c.consumers, c.stages,
-                     c.pingpong  ? "pingpong"
-                     : c.overlap ? "overlap"
-                                 : "serial");
+                     c.pingpong && c.overlap ? "pingpong"
+                     : c.pingpong            ? "serial-pingpong"
+                     : c.overlap             ? "overlap"
+                                             : "serial");
   return s.empty() ? "none" : s;
 }
 

@@ -27,10 +27,12 @@ std::optional<LaunchOrder> parse_launch_order(std::string_view s);
 
 // How the Hopper kernel's consumer warpgroups order their work per kv tile (vocab::HopperConfig's overlap and
 // pingpong flags): serial (S GEMM, softmax, P V GEMM one after the other), overlap (the softmax of tile j + 1
-// runs while the GEMMs are in flight), pingpong (overlap, and the two consumers take turns on the GEMMs).
-enum class HopperSchedule : std::uint8_t { serial, overlap, pingpong };
+// runs while the GEMMs are in flight), pingpong (overlap, and the two consumers take turns on the GEMMs),
+// serial_pingpong (serial, the two consumers taking turns on the GEMMs).
+enum class HopperSchedule : std::uint8_t { serial, overlap, pingpong, serial_pingpong };
 std::string_view to_string(HopperSchedule s);
-std::optional<HopperSchedule> parse_hopper_schedule(std::string_view s);  // "serial" | "overlap" | "pingpong"
+// "serial" | "overlap" | "pingpong" | "serial-pingpong".
+std::optional<HopperSchedule> parse_hopper_schedule(std::string_view s);
 
 struct TileConfig {
   // Tiled (FlashAttention-2) kernel: vocab::TiledConfig, defaults = the compiled default.
@@ -73,12 +75,13 @@ struct TileConfig {
   HopperSchedule hopper_schedule = HopperSchedule::serial;
 
   constexpr vocab::HopperConfig hopper() const {
-    return vocab::HopperConfig{64 * hopper_consumers,
-                               hopper_bc,
-                               hopper_consumers,
-                               hopper_stages,
-                               hopper_schedule != HopperSchedule::serial,
-                               hopper_schedule == HopperSchedule::pingpong};
+    return vocab::HopperConfig{
+        64 * hopper_consumers,
+        hopper_bc,
+        hopper_consumers,
+        hopper_stages,
+        hopper_schedule == HopperSchedule::overlap || hopper_schedule == HopperSchedule::pingpong,
+        hopper_schedule == HopperSchedule::pingpong || hopper_schedule == HopperSchedule::serial_pingpong};
   }
 
   // The same tilings as the vocabulary's plain data, for its geometry functions.
