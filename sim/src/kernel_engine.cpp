@@ -258,7 +258,7 @@ KernelResult Engine::run() {
   warp_sfu_seconds_ = sfu_seconds_ * smsp / warps_;
   warp_fp32_seconds_ = fp32_seconds_ * smsp / warps_;
   // warp_step_overhead_cycles was measured on mma.sync warps (barrier, cp.async wait, fragment shuffles); the
-  // Hopper kernel's consumers wait on mbarriers and issue a few wgmma per step instead: no such charge.
+  // Hopper kernel's consumers wait on mbarriers and run a few wgmma per step instead: no such charge.
   warp_overhead_s_ = warpgroups ? 0.0 : gpu_.warp_step_overhead_cycles / gpu_.sm_clock_hz;
   // The per-warp overhead occupies the SMSP's issue port: W warps on smsp ports cost W/smsp of it per step,
   // expressed in tensor-server units so the tensor pipe and the overhead serialize on the sub-partition.
