@@ -107,16 +107,10 @@ profiler::ProfileOptions options_from(const ProfileFlags& f, const sim::Workload
   return o;
 }
 
-std::vector<sim::KernelKind> kinds_of(const std::string& kernel) {
-  if (kernel == "naive") return {sim::KernelKind::naive};
-  if (kernel == "tiled") return {sim::KernelKind::tiled};
-  return {sim::KernelKind::naive, sim::KernelKind::tiled};
-}
-
 int run_single(const ProfileFlags& f, const std::string& command) {
   f.workload.require_plain_mask("profile");
   const sim::Workload w = f.workload.workload();
-  for (auto kind : kinds_of(f.workload.kernel)) (void)options_from(f, w, kind);  // bad flags before the GPU
+  for (auto kind : f.workload.kinds()) (void)options_from(f, w, kind);  // bad flags before the GPU
   profiler::SessionOptions so;
   so.extra_metrics = f.metrics;
   so.standard_metrics = !f.only_metrics;
@@ -125,7 +119,7 @@ int run_single(const ProfileFlags& f, const std::string& command) {
   so.flush = *profiler::parse_flush_method(f.flush);
   profiler::GpuSession session(so);
   reports::Report report;
-  for (auto kind : kinds_of(f.workload.kernel)) {
+  for (auto kind : f.workload.kinds()) {
     reports::Report r = profiler::run_profile(session, options_from(f, w, kind), command);
     if (report.kernels.empty()) {
       report = std::move(r);

@@ -3,6 +3,7 @@
 // for a workload on a GPU spec, with no GPU present. Prints a table; --json writes the report.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -61,6 +62,7 @@ std::string tiles_line(const sim::SimResult& r) {
           std::string(s.empty() ? "" : "; ") + "backward GEMM tiles 128 x (d or 128) x 32, dS 8 rows per CTA";
     return s;
   }
+  if (r.kind == sim::KernelKind::hopper) return r.tiles.hopper_label();
   if (pass != sim::Pass::bwd) s = r.tiles.label();
   if (pass != sim::Pass::fwd) s += (s.empty() ? "" : ", ") + r.tiles.bwd_label(r.workload.head_dim);
   return s;
@@ -122,8 +124,19 @@ int run_simulate(const SimulateFlags& f) {
       options.l2_start = sim::L2Start::warm;
     else if (f.l2_start != "cold")
       throw sim::InvalidInput("--l2-start '" + f.l2_start + "' is not one of cold, warm");
-    if (f.workload.kernel != "tiled") kinds.push_back(sim::KernelKind::naive);
-    if (f.workload.kernel != "naive") kinds.push_back(sim::KernelKind::tiled);
+    kinds = f.workload.kinds();
+    // `--kernel all` with a mask the Hopper kernel is not built for (a sliding window, ALiBi) or on a GPU
+    // without wgmma: the other kinds are still simulated.
+    if (kinds.size() > 1 && std::find(kinds.begin(), kinds.end(), sim::KernelKind::hopper) != kinds.end()) {
+      try {
+        sim::check_config(gpu, w, sim::KernelKind::hopper, tiles);
+        if (!(gpu.wgmma_efficiency > 0.0))
+          throw sim::InvalidInput("hopper: the GPU spec '" + gpu.short_name + "' has no wgmma_efficiency");
+      } catch (const sim::InvalidInput& e) {
+        std::printf("attnscope simulate: not simulated: %s\n", e.what());
+        kinds.erase(std::find(kinds.begin(), kinds.end(), sim::KernelKind::hopper));
+      }
+    }
     // A kind whose tensors do not fit the GPU's HBM (the naive backward's two N x N matrices) is refused
     // with what it would need; with both kinds asked for, the other one is still simulated.
     for (auto k = kinds.begin(); k != kinds.end();) {

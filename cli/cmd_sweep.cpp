@@ -103,7 +103,9 @@ void print_table(const reports::Report& r, std::size_t top) {
       const auto& p = *ok[i];
       std::printf(
           "  %-6s %-22s %10s %10s %12s %12s %12s\n", std::string(sim::to_string(p.kind)).c_str(),
-          p.kind == sim::KernelKind::tiled ? p.tiles.label().c_str() : "-",
+          p.kind == sim::KernelKind::tiled    ? p.tiles.label().c_str()
+          : p.kind == sim::KernelKind::hopper ? p.tiles.hopper_label().c_str()
+                                              : "-",
           reports::format_bytes_binary(static_cast<double>(p.smem_limit)).c_str(),
           reports::format_bytes_binary(reports::modeled_metric(p, reports::Metric::smem_per_cta)).c_str(),
           reports::format_seconds(reports::modeled_metric(p, reports::Metric::time)).c_str(),
@@ -111,7 +113,7 @@ void print_table(const reports::Report& r, std::size_t top) {
           reports::format_bytes(reports::modeled_metric(p, reports::Metric::l2_read)).c_str());
     }
     if (const auto* best = reports::best_point(g.points))
-      std::printf("  best tile: %s (time %s, HBM %s, smem/CTA %s)\n", best->tiles.label().c_str(),
+      std::printf("  best tile: %s (time %s, HBM %s, smem/CTA %s)\n", reports::tiles_label(*best).c_str(),
                   reports::format_seconds(reports::modeled_metric(*best, reports::Metric::time)).c_str(),
                   reports::format_bytes(reports::hbm_bytes(*best)).c_str(),
                   reports::format_bytes_binary(reports::modeled_metric(*best, reports::Metric::smem_per_cta))
@@ -154,8 +156,10 @@ int prepare_sweep(const SweepOptions& o, reports::SweepSpec& spec, reports::Swee
     o.workload.require_forward_pass("sweep");
     spec.base = o.workload.workload();
     reports::parse_sweep_axes(o.axes, o.workload.tile_config(), spec, run);
-    spec.tiled = o.workload.kernel != "naive";
-    spec.naive_baseline = o.workload.kernel != "tiled";
+    const std::string& k = o.workload.kernel;
+    spec.tiled = k == "tiled" || k == "both" || k == "all";
+    spec.naive_baseline = k == "naive" || k == "both" || k == "all";
+    spec.hopper = k == "hopper" || k == "all";
     spec.max_points = o.max_points;
     run.threads = o.threads;
     run.checkpoint = o.checkpoint;
@@ -273,8 +277,16 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<SweepOptions>();
   add_workload_options(*cmd, o->workload);
   // The shared single-value tile and shape flags become lists here.
-  for (const char* name : {"--br", "--bc", "--warps", "--stages", "--seq", "--head-dim", "--gpu"})
+  for (const char* name : {"--br", "--bc", "--warps", "--stages", "--seq", "--head-dim", "--gpu",
+                           "--hopper-bc", "--hopper-consumers", "--hopper-stages", "--hopper-schedule"})
     cmd->remove_option(cmd->get_option(name));
+  cmd->add_option("--hopper-bc", o->axes.hopper_bc,
+                  "Hopper kernel (--kernel hopper or all): Bc, e.g. 64,128");
+  cmd->add_option("--hopper-consumers", o->axes.hopper_consumers,
+                  "Hopper kernel: consumer warpgroups (Br = 64 x consumers), e.g. 1,2,3");
+  cmd->add_option("--hopper-stages", o->axes.hopper_stages, "Hopper kernel: K/V ring slots, e.g. 2,3,4");
+  cmd->add_option("--hopper-schedule", o->axes.hopper_schedule,
+                  "Hopper kernel: schedules, e.g. serial,overlap,pingpong");
   cmd->add_option("--br", o->axes.br, "query rows per CTA, e.g. 64,128");
   cmd->add_option("--bc", o->axes.bc, "key/value rows per step, e.g. 32,64,128");
   cmd->add_option(

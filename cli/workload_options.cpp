@@ -30,8 +30,9 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
   cmd.add_option("--warps", o.warps, "tiled kernel: warps per CTA");
   cmd.add_option("--stages", o.stages, "tiled kernel: cp.async pipeline stages");
   cmd.add_option("--order", o.order, "CTA launch order: q_tile_fastest, head_fastest");
-  cmd.add_option("--kernel,-k", o.kernel, "naive, tiled or both")
-      ->check(CLI::IsMember({"naive", "tiled", "both"}))
+  cmd.add_option("--kernel,-k", o.kernel,
+                 "naive, tiled, hopper, both (naive and tiled) or all (the three; hopper forward only)")
+      ->check(CLI::IsMember({"naive", "tiled", "hopper", "both", "all"}))
       ->capture_default_str();
   cmd.add_option("--pass", o.pass,
                  "fwd, bwd (gradients from dO) or both (a training step: forward, then backward)")
@@ -42,6 +43,13 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
                  "tiled backward: query rows per step (Br; default 64 at d 64, 32 at d 128)");
   cmd.add_option("--bwd-stages", o.bwd_stages,
                  "tiled backward: cp.async stages of Q, dO, LSE, D (default 2)");
+  cmd.add_option("--hopper-bc", o.hopper_bc, "Hopper kernel: keys per kv step (Bc; default 128)");
+  cmd.add_option("--hopper-consumers", o.hopper_consumers,
+                 "Hopper kernel: consumer warpgroups of 64 query rows (Br = 64 x consumers; default 2)");
+  cmd.add_option("--hopper-stages", o.hopper_stages, "Hopper kernel: slots of the K/V ring (default 2)");
+  cmd.add_option(
+      "--hopper-schedule", o.hopper_schedule,
+      "Hopper kernel: serial, overlap, pingpong (overlap + ping-pong) or serial-pingpong (default serial)");
   cmd.add_option("--gpu", o.gpu, "GPU spec: h200, h100, a100 or a JSON file")->capture_default_str();
 }
 
@@ -91,12 +99,32 @@ sim::TileConfig WorkloadOptions::tile_config() const {
   if (bwd_bc) t.bwd_bc = *bwd_bc;
   if (bwd_br) t.bwd_br = *bwd_br;
   if (bwd_stages) t.bwd_stages = *bwd_stages;
+  if (hopper_bc) t.hopper_bc = *hopper_bc;
+  if (hopper_consumers) t.hopper_consumers = *hopper_consumers;
+  if (hopper_stages) t.hopper_stages = *hopper_stages;
+  if (hopper_schedule) {
+    const auto s = sim::parse_hopper_schedule(*hopper_schedule);
+    if (!s)
+      throw sim::InvalidInput("--hopper-schedule '" + *hopper_schedule +
+                              "' is not one of serial, overlap, pingpong, serial-pingpong");
+    t.hopper_schedule = *s;
+  }
   if (order) {
     auto o = sim::parse_launch_order(*order);
     if (!o) throw sim::InvalidInput("--order '" + *order + "' is not one of q_tile_fastest, head_fastest");
     t.order = *o;
   }
   return t;
+}
+
+std::vector<sim::KernelKind> WorkloadOptions::kinds() const {
+  if (kernel == "both") return {sim::KernelKind::naive, sim::KernelKind::tiled};
+  if (kernel == "all") {
+    if (pass != "fwd") return {sim::KernelKind::naive, sim::KernelKind::tiled};
+    return {sim::KernelKind::naive, sim::KernelKind::tiled, sim::KernelKind::hopper};
+  }
+  if (const auto k = sim::parse_kernel_kind(kernel)) return {*k};
+  throw sim::InvalidInput("--kernel '" + kernel + "' is not one of naive, tiled, hopper, both, all");
 }
 
 void WorkloadOptions::require_forward_pass(const char* command) const {

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/workload.hpp"
@@ -21,13 +22,20 @@ struct WorkloadOptions {
   // Tile flags
   std::optional<int> br, bc, warps, stages;
   std::optional<std::string> order;
-  std::string kernel{"both"};                     // naive | tiled | both
+  // The Hopper kernel's tile (its own flags: --br/--bc/--stages are the tiled kernel's, and the two kernels'
+  // defaults differ, so `--kernel all` can run both with their own tiles).
+  std::optional<int> hopper_bc, hopper_consumers, hopper_stages;
+  std::optional<std::string> hopper_schedule;
+  std::string kernel{"both"};                     // naive | tiled | hopper | both (naive + tiled) | all
   std::string pass{"fwd"};                        // fwd | bwd | both (a training step)
   std::optional<int> bwd_bc, bwd_br, bwd_stages;  // the tiled backward's tile
   std::string gpu{"h200"};                        // h200 | h100 | a100 | FILE
 
   sim::Workload workload() const;  // preset with the flags applied; throws sim::InvalidInput
   sim::TileConfig tile_config() const;
+  // The kinds --kernel names, in order: naive, tiled, hopper; "both" = naive and tiled (as before the Hopper
+  // kernel), "all" = the three, the Hopper kernel only for the forward pass (it has no backward).
+  std::vector<sim::KernelKind> kinds() const;
   // For commands that run only the forward pass without a sliding window or ALiBi: throws sim::InvalidInput
   // naming `command` unless --pass is fwd and neither --window nor --alibi is given.
   void require_forward_pass(const char* command) const;
@@ -37,7 +45,7 @@ struct WorkloadOptions {
 
 // Adds --preset, --batch, --heads, --seq, --seq-q, --seq-kv, --head-dim, --dtype, --causal/--no-causal,
 // --scale, --window, --alibi, --br, --bc, --warps, --stages, --order, --kernel, --pass, --bwd-bc, --bwd-br,
-// --bwd-stages, --gpu.
+// --bwd-stages, --hopper-bc, --hopper-consumers, --hopper-stages, --hopper-schedule, --gpu.
 void add_workload_options(CLI::App& cmd, WorkloadOptions& o);
 
 }  // namespace attnscope::cli

@@ -70,13 +70,23 @@ std::vector<std::string> table_kernels() {
   for (const sim::KernelId id : sim::kernels_of(sim::KernelKind::naive)) out.emplace_back(sim::to_string(id));
   out.emplace_back(sim::to_string(sim::KernelKind::naive));
   out.emplace_back(sim::to_string(sim::KernelId::tiled));
+  out.emplace_back(sim::to_string(sim::KernelId::hopper));  // rows only once a measurement has it
   return out;
+}
+
+// Kernels whose rows the table leaves out while nothing measured them (added after the table's first
+// measurements, so that the table and its baselines stay as they were until they are measured).
+bool shown_only_when_measured(const std::string& kernel) {
+  return kernel == sim::to_string(sim::KernelId::hopper);
 }
 
 std::string identity_of(std::string_view method, const std::string& kernel, const sim::Workload& w,
                         const sim::TileConfig& t, std::string_view protocol) {
+  // The Hopper kernel's cases differ by its own tile (the others' identities are as they always were).
+  const bool hopper = kernel == sim::to_string(sim::KernelId::hopper);
   return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", method, kernel, w.batch, w.heads, w.seq_q, w.seq_kv,
-                     w.head_dim, sim::to_string(w.dtype), w.causal, t.label(), protocol);
+                     w.head_dim, sim::to_string(w.dtype), w.causal, hopper ? t.hopper_label() : t.label(),
+                     protocol);
 }
 
 constexpr std::string_view kTileBytes = "tile_bytes";
@@ -100,6 +110,9 @@ double AccuracyPoint::relative_error() const {
 }
 
 bool is_training_case(const std::string& kernel, const sim::Workload& w) {
+  // The Hopper kernel's wgmma_efficiency was set from its llm-4k fp16 d 128 non-causal time.
+  if (kernel == sim::to_string(sim::KernelId::hopper))
+    return w.head_dim == 128 && w.dtype == sim::DType::fp16 && !w.causal && w.seq_q == 4096;
   return kernel == sim::to_string(sim::KernelId::tiled) && w.head_dim == 64 && w.dtype == sim::DType::fp16 &&
          !w.causal && w.seq_q == 4096;
 }
@@ -177,7 +190,8 @@ std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& pat
     const std::string first = label.substr(0, label.find(' '));
     if (first != tiled && first != naive && !sim::parse_kernel_id(first))
       throw InvalidInput("benchmark '" + name + "': unknown kernel '" + first + "' in its label");
-    const sim::KernelKind kind = first == tiled ? sim::KernelKind::tiled : sim::KernelKind::naive;
+    const auto first_id = sim::parse_kernel_id(first);
+    const sim::KernelKind kind = first == naive ? sim::KernelKind::naive : vocab::kind_of(*first_id);
     sim::Workload w;
     w.batch = 1;
     w.heads = nt.count("H") ? to_int(nt, "H", name) : to_int(lt, "H", name);
@@ -191,6 +205,17 @@ std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& pat
       t.bc = to_int(lt, "Bc", name);
       t.stages = to_int(lt, "stages", name);
       t.warps = lt.count("warps") ? to_int(lt, "warps", name) : t.br / 16;  // first file: Br/16
+    } else if (kind == sim::KernelKind::hopper) {
+      // "hopper Br=128 Bc=128 consumers=2 stages=2 serial|overlap [pingpong] ..."
+      // (bench/kernels_attention.cpp)
+      t.hopper_bc = to_int(lt, "Bc", name);
+      t.hopper_consumers = to_int(lt, "consumers", name);
+      t.hopper_stages = to_int(lt, "stages", name);
+      const bool overlap = lt.count("overlap") > 0, pingpong = lt.count("pingpong") > 0;
+      t.hopper_schedule = overlap && pingpong ? sim::HopperSchedule::pingpong
+                          : overlap           ? sim::HopperSchedule::overlap
+                          : pingpong          ? sim::HopperSchedule::serial_pingpong
+                                              : sim::HopperSchedule::serial;
     }
     const std::string date = doc.contains("context") ? doc["context"].value("date", "") : "";
     t = sim::naive_tiling_measured_at(t, date);  // which naive kernels ran (tile_config.hpp)
@@ -224,7 +249,8 @@ std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& pat
     workers.push_back(std::async(std::launch::async, [&] {
       for (std::size_t i; (i = next.fetch_add(1)) < out.size();) {
         AccuracyCase& c = out[i];
-        const sim::KernelKind kind = c.kernel == tiled ? sim::KernelKind::tiled : sim::KernelKind::naive;
+        const sim::KernelKind kind =
+            c.kernel == naive ? sim::KernelKind::naive : vocab::kind_of(*sim::parse_kernel_id(c.kernel));
         double modeled = 0;
         if (c.kernel == naive) {
           // Flushed once, then the three kernels back to back.
@@ -320,6 +346,7 @@ std::vector<AccuracyRow> accuracy_table(const std::vector<AccuracyPoint>& points
           validation.push_back(p.relative_error());
       }
       row.n = static_cast<int>(all.size());
+      if (all.empty() && shown_only_when_measured(kernel)) continue;
       if (!all.empty()) {
         row.median = median_of(all);
         row.worst = *std::max_element(all.begin(), all.end());

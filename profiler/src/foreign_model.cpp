@@ -72,6 +72,8 @@ vocab::Dim3 model_grid(vocab::KernelId id, const sim::Workload& w, const sim::Ti
       return vocab::naive_softmax_grid(vocab::naive_softmax_row_blocks(n, w.seq_q), slices);
     case vocab::KernelId::naive_pv:
       return vocab::naive_pv_grid(vocab::naive_pv_row_blocks(n, w.seq_q), slices);
+    case vocab::KernelId::hopper:
+      return vocab::hopper_grid(t.hopper(), w.seq_q, w.heads, w.batch);
     default:
       return {};  // the naive backward has no row in the table
   }

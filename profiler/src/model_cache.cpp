@@ -21,12 +21,12 @@ sim::SimOptions options_for(vocab::CacheProtocol protocol, bool record_tiles) {
 
 std::string run_key(const sim::Workload& w, sim::KernelKind kind, const sim::TileConfig& t,
                     std::string_view kernel, vocab::CacheProtocol protocol, bool record_tiles) {
-  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}-{}-{}-{}-{}-{}-{}-{}-{}|{}|{}",
+  return fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}-{}-{}-{}-{}-{}-{}-{}-{}|{}|{}|{}",
                      sim::to_string(kind), kernel, w.batch, w.heads, w.seq_q, w.seq_kv, w.head_dim,
                      sim::to_string(w.dtype), w.causal, w.window, w.alibi, w.scale, t.label(), t.gemm_bm,
                      t.gemm_bn, t.gemm_bk, t.gemm_warps, t.gemm_stages, t.gemm_qk_tiles_per_cta,
                      t.gemm_qk_stages, t.gemm_pv_l2_fetch_bytes, t.softmax_rows_per_cta,
-                     vocab::to_string(protocol), record_tiles);
+                     vocab::to_string(protocol), record_tiles, t.hopper_label());
 }
 
 }  // namespace

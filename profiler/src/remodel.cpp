@@ -42,8 +42,7 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
   for (auto& entry : out.kernels) {
     const auto id = sim::parse_kernel_id(entry.name);
     if (!id) continue;  // not one of ours: measured only
-    const sim::KernelKind kind =
-        *id == sim::KernelId::tiled ? sim::KernelKind::tiled : sim::KernelKind::naive;
+    const sim::KernelKind kind = vocab::kind_of(*id);
     // The full run's per-tile records only where the report keeps tiles of the full run (lone windows are
     // modeled on their own): otherwise the same model run as the accuracy table's, shared through `models`.
     const bool full_run_tiles =

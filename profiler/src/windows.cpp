@@ -21,6 +21,7 @@ constexpr int kSoftmaxRowsPerCta = 8;
 // Query-tile height and kv-tile width of a kernel, in rows / keys.
 std::pair<std::int64_t, std::int64_t> tile_extent(const sim::TileConfig& t, const std::string& kernel) {
   if (kernel == "tiled") return {t.br, t.bc};
+  if (kernel == "hopper") return {std::int64_t{64} * t.hopper_consumers, t.hopper_bc};
   if (kernel == "naive.qk") return {t.gemm_bm, t.gemm_bn};
   if (kernel == "naive.softmax") return {kSoftmaxRowsPerCta, 0};
   if (kernel == "naive.pv") return {t.gemm_bm, 0};
@@ -54,7 +55,8 @@ bool tile_visited(const sim::Workload& w, const sim::TileConfig& t, const std::s
 std::vector<WindowSpec> plan_windows(const sim::Workload& w, sim::KernelKind kind, const sim::TileConfig& t,
                                      TileMode mode) {
   std::vector<WindowSpec> out;
-  if (mode == TileMode::none) return out;
+  // The Hopper kernel has no tile-window build: it is measured whole (run_profile notes it).
+  if (mode == TileMode::none || kind == sim::KernelKind::hopper) return out;
   for (const auto& kernel : kernel_names(kind)) {
     const TileGrid g = tile_grid(w, t, kernel);
     std::set<int> rows;

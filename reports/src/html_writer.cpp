@@ -52,8 +52,8 @@ std::string header(const Report& r) {
   };
   row("Workload", detail::workload_summary(r.workload));
   if (r.kind != "sweep")
-    row("Tiles", r.tiles.label() + fmt::format(" (naive GEMM tile {}x{}x{})", r.tiles.gemm_bm,
-                                               r.tiles.gemm_bn, r.tiles.gemm_bk));
+    row("Tiles", tiles_label(r) + fmt::format(" (naive GEMM tile {}x{}x{})", r.tiles.gemm_bm, r.tiles.gemm_bn,
+                                              r.tiles.gemm_bk));
   row("GPU", p.gpu_name);
   row("Model GPU spec", p.gpu_spec);
   row("Driver / CUDA runtime", p.driver.empty() ? "" : p.driver + " / " + p.cuda_runtime);
@@ -467,12 +467,12 @@ std::string timeline_svg(const Report& r, bool measured) {
       const auto& e = measured ? t.end_measured_s : t.end_modeled_s;
       if (!sm || !s || !e) continue;
       any = true;
-      // For the tiled kernel a CTA is (batch, head, q_tile), for tiled_bwd (batch, head, kv_tile); for the
-      // others each record is its own CTA.
+      // For the tiled and Hopper kernels a CTA is (batch, head, q_tile), for tiled_bwd (batch, head,
+      // kv_tile); for the others each record is its own CTA.
       const std::tuple<int, int, int> cta{t.batch, t.head,
-                                          k.name == "tiled"       ? t.q_tile
-                                          : k.name == "tiled_bwd" ? t.kv_tile
-                                                                  : cta_index + 1};
+                                          k.name == "tiled" || k.name == "hopper" ? t.q_tile
+                                          : k.name == "tiled_bwd"                 ? t.kv_tile
+                                                                                  : cta_index + 1};
       if (cta != last_cta) ++cta_index, last_cta = cta;
       lanes[*sm].push_back({offset + *s, offset + *e, ki, cta_index % 2,
                             fmt::format("{} b{} h{} q{}", k.name, t.batch, t.head, t.q_tile)});
@@ -776,7 +776,7 @@ std::string sweep_section(const Report& r) {
     out += fmt::format(
         "<tr><td class=\"l\">{}</td><td "
         "class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-        xml_escape(g.label), b->tiles.label(), format_bytes_binary(modeled_metric(*b, Metric::smem_per_cta)),
+        xml_escape(g.label), tiles_label(*b), format_bytes_binary(modeled_metric(*b, Metric::smem_per_cta)),
         format_seconds(modeled_metric(*b, Metric::time)), format_bytes(hbm_bytes(*b)),
         format_bytes(modeled_metric(*b, Metric::l2_read)), g.points.size());
   }

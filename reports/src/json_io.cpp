@@ -84,9 +84,16 @@ ojson tile_config_to_json(const sim::TileConfig& t) {
           {"gemm_pv_l2_fetch_bytes", t.gemm_pv_l2_fetch_bytes}};
 }
 
-// The tiled backward's tile, resolved at the workload's head dim, only when there is a backward pass.
-ojson tile_config_to_json(const sim::TileConfig& t, const sim::Workload& w) {
+// The tiled backward's tile, resolved at the workload's head dim, only when there is a backward pass; the
+// Hopper kernel's tile only when the report or point has that kernel (reports without it stay as they were).
+ojson tile_config_to_json(const sim::TileConfig& t, const sim::Workload& w, bool hopper = false) {
   ojson j = tile_config_to_json(t);
+  if (hopper) {
+    j["hopper_bc"] = t.hopper_bc;
+    j["hopper_consumers"] = t.hopper_consumers;
+    j["hopper_stages"] = t.hopper_stages;
+    j["hopper_schedule"] = std::string(sim::to_string(t.hopper_schedule));
+  }
   if (w.pass != sim::Pass::fwd) {
     const vocab::TiledBwdConfig b = t.tiled_bwd(w.head_dim);
     j["bwd_bc"] = b.bc;
@@ -197,7 +204,9 @@ ojson report_to_json(const Report& r) {
   j["kind"] = r.kind;
   j["provenance"] = provenance_to_json(r.provenance);
   j["workload"] = workload_to_json(r.workload);
-  j["tiles"] = tile_config_to_json(r.tiles, r.workload);
+  const bool hopper = std::any_of(r.kernels.begin(), r.kernels.end(),
+                                  [](const KernelEntry& k) { return k.name == "hopper"; });
+  j["tiles"] = tile_config_to_json(r.tiles, r.workload, hopper);
   ojson kernels = ojson::array();
   for (const auto& k : r.kernels) {
     ojson notes = ojson::object();
@@ -236,7 +245,7 @@ ojson report_to_json(const Report& r) {
       ojson pj{{"index", p.index},
                {"workload", workload_to_json(p.workload)},
                {"kind", std::string(sim::to_string(p.kind))},
-               {"tiles", tile_config_to_json(p.tiles, p.workload)},
+               {"tiles", tile_config_to_json(p.tiles, p.workload, p.kind == sim::KernelKind::hopper)},
                {"gpu_spec", p.gpu_spec},
                {"smem_limit", p.smem_limit},
                {"feasible", p.feasible},
@@ -501,6 +510,17 @@ sim::TileConfig read_tiles(const Node& n, std::string_view written) {
   t.bwd_bc = n.optional_int("bwd_bc").value_or(0);  // absent: the compiled default at the head dim
   t.bwd_br = n.optional_int("bwd_br").value_or(0);
   t.bwd_stages = n.optional_int("bwd_stages").value_or(0);
+  // The Hopper kernel's tile (absent: the compiled default, vocab::HopperConfig{}).
+  t.hopper_bc = n.optional_int("hopper_bc").value_or(t.hopper_bc);
+  t.hopper_consumers = n.optional_int("hopper_consumers").value_or(t.hopper_consumers);
+  t.hopper_stages = n.optional_int("hopper_stages").value_or(t.hopper_stages);
+  if (const auto s = n.optional_field("hopper_schedule")) {
+    const auto h = sim::parse_hopper_schedule(s->as_string());
+    if (!h)
+      s->fail("unknown Hopper schedule '" + s->as_string() +
+              "' (expected serial, overlap, pingpong or serial-pingpong)");
+    t.hopper_schedule = *h;
+  }
   return t;
 }
 
@@ -699,7 +719,7 @@ SweepPoint read_point(const Node& n, std::string_view written, int version) {
   p.workload = read_workload(n.object_field("workload"));
   const Node kind = n.object_field("kind");
   auto k = sim::parse_kernel_kind(kind.as_string());
-  if (!k) kind.fail("unknown kernel kind '" + kind.as_string() + "' (expected naive or tiled)");
+  if (!k) kind.fail("unknown kernel kind '" + kind.as_string() + "' (expected naive, tiled or hopper)");
   p.kind = *k;
   p.tiles = read_tiles(n.object_field("tiles"), written);
   p.gpu_spec = n.string_field("gpu_spec");
@@ -758,13 +778,16 @@ void check_shapes(const Report& r, const Node& root) {
         vocab::window_tiles(*id, r.tiles.tiled(), r.tiles.naive(), r.workload.seq_q, r.workload.seq_kv,
                             r.tiles.tiled_bwd(r.workload.head_dim), r.workload.head_dim);
     if (*id == vocab::KernelId::tiled_bwd) std::swap(grid.q, grid.kv);  // its records say (q tile, kv tile)
+    if (*id == vocab::KernelId::hopper)  // no tile windows, but its records are (q tile, kv tile) of its grid
+      grid = {vocab::hopper_q_tiles(r.tiles.hopper(), r.workload.seq_q),
+              vocab::hopper_kv_tiles(r.tiles.hopper(), r.workload.seq_kv)};
     const std::int64_t kv_tiles = std::max<std::int64_t>(grid.kv, 1);
     for (std::size_t j = 0; j < k.tiles.size(); ++j) {
       const TileEntry& t = k.tiles[j];
       const auto bad = [&](const char* what, std::int64_t value, std::int64_t limit) {
-        kernels.at(i).fail(
-            fmt::format("tile {}: {} {} is outside the kernel's grid ({} .. {} for {} with tiles {})", j,
-                        what, value, 0, limit - 1, r.workload.name, r.tiles.label()));
+        kernels.at(i).fail(fmt::format(
+            "tile {}: {} {} is outside the kernel's grid ({} .. {} for {} with tiles {})", j, what, value, 0,
+            limit - 1, r.workload.name, r.tiles.label_of(*id, r.workload.head_dim)));
       };
       if (t.batch < 0 || t.batch >= r.workload.batch) bad("batch", t.batch, r.workload.batch);
       if (t.head < 0 || t.head >= r.workload.heads) bad("head", t.head, r.workload.heads);

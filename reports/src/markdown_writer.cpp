@@ -26,7 +26,7 @@ std::string to_markdown(const Report& report, const std::vector<GateResult>& gat
   const auto& p = report.provenance;
   std::string out = fmt::format("## attnscope {}: {}\n\n", report.kind, md_cell(report.workload.name));
   out += fmt::format("- **Workload**: {}\n", md_cell(detail::workload_summary(report.workload)));
-  if (report.kind != "sweep") out += fmt::format("- **Tiles**: {}\n", report.tiles.label());
+  if (report.kind != "sweep") out += fmt::format("- **Tiles**: {}\n", tiles_label(report));
   out += fmt::format("- **GPU**: {}{}{}\n", md_cell(p.gpu_name.empty() ? "-" : p.gpu_name),
                      p.gpu_spec.empty() ? "" : fmt::format(" (model spec `{}`)", detail::md_code(p.gpu_spec)),
                      p.driver.empty() ? "" : fmt::format(", driver {}", md_cell(p.driver)));
@@ -81,7 +81,7 @@ std::string to_markdown(const Report& report, const std::vector<GateResult>& gat
         out += fmt::format("| {} | no feasible tile | | | |\n", md_cell(group.label));
         continue;
       }
-      out += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(group.label), best->tiles.label(),
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", md_cell(group.label), tiles_label(*best),
                          format_bytes_binary(modeled_metric(*best, Metric::smem_per_cta)),
                          format_seconds(modeled_metric(*best, Metric::time)), format_bytes(hbm_bytes(*best)));
     }

@@ -55,7 +55,8 @@ std::string side_text(const PassTotal& p, bool modeled) {
 
 std::vector<PassTotal> pass_totals(const Report& report) {
   std::vector<PassTotal> out;
-  for (const vocab::KernelKind kind : {vocab::KernelKind::naive, vocab::KernelKind::tiled}) {
+  for (const vocab::KernelKind kind :
+       {vocab::KernelKind::naive, vocab::KernelKind::tiled}) {  // hopper: fwd only
     const std::string name(vocab::to_string(kind));
     PassTotal fwd{name + " forward", 0, {}}, bwd{name + " backward", 0, {}},
         step{name + " training step", 0, {}};

@@ -54,4 +54,23 @@ const KernelEntry* find_kernel(const Report& report, std::string_view name) {
   return nullptr;
 }
 
+std::string tiles_label(const Report& report) {
+  if (find_kernel(report, "hopper") == nullptr) return report.tiles.label();
+  for (const auto& k : report.kernels)
+    if (k.name != "hopper") return report.tiles.label() + ", " + report.tiles.hopper_label();
+  return report.tiles.hopper_label();
+}
+
+std::string tiles_label(const SweepPoint& p) {
+  switch (p.kind) {
+    case sim::KernelKind::tiled:
+      return p.tiles.label();
+    case sim::KernelKind::hopper:
+      return p.tiles.hopper_label();
+    case sim::KernelKind::naive:
+      return "-";
+  }
+  return "-";
+}
+
 }  // namespace attnscope::reports

@@ -186,6 +186,7 @@ std::string diverging_color(double t) {
 
 std::string kernel_color(const std::string& name) {
   if (name == "tiled") return "#1f77b4";
+  if (name == "hopper") return "#17becf";
   if (name == "naive.qk") return "#ff7f0e";
   if (name == "naive.softmax") return "#2ca02c";
   if (name == "naive.pv") return "#d62728";

@@ -40,7 +40,7 @@ double hbm_bytes(const SweepPoint& p) {
 const SweepPoint* best_point(const std::vector<const SweepPoint*>& points) {
   const SweepPoint* best = nullptr;
   for (const SweepPoint* p : points) {
-    if (!p->feasible || p->kind != sim::KernelKind::tiled) continue;
+    if (!p->feasible || p->kind == sim::KernelKind::naive) continue;
     if (!best) {
       best = p;
       continue;

@@ -134,6 +134,25 @@ void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults
   if (!text.sms.empty()) spec.sm_counts = parse_int_list<int>("--sms", text.sms);
   spec.smem_per_sm.clear();
   if (!text.smem_sm.empty()) spec.smem_per_sm = parse_size_list("--smem-sm", text.smem_sm, true);
+  spec.hopper_bcs = text.hopper_bc.empty() ? std::vector<int>{defaults.hopper_bc}
+                                           : parse_int_list<int>("--hopper-bc", text.hopper_bc);
+  spec.hopper_consumers = text.hopper_consumers.empty()
+                              ? std::vector<int>{defaults.hopper_consumers}
+                              : parse_int_list<int>("--hopper-consumers", text.hopper_consumers);
+  spec.hopper_stages = text.hopper_stages.empty()
+                           ? std::vector<int>{defaults.hopper_stages}
+                           : parse_int_list<int>("--hopper-stages", text.hopper_stages);
+  spec.hopper_schedules = {defaults.hopper_schedule};
+  if (!text.hopper_schedule.empty()) {
+    spec.hopper_schedules.clear();
+    for (const std::string& name : split_list(text.hopper_schedule)) {
+      const auto h = sim::parse_hopper_schedule(name);
+      if (!h)
+        throw sim::InvalidInput("--hopper-schedule '" + name +
+                                "' is not one of serial, overlap, pingpong, serial-pingpong");
+      spec.hopper_schedules.push_back(*h);
+    }
+  }
   if (!text.shard.empty()) {
     const auto slash = text.shard.find('/');
     const auto whole = [&](std::string_view part, int& out) {
@@ -173,6 +192,12 @@ std::uint64_t count_points_per_problem(const SweepSpec& spec) {
     per_problem = saturating_mul(tiles, spec.smem_limits.empty() ? 1 : spec.smem_limits.size());
   }
   if (spec.naive_baseline) per_problem += 1;
+  if (spec.hopper) {
+    std::uint64_t tiles = saturating_mul(spec.hopper_bcs.size(), spec.hopper_consumers.size());
+    tiles = saturating_mul(tiles, spec.hopper_stages.size());
+    tiles = saturating_mul(tiles, spec.hopper_schedules.size());
+    per_problem += saturating_mul(tiles, spec.smem_limits.empty() ? 1 : spec.smem_limits.size());
+  }
   return per_problem;
 }
 
@@ -198,6 +223,13 @@ std::string SweepSpec::definition_text() const {
   if (!smem_per_sm.empty()) text += fmt::format("; smem_sm={}", join(smem_per_sm));
   if (fidelity != vocab::SweepFidelity::cycle)
     text += fmt::format("; fidelity={}; top_k={}", vocab::to_string(fidelity), top_k);
+  if (hopper) {
+    std::string schedules;
+    for (const auto h : hopper_schedules)
+      schedules += (schedules.empty() ? "" : ",") + std::string(sim::to_string(h));
+    text += fmt::format("; hopper_bc={}; hopper_consumers={}; hopper_stages={}; hopper_schedule={}",
+                        join(hopper_bcs), join(hopper_consumers), join(hopper_stages), schedules);
+  }
   return text;
 }
 
@@ -216,8 +248,18 @@ void check_sweep_spec(const SweepSpec& spec) {
   require_non_empty_positive(spec.stages, "--stages", false);
   require_non_empty_positive(spec.smem_limits, "--smem", true);
   if (spec.gpus.empty()) throw sim::InvalidInput("sweep: the --gpu list is empty");
-  if (!spec.tiled && !spec.naive_baseline)
-    throw sim::InvalidInput("sweep: neither tiled points nor a naive baseline");
+  if (!spec.tiled && !spec.naive_baseline && !spec.hopper)
+    throw sim::InvalidInput("sweep: neither tiled nor Hopper points nor a naive baseline");
+  if (spec.hopper) {
+    require_non_empty_positive(spec.hopper_bcs, "--hopper-bc", false);
+    require_non_empty_positive(spec.hopper_consumers, "--hopper-consumers", false);
+    require_non_empty_positive(spec.hopper_stages, "--hopper-stages", false);
+    if (spec.hopper_schedules.empty()) throw sim::InvalidInput("sweep: the --hopper-schedule list is empty");
+    if (spec.fidelity != vocab::SweepFidelity::cycle)
+      throw sim::InvalidInput(
+          "sweep: --fidelity two prices the tiled kernel only; sweep the Hopper kernel's "
+          "tiles with --fidelity cycle");
+  }
   sim::validate(spec.base);
   if (const std::uint64_t n = count_sweep_points(spec); spec.max_points != 0 && n > spec.max_points)
     throw sim::InvalidInput(
@@ -253,22 +295,39 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
           p.smem_limit = 0;  // the GPU's own limit
           add(p);
         }
-        if (!spec.tiled) continue;
-        for (std::int64_t limit : limits)
-          for (int br : spec.brs)
-            for (int bc : spec.bcs)
-              for (int warps : spec.warps.empty() ? std::vector<int>{default_sweep_warps(br)} : spec.warps)
-                for (int stages : spec.stages) {
-                  SweepPoint p = base;
-                  p.kind = sim::KernelKind::tiled;
-                  p.tiles.br = br;
-                  p.tiles.bc = bc;
-                  p.tiles.warps = warps;
-                  p.tiles.stages = stages;
-                  p.tiles.order = spec.order;
-                  p.smem_limit = limit;
-                  add(p);
-                }
+        std::vector<SweepPoint> hopper_points;  // after the tiled ones
+        if (spec.hopper)
+          for (std::int64_t limit : limits)
+            for (int bc : spec.hopper_bcs)
+              for (int consumers : spec.hopper_consumers)
+                for (int stages : spec.hopper_stages)
+                  for (const sim::HopperSchedule schedule : spec.hopper_schedules) {
+                    SweepPoint p = base;
+                    p.kind = sim::KernelKind::hopper;
+                    p.tiles.hopper_bc = bc;
+                    p.tiles.hopper_consumers = consumers;
+                    p.tiles.hopper_stages = stages;
+                    p.tiles.hopper_schedule = schedule;
+                    p.smem_limit = limit;
+                    hopper_points.push_back(std::move(p));
+                  }
+        if (spec.tiled)
+          for (std::int64_t limit : limits)
+            for (int br : spec.brs)
+              for (int bc : spec.bcs)
+                for (int warps : spec.warps.empty() ? std::vector<int>{default_sweep_warps(br)} : spec.warps)
+                  for (int stages : spec.stages) {
+                    SweepPoint p = base;
+                    p.kind = sim::KernelKind::tiled;
+                    p.tiles.br = br;
+                    p.tiles.bc = bc;
+                    p.tiles.warps = warps;
+                    p.tiles.stages = stages;
+                    p.tiles.order = spec.order;
+                    p.smem_limit = limit;
+                    add(p);
+                  }
+        for (SweepPoint& p : hopper_points) add(std::move(p));
       }
   return points;
 }
@@ -309,7 +368,7 @@ std::optional<sim::GpuSpec> settle_sweep_point(SweepPoint& p, sim::GpuSpec gpu) 
     gpu.smem_per_block = p.smem_limit;
     gpu.smem_per_sm = std::max(gpu.smem_per_sm, p.smem_limit + gpu.smem_reserved_per_cta);
   }
-  if (p.kind == sim::KernelKind::tiled) {
+  if (p.kind != sim::KernelKind::naive) {
     std::int64_t smem = 0;
     try {
       smem = sim::smem_bytes_per_cta(p.workload, p.kind, p.tiles);

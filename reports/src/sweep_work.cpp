@@ -100,7 +100,10 @@ SweepWork cycle_work(const SweepSpec& spec, const SweepRunOptions& options, cons
   for (std::size_t u = 0; u < work.units; ++u) work.pending.push_back(u);
   longest_first(work.pending, [&](std::size_t u) {
     const SweepPoint& p = (*points)[u];
-    return attention_size(p.workload) / (p.kind == sim::KernelKind::tiled ? p.tiles.br : 1);
+    const int br = p.kind == sim::KernelKind::tiled    ? p.tiles.br
+                   : p.kind == sim::KernelKind::hopper ? 64 * p.tiles.hopper_consumers
+                                                       : 1;
+    return attention_size(p.workload) / std::max(1, br);
   });
   work.run = [points, gpus](std::size_t u) {
     SweepPoint p = (*points)[u];

@@ -61,7 +61,7 @@ namespace {
 std::string provenance_text_unescaped(const Report& report) {
   const auto& p = report.provenance;
   std::string out = fmt::format("{} report, {}\n", report.kind, detail::workload_summary(report.workload));
-  out += fmt::format("tiles {}, GPU {}{}, written by attnscope {} (git {}), {}\n", report.tiles.label(),
+  out += fmt::format("tiles {}, GPU {}{}, written by attnscope {} (git {}), {}\n", tiles_label(report),
                      p.gpu_name.empty() ? "-" : p.gpu_name,
                      p.gpu_spec.empty() ? "" : " [model " + p.gpu_spec + "]", p.tool_version, p.git_revision,
                      p.date);
@@ -187,7 +187,7 @@ std::string to_text_table_unescaped(const Report& report) {
         out += fmt::format("  {}: no feasible tile\n", g.label);
         continue;
       }
-      out += fmt::format("  {}: {} (time {}, HBM {}, smem/CTA {})\n", g.label, best->tiles.label(),
+      out += fmt::format("  {}: {} (time {}, HBM {}, smem/CTA {})\n", g.label, tiles_label(*best),
                          format_seconds(modeled_metric(*best, Metric::time)), format_bytes(hbm_bytes(*best)),
                          format_bytes_binary(modeled_metric(*best, Metric::smem_per_cta)));
     }

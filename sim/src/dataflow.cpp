@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // CTA programs of the forward kernels, written from the dataflow contract (docs/dataflow.md); grids, shared
 // memory and tile counts are the shared vocabulary's (attnscope/vocab/geometry.hpp). The backward kernels'
-// programs are in dataflow_backward.cpp.
+// programs are in dataflow_backward.cpp, the Hopper kernel's in dataflow_hopper.cpp.
 #include "attnscope/sim/dataflow.hpp"
 
 #include <algorithm>
@@ -88,6 +88,13 @@ KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig&
       throw InvalidInput(std::string(to_string(id)) +
                          ": tile windows are not modeled for the backward kernels (the whole grid only)");
     backward_grid();
+    cta_count_ = (grid_.x1 - grid_.x0) * (grid_.y1 - grid_.y0) * (grid_.z1 - grid_.z0);
+    return;
+  }
+  if (id == KernelId::hopper) {
+    if (!window.is_all())
+      throw InvalidInput("hopper: no tile windows for this kernel (it has no tile-window build)");
+    hopper_grid();
     cta_count_ = (grid_.x1 - grid_.x0) * (grid_.y1 - grid_.y0) * (grid_.z1 - grid_.z0);
     return;
   }
@@ -190,6 +197,9 @@ void KernelDataflow::program(std::int64_t cta, CtaProgram& out, int first_step, 
       break;
     case KernelId::naive_bwd_ds:
       bwd_ds_program(x, y, range, out);
+      break;
+    case KernelId::hopper:
+      hopper_program(x, y, z, range, out);
       break;
   }
   if (out.first_step > 0) out.records.clear();  // see the header: records come with step 0's range
@@ -421,6 +431,10 @@ std::int64_t KernelDataflow::max_records() const {
   const auto span = [](int begin, int end, std::int64_t count) {
     return (end < 0 ? count : std::int64_t{end}) - begin;
   };
+  if (id_ == KernelId::hopper)  // the whole grid (no windows): one record per (q tile, kv tile)
+    return vocab::records_per_window(id_, vocab::hopper_q_tiles(t_.hopper(), w_.seq_q),
+                                     vocab::hopper_kv_tiles(t_.hopper(), w_.seq_kv),
+                                     std::int64_t{w_.batch} * w_.heads);
   if (pass_of(id_) == Pass::bwd)  // the whole grid (no windows)
     return vocab::records_per_window(id_, all.q, all.kv, std::int64_t{w_.batch} * w_.heads);
   const std::int64_t kv =

@@ -126,6 +126,7 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   g.fp32_flops = r.number("fp32_flops", false);
   g.sfu_exp_per_s = r.number("sfu_exp_per_s", false);
   g.mma_sync_efficiency = r.number("mma_sync_efficiency", false);
+  g.wgmma_efficiency = r.optional_number("wgmma_efficiency", false, g.wgmma_efficiency);
   g.smsp_per_sm = static_cast<int>(r.optional_number("smsp_per_sm", true, g.smsp_per_sm, 64));
   g.smem_bytes_per_cycle = r.optional_number("smem_bytes_per_cycle", false, g.smem_bytes_per_cycle);
   g.warp_step_overhead_cycles =
@@ -135,6 +136,7 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   // Consistency the cache model relies on.
   if (g.hbm_efficiency > 1.0) r.fail("hbm_efficiency", "must be at most 1");
   if (g.mma_sync_efficiency > 1.0) r.fail("mma_sync_efficiency", "must be at most 1");
+  if (g.wgmma_efficiency > 1.0) r.fail("wgmma_efficiency", "must be at most 1");
   if (g.smem_per_block > g.smem_per_sm) r.fail("smem_per_block", "must not exceed smem_per_sm");
   if (!is_power_of_two(g.l2_sector_bytes)) r.fail("l2_sector_bytes", "must be a power of two");
   if (!is_power_of_two(g.l2_line_bytes) || g.l2_line_bytes % g.l2_sector_bytes != 0 ||

@@ -18,6 +18,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <string>
 
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/occupancy.hpp"
@@ -49,6 +50,14 @@ struct Later {
 // each for small tiles) made the model wait on host memory.
 constexpr int kStepsHeld = 16;
 constexpr int kLoadRing = 16;
+// The fraction of the shorter of a Hopper step's GEMMs and softmax that its overlapped and ping-pong
+// schedules hide behind the other (1: the ideal overlap, step = max(GEMMs, softmax)). Measured on the H200
+// (docs/hopper-kernel.md, runs hopper-20261203T18*): against the serial schedule of the same run the kernel's
+// overlapped schedules gain at most 3 % (d 64, overlap + ping-pong, stages 3: 400.2 vs 387.0 TFLOP/s) and
+// lose up to 7 % (overlap alone at stages 3, 360.7 vs 388.1; serial + ping-pong 376.7 vs 387.0), where the
+// ideal overlap would be 1.6 times as fast at d 64: the schedules as built hide none of it (0, within those
+// +3/-7 %). The ring depth still differs (an overlapping consumer holds one more slot: dataflow_hopper.cpp).
+constexpr double kSoftmaxHiddenByOverlap = 0.0;
 // Events between two looks at SimOptions::cancel (a few hundred microseconds of model time).
 constexpr std::uint32_t kEventsPerCancelCheck =
     4096;  // load_done entries kept: a power of two above the steps in use
@@ -151,6 +160,7 @@ class Engine {
   L2Cache& l2_;
   EngineOptions opt_;
   int stages_ = 1;
+  KernelDataflow::MathModel math_ = KernelDataflow::MathModel::warp_chain;
   int line_shift_ = 7, sector_shift_ = 5;
   std::uint32_t full_mask_ = 0xF;
 
@@ -183,7 +193,8 @@ class Engine {
   bool request_missed_ = false;
   L2Cache::Cursor cursor_;
   bool cursor_valid_ = false;
-  bool reduce_ = false;  // the walk in progress is an atomic reduction: missed sectors are read from HBM first
+  bool reduce_ =
+      false;  // the walk in progress is an atomic reduction: missed sectors are read from HBM first
   struct Pending {
     std::uint64_t line;
     std::uint64_t block;
@@ -221,7 +232,15 @@ KernelResult Engine::run() {
   hbm_.assign(channels, BandwidthServer(gpu_.hbm_bandwidth * gpu_.hbm_efficiency / gpu_.hbm_channels));
   l2_partition_.assign(partitions, BandwidthServer(gpu_.l2_bandwidth / gpu_.l2_partitions));
   sm_port_.assign(sms, BandwidthServer(gpu_.sm_l2_bytes_per_cycle * gpu_.sm_clock_hz));
-  const double tensor_rate = gpu_.tensor_flops(flow_.workload().dtype) * gpu_.mma_sync_efficiency * per_sm;
+  // The Hopper kernel's GEMMs are wgmma (a warpgroup drives the SM's four tensor cores at once), the others'
+  // warp-level mma.sync: each at its own fraction of the datasheet peak.
+  math_ = flow_.math_model();
+  const bool warpgroups = math_ != KernelDataflow::MathModel::warp_chain;
+  if (warpgroups && !(gpu_.wgmma_efficiency > 0.0))
+    throw InvalidInput(std::string(to_string(flow_.id())) + ": the GPU spec '" + gpu_.short_name +
+                       "' has no wgmma_efficiency (a GPU without wgmma cannot run this kernel)");
+  const double tensor_rate = gpu_.tensor_flops(flow_.workload().dtype) *
+                             (warpgroups ? gpu_.wgmma_efficiency : gpu_.mma_sync_efficiency) * per_sm;
   const double sfu_rate = gpu_.sfu_exp_per_s * per_sm;
   const double fp32_rate =
       gpu_.fp32_flops / 2.0 * per_sm;  // one op per lane; the datasheet counts an FMA as 2
@@ -238,7 +257,9 @@ KernelResult Engine::run() {
   warp_tensor_seconds_ = tensor_seconds_ * smsp / warps_;
   warp_sfu_seconds_ = sfu_seconds_ * smsp / warps_;
   warp_fp32_seconds_ = fp32_seconds_ * smsp / warps_;
-  warp_overhead_s_ = gpu_.warp_step_overhead_cycles / gpu_.sm_clock_hz;
+  // warp_step_overhead_cycles was measured on mma.sync warps (barrier, cp.async wait, fragment shuffles); the
+  // Hopper kernel's consumers wait on mbarriers and run a few wgmma per step instead: no such charge.
+  warp_overhead_s_ = warpgroups ? 0.0 : gpu_.warp_step_overhead_cycles / gpu_.sm_clock_hz;
   // The per-warp overhead occupies the SMSP's issue port: W warps on smsp ports cost W/smsp of it per step,
   // expressed in tensor-server units so the tensor pipe and the overhead serialize on the sub-partition.
   warp_overhead_flops_ = warps_ / smsp * warp_overhead_s_ * tensor_rate;
@@ -365,9 +386,20 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
   // product, plus its per-step overhead) on its own SMSP; co-resident warps overlap only through the SM's
   // shared servers: tensor pipe + warp issue overhead (one per SMSP, summed over the SM), SFU, FP32 and
   // shared-memory (ldmatrix) bandwidth.
-  const double serial = st.tensor_flops * warp_tensor_seconds_ +
-                        std::max(st.exps * warp_sfu_seconds_, st.fp32_ops * warp_fp32_seconds_) +
-                        warp_overhead_s_;
+  double serial = st.tensor_flops * warp_tensor_seconds_ +
+                  std::max(st.exps * warp_sfu_seconds_, st.fp32_ops * warp_fp32_seconds_) + warp_overhead_s_;
+  if (math_ != KernelDataflow::MathModel::warp_chain) {
+    // Warpgroups: each consumer's wgmma runs on all four sub-partitions' tensor cores, its softmax on all
+    // four SFUs and FP32 pipes. The consumers wait on the same K_j and V_j barriers, so in the serial
+    // schedule they run in step: the GEMMs of the CTA's rows share the tensor cores, then the softmax shares
+    // the SFUs, one after the other. The overlapped schedules run the softmax while the GEMMs are in flight:
+    // the step takes the longer of the two.
+    const double gemm = st.tensor_flops * tensor_seconds_;
+    const double softmax = std::max(st.exps * sfu_seconds_, st.fp32_ops * fp32_seconds_);
+    serial = gemm + softmax;
+    if (math_ == KernelDataflow::MathModel::warpgroup_overlap)
+      serial -= kSoftmaxHiddenByOverlap * std::min(gemm, softmax);
+  }
   double end = now + serial;
   end = std::max(end, tensor_[sm].serve(now, st.tensor_flops + warp_overhead_flops_));
   end = std::max(end, smem_[sm].serve(now, static_cast<double>(st.smem_read)));
@@ -660,7 +692,8 @@ void Engine::flush_cached(LevelBytes& bytes) {
   bytes.hbm_write += written_back << sector_shift_;
   if (missed > 0) request_missed_ = true;
   if (missed + written_back > 0) request_hbm_ = true;
-  if (!(kWrite && reduce_)) (kWrite ? bytes.l2_write : bytes.l2_read) += requested << sector_shift_;  // see flush_through
+  if (!(kWrite && reduce_))
+    (kWrite ? bytes.l2_write : bytes.l2_read) += requested << sector_shift_;  // see flush_through
   request_sectors_ += requested;
 }
 

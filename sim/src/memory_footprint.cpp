@@ -45,7 +45,7 @@ void check_hbm_capacity(const GpuSpec& gpu, const Workload& w, KernelKind kind, 
   const char* step = w.pass == Pass::fwd   ? "forward pass"
                      : w.pass == Pass::bwd ? "backward pass"
                                            : "training step";
-  const char* scratch = kind == KernelKind::tiled ? "fp32 workspace"
+  const char* scratch = kind != KernelKind::naive ? "fp32 workspace"
                         : w.pass == Pass::fwd     ? "the S = P matrix [B, H, Nq, Nkv]"
                                                   : "the P and dP = dS matrices [B, H, Nq, Nkv]";
   throw InvalidInput(fmt::format(

@@ -25,6 +25,10 @@ namespace {
 // Shape, tiling and occupancy of every kernel of `kind`; `registers` overrides the estimate per kernel.
 void check_kernels(const GpuSpec& gpu, const Workload& w, KernelKind kind, const TileConfig& tiles,
                    const std::array<int, kKernelIdCount>& registers) {
+  if (!vocab::has_backward(kind) && w.pass != Pass::fwd)
+    throw InvalidInput(std::string(to_string(kind)) +
+                       ": the kernel has a forward pass only (--pass fwd), no " +
+                       std::string(to_string(w.pass)) + " pass");
   for (KernelId k : kernels_of(kind, w.pass)) {
     const KernelDataflow flow(k, w, tiles);  // validates shape and tiling
     const int given = registers[static_cast<std::size_t>(k)];
@@ -32,7 +36,7 @@ void check_kernels(const GpuSpec& gpu, const Workload& w, KernelKind kind, const
       occupancy(gpu, flow.smem_per_cta(), flow.threads_per_cta(),
                 given > 0 ? given : flow.estimated_registers_per_thread());
     } catch (const InvalidInput& e) {
-      const std::string tile = k == KernelId::tiled_bwd ? tiles.bwd_label(w.head_dim) : tiles.label();
+      const std::string tile = tiles.label_of(k, w.head_dim);
       throw InvalidInput(std::string(to_string(k)) + " " + tile + ": " + e.what());
     }
   }

@@ -15,6 +15,28 @@ std::optional<LaunchOrder> parse_launch_order(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view to_string(HopperSchedule s) {
+  switch (s) {
+    case HopperSchedule::serial:
+      return "serial";
+    case HopperSchedule::overlap:
+      return "overlap";
+    case HopperSchedule::pingpong:
+      return "pingpong";
+    case HopperSchedule::serial_pingpong:
+      return "serial-pingpong";
+  }
+  return "?";
+}
+
+std::optional<HopperSchedule> parse_hopper_schedule(std::string_view s) {
+  if (s == "serial") return HopperSchedule::serial;
+  if (s == "overlap") return HopperSchedule::overlap;
+  if (s == "pingpong") return HopperSchedule::pingpong;
+  if (s == "serial-pingpong") return HopperSchedule::serial_pingpong;
+  return std::nullopt;
+}
+
 bool TileConfig::same_naive_tiling(const TileConfig& o) const {
   return gemm_bm == o.gemm_bm && gemm_bn == o.gemm_bn && gemm_bk == o.gemm_bk && gemm_warps == o.gemm_warps &&
          gemm_stages == o.gemm_stages && softmax_rows_per_cta == o.softmax_rows_per_cta &&
@@ -38,6 +60,17 @@ std::string TileConfig::bwd_label(std::int64_t head_dim) const {
 
 std::string TileConfig::label() const {
   return fmt::format("Br{}-Bc{}-w{}-s{}", br, bc, warps, stages);
+}
+
+std::string TileConfig::hopper_label() const {
+  return fmt::format("hopper-Br{}-Bc{}-c{}-s{}-{}", 64 * hopper_consumers, hopper_bc, hopper_consumers,
+                     hopper_stages, to_string(hopper_schedule));
+}
+
+std::string TileConfig::label_of(KernelId k, std::int64_t head_dim) const {
+  if (k == KernelId::hopper) return hopper_label();
+  if (k == KernelId::tiled_bwd) return bwd_label(head_dim);
+  return label();
 }
 
 }  // namespace attnscope::sim

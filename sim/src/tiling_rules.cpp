@@ -50,6 +50,29 @@ void validate_tiling(KernelId k, const Workload& w, const TileConfig& t) {
     require_range(c.stages, 1, 8, k, "backward stages");
     return;
   }
+  if (k == KernelId::hopper) {
+    const vocab::HopperConfig c = t.hopper();
+    require(vocab::is_compiled_dtype(w.dtype), k,
+            "dtype fp32 is not supported (wgmma runs fp16 and bf16 here; the kernel is compiled for those)");
+    require(vocab::is_compiled_head_dim(w.head_dim), k,
+            "head_dim " + std::to_string(w.head_dim) + " is not supported (compiled for 64 and 128)");
+    require(!w.general_mask(), k, "no sliding window or ALiBi (the kernel is not built for them)");
+    require_range(c.consumers, 1, 3, k, "consumers (warpgroups of 64 query rows: Br = 64 x consumers)");
+    require_multiple_of_16(c.bc, k, "Bc");
+    require(c.bc <= 256, k,
+            "Bc must be at most 256 (the N of one wgmma and the box of one bulk tensor copy), got " +
+                std::to_string(c.bc));
+    require_range(c.stages, 2, 8, k,
+                  "stages (the K/V ring: the producer refills a slot the consumers freed)");
+    require(!c.pingpong || c.consumers == 2, k, "the ping-pong schedules need 2 consumer warpgroups");
+    const std::int64_t smem = vocab::hopper_smem_bytes(c, w.head_dim, w.dtype);
+    require(smem <= 232448, k,
+            "shared memory " + std::to_string(smem) +
+                " bytes (Q, the K/V ring and the barriers) exceeds the 232448 bytes one CTA may hold");
+    require(vocab::hopper_config_valid(c, w.head_dim, w.dtype), k,
+            "not a configuration the kernel can be built as (vocab::hopper_config_valid)");
+    return;
+  }
   if (k == KernelId::tiled) {
     require(vocab::is_compiled_dtype(w.dtype), k,
             "dtype fp32 is not supported (the tiled kernel is compiled for fp16 and bf16)");
@@ -106,6 +129,8 @@ std::int64_t smem_bytes_per_cta(KernelId k, const Workload& w, const TileConfig&
     case KernelId::naive_bwd_dq:
     case KernelId::naive_bwd_dk:
       return vocab::naive_bwd_gemm_smem_bytes(vocab::NaiveBwdTiling{}, w.head_dim, w.dtype);
+    case KernelId::hopper:
+      return vocab::hopper_smem_bytes(t.hopper(), w.head_dim, w.dtype);
   }
   return 0;
 }
@@ -168,6 +193,12 @@ int estimate_registers_per_thread(KernelId k, const Workload& w, const TileConfi
       // One 16-byte piece of each row and a running sum per lane: 32 registers compiled for fp16, 40 for bf16
       // (ptxas -v, sm_90a).
       regs = w.dtype == DType::bf16 ? 40 : 32;
+      break;
+    case KernelId::hopper:
+      // The launch bound (threads, 1 CTA per SM) caps every thread at 65536 / threads rounded down to 8: 168
+      // at 2 consumers, 128 at 3 (ptxas allocates every branch within it although setmaxnreg moves registers
+      // from the producer to the consumers at run time; docs/hopper-kernel.md).
+      regs = 65536 / vocab::hopper_threads_per_cta(t.hopper()) / 8 * 8;
       break;
     case KernelId::naive_softmax:
       // The row lives in shared memory (or streams through twice): a few running values per lane. The

@@ -34,9 +34,10 @@ int rowsPerWarp(const sim::TileConfig& tiles) {
 QStringList WhatIfRequest::cliFlags() const {
   const auto& w = workload;
   const std::string_view dtype = sim::to_string(w.dtype);
-  const QString kernel = kernels == KernelChoice::tiled   ? QStringLiteral("tiled")
-                         : kernels == KernelChoice::naive ? QStringLiteral("naive")
-                                                          : QStringLiteral("both");
+  const QString kernel = kernels == KernelChoice::tiled    ? QStringLiteral("tiled")
+                         : kernels == KernelChoice::naive  ? QStringLiteral("naive")
+                         : kernels == KernelChoice::hopper ? QStringLiteral("hopper")
+                                                           : QStringLiteral("both");
   return {QStringLiteral("--batch"),
           QString::number(w.batch),
           QStringLiteral("--heads"),
@@ -75,6 +76,7 @@ namespace {
 
 std::vector<sim::KernelKind> kindsOf(const WhatIfRequest& request) {
   std::vector<sim::KernelKind> kinds;
+  if (request.kernels == KernelChoice::hopper) return {sim::KernelKind::hopper};
   if (request.kernels != KernelChoice::tiled) kinds.push_back(sim::KernelKind::naive);
   if (request.kernels != KernelChoice::naive) kinds.push_back(sim::KernelKind::tiled);
   return kinds;

@@ -18,7 +18,7 @@
 
 namespace attnscope::gui {
 
-enum class KernelChoice { tiled, naive, both };
+enum class KernelChoice { tiled, naive, both, hopper };  // hopper: its default tile, forward only
 
 struct WhatIfRequest {
   QString gpu = QStringLiteral("h200");  // built-in spec name or a spec file path

@@ -190,9 +190,12 @@ bool MainWindow::openReport(const QString& path) {
   WhatIfRequest request = whatif_page_->request();
   request.workload = loaded.report->workload;
   request.tiles = loaded.report->tiles;
-  bool has_tiled = false, has_naive = false;
-  for (const auto& k : loaded.report->kernels) (k.name == "tiled" ? has_tiled : has_naive) = true;
-  if (has_tiled || has_naive) {
+  bool has_tiled = false, has_naive = false, has_hopper = false;
+  for (const auto& k : loaded.report->kernels)
+    (k.name == "tiled" ? has_tiled : k.name == "hopper" ? has_hopper : has_naive) = true;
+  if (has_hopper && !has_tiled && !has_naive) {
+    request.kernels = KernelChoice::hopper;
+  } else if (has_tiled || has_naive) {
     request.kernels = has_tiled && has_naive ? KernelChoice::both
                       : has_tiled            ? KernelChoice::tiled
                                              : KernelChoice::naive;

@@ -81,6 +81,7 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, SweepGridModel* grid, QWidget* parent)
   kernel_->addItem(tr("tiled (FlashAttention-2)"), static_cast<int>(KernelChoice::tiled));
   kernel_->addItem(tr("naive (3 kernels)"), static_cast<int>(KernelChoice::naive));
   kernel_->addItem(tr("both"), static_cast<int>(KernelChoice::both));
+  kernel_->addItem(tr("hopper (TMA + wgmma, default tile)"), static_cast<int>(KernelChoice::hopper));
   for (const auto& name : sim::builtin_gpu_names())
     gpu_->addItem(QString::fromStdString(name), QString::fromStdString(name));
   gpu_->addItem(tr("spec file…"), QString());

@@ -78,6 +78,19 @@ std::string config_list(int head_dim, kernels::DType dtype) {
   return s.empty() ? "none" : s;
 }
 
+// The compiled Hopper configurations as the flags that select them.
+std::string hopper_config_list(int head_dim, kernels::DType dtype) {
+  std::string s;
+  for (const auto& c : kernels::compiled_hopper_configs(head_dim, dtype))
+    s += fmt::format("{}--hopper-bc {} --hopper-consumers {} --hopper-stages {} --hopper-schedule {}",
+                     s.empty() ? "" : "; ", c.bc, c.consumers, c.stages,
+                     c.pingpong && c.overlap ? "pingpong"
+                     : c.pingpong            ? "serial-pingpong"
+                     : c.overlap             ? "overlap"
+                                             : "serial");
+  return s.empty() ? "none" : s;
+}
+
 }  // namespace
 
 void check_launch(const kernels::Status& status, const std::string& kernel) {
@@ -114,6 +127,13 @@ DeviceWorkload::DeviceWorkload(const sim::Workload& w, sim::KernelKind kind, con
   tiled_.bc = tiles.bc;
   tiled_.warps = tiles.warps;
   tiled_.stages = tiles.stages;
+  hopper_ = tiles.hopper();
+  if (kind == sim::KernelKind::hopper && kernels::hopper_smem_bytes(shape_, hopper_) == 0)
+    throw ProfilerError(
+        ErrorCode::config_not_compiled,
+        fmt::format("the Hopper kernel is not compiled for {} at head dim {} {}; compiled: {}",
+                    tiles.hopper_label(), shape_.head_dim, kernels::dtype_name(shape_.dtype),
+                    hopper_config_list(shape_.head_dim, shape_.dtype)));
   if (kind == sim::KernelKind::tiled && kernels::tiled_smem_bytes(shape_, tiled_) == 0)
     throw ProfilerError(
         ErrorCode::config_not_compiled,
@@ -199,15 +219,22 @@ void DeviceWorkload::run(const std::string& kernel, const kernels::AttentionShap
                          kernels::TileTiming* timeline) {
   NvtxRange range(kernel);
   kernels::Status s;
-  if (kernel == "tiled")
+  if (kernel == "tiled") {
     s = kernels::launch_tiled(shape, tiled_, t, window, timeline, stream_);
-  else if (kernel == "naive.qk")
+  } else if (kernel == "hopper") {
+    // Measured whole: the kernel has no tile-window or timeline build (timeline_compiled says so).
+    const bool whole = window.q_tile_begin == 0 && window.q_tile_end == -1 && window.kv_tile_begin == 0 &&
+                       window.kv_tile_end == -1;
+    if (!whole || timeline != nullptr)
+      throw ProfilerError(ErrorCode::bad_input, "hopper: no tile windows for this kernel (nor a timeline)");
+    s = kernels::launch_hopper(shape, hopper_, t, stream_);
+  } else if (kernel == "naive.qk") {
     s = kernels::launch_naive_qk(shape, t, window, timeline, stream_);
-  else if (kernel == "naive.softmax")
+  } else if (kernel == "naive.softmax") {
     s = kernels::launch_naive_softmax(shape, t, window, timeline, stream_);
-  else if (kernel == "naive.pv")
+  } else if (kernel == "naive.pv") {
     s = kernels::launch_naive_pv(shape, t, window, timeline, stream_);
-  else if (const auto id = vocab::parse_kernel_id(kernel); id && vocab::pass_of(*id) == vocab::Pass::bwd) {
+  } else if (const auto id = vocab::parse_kernel_id(kernel); id && vocab::pass_of(*id) == vocab::Pass::bwd) {
     // The backward kernels run whole: no tile windows, no instrumented build (timeline_compiled says so).
     const bool whole = window.q_tile_begin == 0 && window.q_tile_end == -1 && window.kv_tile_begin == 0 &&
                        window.kv_tile_end == -1;
@@ -218,8 +245,9 @@ void DeviceWorkload::run(const std::string& kernel, const kernels::AttentionShap
     if (backward_.d_o == nullptr)
       throw ProfilerError(ErrorCode::bad_input, kernel + ": the workload's pass has no backward");
     s = kernels::launch_backward_kernel(*id, shape, tiled_bwd_, backward_, stream_);
-  } else
+  } else {
     throw ProfilerError(ErrorCode::bad_input, "unknown kernel '" + kernel + "'");
+  }
   check_launch(s, kernel);
 }
 
@@ -265,6 +293,7 @@ bool DeviceWorkload::timeline_compiled(const std::string& kernel) const {
   if (const auto id = vocab::parse_kernel_id(kernel); id && vocab::pass_of(*id) == vocab::Pass::bwd)
     return false;
   if (kernel == "tiled") return kernels::tiled_instrumented_compiled(shape_.head_dim, shape_.dtype, tiled_);
+  if (kernel == "hopper") return false;  // no instrumented build
   return true;
 }
 

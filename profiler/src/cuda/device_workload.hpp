@@ -11,6 +11,7 @@
 
 #include "attnscope/kernels/attention.hpp"
 #include "attnscope/kernels/backward.hpp"
+#include "attnscope/kernels/hopper.hpp"
 #include "attnscope/profiler/request.hpp"
 #include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/workload.hpp"
@@ -38,6 +39,7 @@ class DeviceWorkload {
  private:
   kernels::AttentionShape shape_{};
   kernels::TiledConfig tiled_{};
+  kernels::HopperConfig hopper_{};  // the Hopper kernel's tile (TileConfig::hopper())
   kernels::TiledBwdConfig tiled_bwd_{};
   kernels::DeviceTensors tensors_{};
   kernels::BackwardTensors backward_{};

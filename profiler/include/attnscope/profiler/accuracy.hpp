@@ -57,7 +57,8 @@ struct AccuracyCase {
   bool training = false;                          // part of the subset the model's fitted constants were fitted on
 };
 
-// The training subset (stated in docs/accuracy.md): tiled, head dim 64, fp16, non-causal, 4k tokens.
+// The training subset (stated in docs/accuracy.md): tiled, head dim 64, fp16, non-causal, 4k tokens; hopper,
+// head dim 128, fp16, non-causal, 4k tokens.
 bool is_training_case(const std::string& kernel, const sim::Workload& w);
 
 // The cases of one profile report: `remodeled` is the recording joined with this build's model

@@ -243,4 +243,10 @@ struct Report {
 // The kernel entry called `name`, or nullptr.
 const KernelEntry* find_kernel(const Report& report, std::string_view name);
 
+// The tile a report's kernels ran with, for headers: the tiled kernel's label, the Hopper kernel's
+// (hopper_label) when the report has only that one, both when it has both.
+std::string tiles_label(const Report& report);
+// The tile of one sweep point: its kind's label ("-" for the naive kernels, whose tiling is fixed).
+std::string tiles_label(const SweepPoint& p);
+
 }  // namespace attnscope::reports

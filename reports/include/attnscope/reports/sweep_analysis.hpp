@@ -22,8 +22,8 @@ std::vector<ProblemGroup> group_by_problem(const Report& report);  // groups in 
 double modeled_metric(const SweepPoint& p, Metric metric);
 double hbm_bytes(const SweepPoint& p);
 
-// Feasible tiled point with the least modeled time (ties: fewer HBM bytes, then lower index); nullptr if
-// none.
+// Feasible tiled or Hopper point with the least modeled time (ties: fewer HBM bytes, then lower index);
+// nullptr if none.
 const SweepPoint* best_point(const std::vector<const SweepPoint*>& points);
 // Feasible tiled points not dominated in (smem_per_cta, HBM bytes), sorted by smem_per_cta.
 std::vector<const SweepPoint*> pareto_front(const std::vector<const SweepPoint*>& points);

@@ -6,9 +6,9 @@
 //   Report r = run_sweep(s, {.threads = 0}, "attnscope sweep ...");   // r.kind == "sweep"
 //
 // Enumeration order is fixed (GPU, L2 size, HBM bandwidth, SM count, smem per SM, seq, head dim, [naive
-// baseline], smem limit, Br, Bc, warps, stages), so a point's index is the same in every run. A `cycle`
-// sweep's shard i/n holds exactly the points with index % n == i; a `two` sweep's (sweep_two_fidelity.hpp)
-// the problems with problem index % n == i.
+// baseline], smem limit, Br, Bc, warps, stages, [Hopper: smem limit, Bc, consumers, stages, schedule]), so a
+// point's index is the same in every run. A `cycle` sweep's shard i/n holds exactly the points with index % n
+// == i; a `two` sweep's (sweep_two_fidelity.hpp) the problems with problem index % n == i.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -43,6 +43,11 @@ struct SweepSpec {
   sim::LaunchOrder order = sim::LaunchOrder::q_tile_fastest;
   bool tiled = true;            // sweep the tiled kernel's tiles
   bool naive_baseline = false;  // add one naive point per problem
+  // The Hopper kernel's tiles (after the tiled points of each problem): Bc x consumers (Br = 64 x
+  // consumers) x stages x schedule, each at each smem limit.
+  bool hopper = false;
+  std::vector<int> hopper_bcs{128}, hopper_consumers{2}, hopper_stages{2};
+  std::vector<sim::HopperSchedule> hopper_schedules{sim::HopperSchedule::serial};
   vocab::SweepFidelity fidelity = vocab::SweepFidelity::cycle;
   int top_k = 10;  // a `two` sweep runs the cycle model on (at least) the K fastest points of each problem
   // Refuse sweeps of more points than this (0: no limit): a typo in a list should not start a day-long run.
@@ -69,6 +74,8 @@ struct SweepRunOptions {
 struct SweepAxesText {
   std::string br, bc, warps, stages, seq, head_dim, smem, gpu{"h200"}, shard;
   std::string l2, hbm_bw, sms, smem_sm;  // GPU-spec overrides: "40M,60M", "3.35TB,4.8TB", "66,132", "456K"
+  // The Hopper kernel's axes: "64,128", "1,2,3", "2,3,4", "serial,overlap,pingpong".
+  std::string hopper_bc, hopper_consumers, hopper_stages, hopper_schedule;
 };
 // Fills spec's axes (defaults: the tile flags' values) and run's shard. Every value must be a whole number in
 // range: "4294967360" is not Br 64, "1000.7" is not 1000. Throws sim::InvalidInput naming the flag.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// The kernels' dataflow as CTA programs: for each kernel (tiled, naive.qk, naive.softmax, naive.pv, and the
-// backward pass's tiled_bwd.pre, tiled_bwd, tiled_bwd.post, naive_bwd.dv .. naive_bwd.dk) the CTAs it
+// The kernels' dataflow as CTA programs: for each kernel (tiled, hopper, naive.qk, naive.softmax, naive.pv,
+// the backward pass's tiled_bwd.pre, tiled_bwd, tiled_bwd.post, naive_bwd.dv .. naive_bwd.dk) the CTAs it
 // launches, in launch order, and what each CTA does step by step: which rectangles of which tensor it loads
 // and stores, and how much math it does. This mirrors the real kernels (the dataflow contract,
 // docs/dataflow.md; grids, shared memory and tile counts come from attnscope/vocab/geometry.hpp) and is
@@ -11,9 +11,9 @@
 //   for (std::int64_t c = 0; c < flow.cta_count(); ++c) { flow.program(c, p); ... }
 //   sim::LevelBytes b = sim::expected_bytes(sim::KernelId::tiled, workload, tiles, window);
 //
-// A step is: issue its loads (cp.async into shared memory, pipelined `stages` deep, so the loads of step
-// j+stages-1 are issued when the math of step j starts), then its math once its loads have landed, then its
-// stores (from registers to global memory).
+// A step is: issue its loads (cp.async, or the Hopper kernel's bulk tensor copies, into shared memory,
+// pipelined `stages` deep, so the loads of step j+stages-1 are issued when the math of step j starts), then
+// its math once its loads have landed, then its stores (from registers to global memory).
 #pragma once
 #include <algorithm>
 #include <array>
@@ -108,7 +108,11 @@ class KernelDataflow {
   const AddressMap& addresses() const { return map_; }
   std::int64_t cta_count() const { return cta_count_; }  // CTAs launched (inside the window)
   int threads_per_cta() const { return threads_; }
-  int pipeline_stages() const { return stages_; }      // 1 = no overlap of loads with math
+  int pipeline_stages() const { return stages_; }  // 1 = no overlap of loads with math
+  // How the step's math runs: the mma.sync kernels as per-warp chains sharing the SM's pipes; the Hopper
+  // kernel as warpgroups issuing wgmma, its softmax after (serial) or beside (overlap) the GEMMs.
+  enum class MathModel : std::uint8_t { warp_chain, warpgroup_serial, warpgroup_overlap };
+  MathModel math_model() const { return math_; }
   std::int64_t smem_per_cta() const { return smem_; }  // bytes of the CTA's SharedStorage
   int estimated_registers_per_thread() const;          // for occupancy, when not told the real number
   std::int64_t max_records() const;  // upper bound of records over all CTAs (to reserve storage)
@@ -142,6 +146,10 @@ class KernelDataflow {
                         StepRange range, CtaProgram& out) const;
   void bwd_ds_program(std::int64_t row_block, std::int64_t slice, StepRange range, CtaProgram& out) const;
   void backward_grid();  // grid_, warps_, threads_ and stages_ of a backward kernel (dataflow_backward.cpp)
+  // The Hopper kernel (dataflow_hopper.cpp): its grid, threads and ring, and the program of q tile `q_tile`.
+  void hopper_grid();
+  void hopper_program(std::int64_t q_tile, std::int64_t h, std::int64_t b, StepRange range,
+                      CtaProgram& out) const;
   int kv_step_begin() const;
   int kv_step_end(int available) const;
 
@@ -156,6 +164,7 @@ class KernelDataflow {
   int threads_ = 0;
   int stages_ = 1;
   std::int64_t smem_ = 0;
+  MathModel math_ = MathModel::warp_chain;
   std::int64_t qk_column_end_ = 0;  // naive.qk: end of the window's column blocks
   vocab::TiledBwdConfig bwd_{};     // the tiled backward's tile (TileConfig::tiled_bwd at the head dim)
 };
@@ -171,6 +180,9 @@ struct TileRange {
 // vocab::bwd_end_q_tile (the last q tile under a sliding window, else all).
 TileRange tiled_bwd_q_tile_range(const Workload& w, const TileConfig& tiles, int kv_tile);
 int tiled_bwd_q_tiles_visited(const Workload& w, const TileConfig& tiles, int kv_tile);
+
+// The kv tiles [0, n) q tile `q_tile` of the Hopper kernel visits (vocab::hopper_visible_kv_tiles).
+int hopper_kv_tiles_visited(const Workload& w, const TileConfig& tiles, int q_tile);
 
 // The kv tiles q-tile `q_tile` of the tiled kernel visits: all of them without a mask; causal stops at the
 // diagonal (none when no row of the tile sees a key); a sliding window also starts at the tile holding the

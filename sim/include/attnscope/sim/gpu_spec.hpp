@@ -54,6 +54,9 @@ struct GpuSpec {
   // Fraction of tensor peak that warp-level mma.sync (what our kernels use) reaches; Hopper's datasheet peak
   // needs wgmma, so this is below 1 there.
   double mma_sync_efficiency = 1.0;
+  // Fraction of tensor peak that warpgroup-level wgmma (the Hopper kernel's GEMMs, operands in shared memory)
+  // reaches; 0 (field absent): the GPU has no wgmma, and the Hopper kernel cannot run on it.
+  double wgmma_efficiency = 0.0;
   // Per-SM-sub-partition effects (optional in spec files; defaults keep the older whole-SM model):
   int smsp_per_sm = 4;                   // sub-partitions, each with its own tensor unit and issue port
   double smem_bytes_per_cycle = 128;     // shared-memory (ldmatrix) bandwidth per SM

@@ -15,14 +15,24 @@
 
 namespace attnscope::sim {
 
+using vocab::KernelId;
 using vocab::KernelKind;
-using vocab::parse_kernel_kind;  // "naive" | "tiled" (or "flash")
+using vocab::parse_kernel_kind;  // "naive" | "tiled" (or "flash") | "hopper"
 using vocab::to_string;
 
 // Order in which CTAs are launched (blockIdx.x fastest). The real tiled kernel uses q_tile_fastest.
 enum class LaunchOrder : std::uint8_t { q_tile_fastest, head_fastest };
 std::string_view to_string(LaunchOrder o);
 std::optional<LaunchOrder> parse_launch_order(std::string_view s);
+
+// How the Hopper kernel's consumer warpgroups order their work per kv tile (vocab::HopperConfig's overlap and
+// pingpong flags): serial (S GEMM, softmax, P V GEMM one after the other), overlap (the softmax of tile j + 1
+// runs while the GEMMs are in flight), pingpong (overlap, and the two consumers take turns on the GEMMs),
+// serial_pingpong (serial, the two consumers taking turns on the GEMMs).
+enum class HopperSchedule : std::uint8_t { serial, overlap, pingpong, serial_pingpong };
+std::string_view to_string(HopperSchedule s);
+// "serial" | "overlap" | "pingpong" | "serial-pingpong".
+std::optional<HopperSchedule> parse_hopper_schedule(std::string_view s);
 
 struct TileConfig {
   // Tiled (FlashAttention-2) kernel: vocab::TiledConfig, defaults = the compiled default.
@@ -57,6 +67,23 @@ struct TileConfig {
   int bwd_stages = 0;  // cp.async ring of Q, dO, LSE and D tiles
   // (The naive backward's tiling is fixed: vocab::NaiveBwdTiling{}.)
 
+  // Hopper kernel: vocab::HopperConfig, defaults = the compiled default (docs/hopper-kernel.md). Its Br is
+  // 64 query rows per consumer warpgroup (the M of one wgmma), so the consumers set it.
+  int hopper_bc = vocab::HopperConfig{}.bc;                // keys per kv step
+  int hopper_consumers = vocab::HopperConfig{}.consumers;  // consumer warpgroups, 64 query rows each
+  int hopper_stages = vocab::HopperConfig{}.stages;        // slots of the K/V ring in shared memory
+  HopperSchedule hopper_schedule = HopperSchedule::serial;
+
+  constexpr vocab::HopperConfig hopper() const {
+    return vocab::HopperConfig{
+        64 * hopper_consumers,
+        hopper_bc,
+        hopper_consumers,
+        hopper_stages,
+        hopper_schedule == HopperSchedule::overlap || hopper_schedule == HopperSchedule::pingpong,
+        hopper_schedule == HopperSchedule::pingpong || hopper_schedule == HopperSchedule::serial_pingpong};
+  }
+
   // The same tilings as the vocabulary's plain data, for its geometry functions.
   constexpr vocab::TiledBwdConfig tiled_bwd(std::int64_t head_dim) const {
     const vocab::TiledBwdConfig d = vocab::default_tiled_bwd_config(head_dim);
@@ -77,6 +104,11 @@ struct TileConfig {
   }
 
   std::string label() const;  // e.g. "Br128-Bc64-w4-s2"
+  // The Hopper kernel's tile, e.g. "hopper-Br128-Bc128-c2-s2-serial".
+  std::string hopper_label() const;
+  // The tile kernel `k` runs with: hopper_label() for the Hopper kernel, bwd_label() for tiled_bwd, label()
+  // otherwise.
+  std::string label_of(KernelId k, std::int64_t head_dim) const;
   // The backward tile at head dim `head_dim`, e.g. "bwd-Bc128-Br64-s2".
   std::string bwd_label(std::int64_t head_dim) const;
   // Whether the naive kernels' qk and pv fields equal other's (label() covers the tiled kernel's only).

@@ -364,20 +364,22 @@ constexpr WindowTiles window_tiles(KernelId k, const TiledConfig& c, const Naive
       return {ceil_div(seq_q, nb.bm), ceil_div(seq_kv, nb.bn)};
     case KernelId::naive_bwd_ds:
       return {ceil_div(seq_q, nb.ds_rows_per_cta), 1};
+    case KernelId::hopper:
+      return {};  // no tile windows: the Hopper kernel has no tile-window build (launch_hopper refuses one)
   }
   return {};
 }
 
 // Timeline records of a window of `q_tiles` x `kv_tiles` over `slices` = batch x heads: one per (q tile,
-// kv tile) for the tiled kernel (a kv step past the causal diagonal leaves its record unwritten; a CTA
-// that sees no key writes one, at the window's first kv tile) and for naive.qk (one per S tile); one per
-// CTA (row block) for naive.softmax and naive.pv. Backward: one per CTA step for tiled_bwd (kv tile, q
+// kv tile) for the tiled and Hopper kernels (a kv step past the causal diagonal leaves its record unwritten;
+// a CTA that sees no key writes one, at the window's first kv tile) and for naive.qk (one per S tile); one
+// per CTA (row block) for naive.softmax and naive.pv. Backward: one per CTA step for tiled_bwd (kv tile, q
 // step; a CTA with no visible q tile writes one, like the forward), one per tile of dP for naive_bwd.dp,
 // one per CTA for the others.
 constexpr std::int64_t records_per_window(KernelId k, std::int64_t q_tiles, std::int64_t kv_tiles,
                                           std::int64_t slices) {
   return k == KernelId::tiled || k == KernelId::naive_qk || k == KernelId::tiled_bwd ||
-                 k == KernelId::naive_bwd_dp
+                 k == KernelId::naive_bwd_dp || k == KernelId::hopper
              ? slices * q_tiles * kv_tiles
              : slices * q_tiles;
 }

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-// Which attention kernels exist. Two kinds, each with a forward and a backward pass: the naive (unfused)
-// attention, three launches forward and five backward, and the tiled FlashAttention-2 attention, one launch
-// forward and three backward. Each launch is a KernelId; its name ("tiled", "naive.qk", "tiled_bwd", ...) is
-// what reports, timelines and the command line call it. A training step is the forward pass, then the
-// backward pass.
+// Which attention kernels exist. Three kinds: the naive (unfused) attention, three launches forward and
+// five backward; the tiled FlashAttention-2 attention, one launch forward and three backward; and the
+// Hopper attention (bulk tensor copies into a shared-memory ring, wgmma, producer and consumer warpgroups:
+// docs/hopper-kernel.md), one launch forward and no backward. Each launch is a KernelId; its name ("tiled",
+// "naive.qk", "tiled_bwd", ...) is what reports, timelines and the command line call it. A training step is
+// the forward pass, then the backward pass.
 //
 // C++17 and constexpr only: the CUDA translation units of kernels/ include this header.
 #pragma once
@@ -15,10 +16,12 @@
 namespace attnscope::vocab {
 
 enum class KernelKind : std::uint8_t {
-  naive,  // forward: S = QK^T*scale -> HBM; softmax(S) -> P in place; O = P V. Backward: five GEMM-like
-          // launches through P and dP = dS in HBM
-  tiled,  // FlashAttention-2: forward one CTA per (q-tile, head, batch), online softmax; backward one CTA
-          // per (kv-tile, head, batch), P recomputed from LSE
+  naive,   // forward: S = QK^T*scale -> HBM; softmax(S) -> P in place; O = P V. Backward: five GEMM-like
+           // launches through P and dP = dS in HBM
+  tiled,   // FlashAttention-2: forward one CTA per (q-tile, head, batch), online softmax; backward one CTA
+           // per (kv-tile, head, batch), P recomputed from LSE
+  hopper,  // FlashAttention-3 style forward only: one CTA per (q-tile, head, batch), a producer warpgroup
+           // copying Q, K, V tiles by TMA, consumer warpgroups running wgmma and the online softmax
 };
 
 // Which pass runs: the forward (O and LSE from Q, K, V), the backward (the gradients dQ, dK, dV from dO), or
@@ -38,7 +41,8 @@ constexpr std::optional<Pass> parse_pass(std::string_view s) {
 }
 
 // One launched kernel; kAllKernelIds lists them in launch order within each (kind, pass): naive forward qk,
-// softmax, pv; naive backward dv, dp, ds, dq, dk; tiled forward tiled; tiled backward pre, main, post. New
+// softmax, pv; naive backward dv, dp, ds, dq, dk; tiled forward tiled; tiled backward pre, main, post; hopper
+// forward hopper. New
 // ids are appended, so that the values of the older ones (indices of per-kernel arrays) stay.
 enum class KernelId : std::uint8_t {
   tiled,
@@ -53,12 +57,14 @@ enum class KernelId : std::uint8_t {
   naive_bwd_ds,    // dS = P o (dP - D), in place of dP
   naive_bwd_dq,    // dQ = scale * dS K
   naive_bwd_dk,    // dK = scale * dS^T Q
+  hopper,          // the Hopper forward (TMA + wgmma), one CTA per (q tile, head, batch)
 };
-inline constexpr int kKernelIdCount = 12;
+inline constexpr int kKernelIdCount = 13;
 inline constexpr std::array<KernelId, kKernelIdCount> kAllKernelIds = {
     KernelId::tiled,         KernelId::naive_qk,     KernelId::naive_softmax,  KernelId::naive_pv,
     KernelId::tiled_bwd_pre, KernelId::tiled_bwd,    KernelId::tiled_bwd_post, KernelId::naive_bwd_dv,
-    KernelId::naive_bwd_dp,  KernelId::naive_bwd_ds, KernelId::naive_bwd_dq,   KernelId::naive_bwd_dk};
+    KernelId::naive_bwd_dp,  KernelId::naive_bwd_ds, KernelId::naive_bwd_dq,   KernelId::naive_bwd_dk,
+    KernelId::hopper};
 
 constexpr KernelKind kind_of(KernelId k) {
   switch (k) {
@@ -67,15 +73,25 @@ constexpr KernelKind kind_of(KernelId k) {
     case KernelId::tiled_bwd:
     case KernelId::tiled_bwd_post:
       return KernelKind::tiled;
-    default:
+    case KernelId::hopper:
+      return KernelKind::hopper;
+    case KernelId::naive_qk:
+    case KernelId::naive_softmax:
+    case KernelId::naive_pv:
+    case KernelId::naive_bwd_dv:
+    case KernelId::naive_bwd_dp:
+    case KernelId::naive_bwd_ds:
+    case KernelId::naive_bwd_dq:
+    case KernelId::naive_bwd_dk:
       return KernelKind::naive;
   }
+  return KernelKind::naive;
 }
 
 // The pass a kernel belongs to: fwd or bwd (never both).
 constexpr Pass pass_of(KernelId k) {
   return k == KernelId::tiled || k == KernelId::naive_qk || k == KernelId::naive_softmax ||
-                 k == KernelId::naive_pv
+                 k == KernelId::naive_pv || k == KernelId::hopper
              ? Pass::fwd
              : Pass::bwd;
 }
@@ -86,13 +102,27 @@ constexpr bool runs_in(KernelId k, Pass p) {
 }
 
 constexpr std::string_view to_string(KernelKind k) {
-  return k == KernelKind::naive ? "naive" : "tiled";
+  switch (k) {
+    case KernelKind::naive:
+      return "naive";
+    case KernelKind::tiled:
+      return "tiled";
+    case KernelKind::hopper:
+      return "hopper";
+  }
+  return "?";
 }
 
-// "naive" | "tiled" (also "flash", the name the FlashAttention papers give the tiled kernel).
+// Whether the kind has a backward pass (the Hopper kernel is forward only).
+constexpr bool has_backward(KernelKind k) {
+  return k != KernelKind::hopper;
+}
+
+// "naive" | "tiled" (also "flash", the name the FlashAttention papers give the tiled kernel) | "hopper".
 constexpr std::optional<KernelKind> parse_kernel_kind(std::string_view s) {
   if (s == "naive") return KernelKind::naive;
   if (s == "tiled" || s == "flash") return KernelKind::tiled;
+  if (s == "hopper") return KernelKind::hopper;
   return std::nullopt;
 }
 
@@ -122,6 +152,8 @@ constexpr std::string_view to_string(KernelId k) {
       return "naive_bwd.dq";
     case KernelId::naive_bwd_dk:
       return "naive_bwd.dk";
+    case KernelId::hopper:
+      return "hopper";
   }
   return "?";
 }

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Hopper forward's CTA program (kernels/src/hopper_kernel.cuh, docs/hopper-kernel.md, docs/dataflow.md):
+// one CTA per (q tile, head, batch), the last q tile launched first. Its producer warpgroup copies the Q tile
+// once and K_j, V_j of every visible kv tile into a `stages`-slot ring, each a whole-tile bulk tensor copy
+// from L2 straight into shared memory (no L1); its consumer warpgroups run S = Q K_j^T and O += P V_j as
+// wgmma with Q, K_j and V_j read from shared memory and P from registers, the online softmax between them,
+// and store O and LSE once at the end. Grid, shared memory and tile counts are the vocabulary's
+// (vocab::hopper_*).
+#include <algorithm>
+#include <string>
+
+#include "attnscope/sim/dataflow.hpp"
+#include "attnscope/sim/error.hpp"
+#include "attnscope/vocab/geometry.hpp"
+#include "dataflow_blocks.hpp"
+
+namespace attnscope::sim {
+
+using detail::block;
+
+int hopper_kv_tiles_visited(const Workload& w, const TileConfig& t, int q_tile) {
+  return static_cast<int>(
+      vocab::hopper_visible_kv_tiles(t.hopper(), w.seq_q, w.seq_kv, vocab::mask_of(w.causal), q_tile));
+}
+
+void KernelDataflow::hopper_grid() {
+  const vocab::HopperConfig c = t_.hopper();
+  const vocab::Dim3 g = vocab::hopper_grid(c, w_.seq_q, w_.heads, w_.batch);
+  grid_ = {0, g.x, 0, g.y, 0, g.z};
+  threads_ = vocab::hopper_threads_per_cta(c);
+  warps_ = threads_ / vocab::kWarpThreads;
+  // The overlapped schedule keeps V_j's slot while it computes S_{j+1} (the P V GEMM of tile j is still in
+  // flight), so the producer runs one tile less ahead than the ring is deep: with 2 slots nothing is
+  // prefetched (docs/hopper-kernel.md: overlap at stages 2 was slower than serial, stages 3 fixed it).
+  stages_ = std::max(1, c.stages - (c.overlap ? 1 : 0));
+  // Ping-pong (either schedule) has one consumer's softmax run while the other's GEMMs do: the CTA's
+  // softmax overlaps its GEMMs as in the overlapped schedule, though each consumer's own chain is serial.
+  math_ = c.overlap || c.pingpong ? MathModel::warpgroup_overlap : MathModel::warpgroup_serial;
+}
+
+// Launch index x runs q tiles from the last one down (the kernel's q_tile = gridDim.x - 1 - blockIdx.x):
+// under the causal mask the longest CTAs start first. The caller passes the launch index; the L2 sees the
+// loads in this order.
+void KernelDataflow::hopper_program(std::int64_t x, std::int64_t h, std::int64_t b, StepRange range,
+                                    CtaProgram& out) const {
+  const vocab::HopperConfig c = t_.hopper();
+  const std::int64_t q = vocab::hopper_q_tiles(c, w_.seq_q) - 1 - x;
+  const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
+  const std::int64_t r0 = q * c.br, rows = std::min(r0 + c.br, w_.seq_q) - r0;
+  const int steps = hopper_kv_tiles_visited(w_, t_, static_cast<int>(q));
+  // A bulk tensor copy zero-fills the box rows past the end of a head instead of reading them: only the
+  // head's own rows are requested from L2, but the whole box lands in shared memory.
+  const BlockAccess q_block =
+      block(Tensor::q, map_.address(Tensor::q, b, h, r0, 0), rows, d * e, map_.row_pitch(Tensor::q));
+  const BlockAccess o_block =
+      block(Tensor::o, map_.address(Tensor::o, b, h, r0, 0), rows, d * e, map_.row_pitch(Tensor::o));
+  const BlockAccess lse_block = block(Tensor::lse, map_.address(Tensor::lse, b, h, r0, 0), 1, rows * 4,
+                                      static_cast<std::uint64_t>(rows * 4));
+  const auto q_box = static_cast<std::uint64_t>(vocab::hopper_tile_bytes(c.br, d, w_.dtype));
+  const auto kv_box = static_cast<std::uint64_t>(vocab::hopper_tile_bytes(c.bc, d, w_.dtype));
+  const auto key = [&](int kv) {
+    return RecordKey{static_cast<int>(b), static_cast<int>(h), static_cast<int>(q), kv};
+  };
+  if (steps == 0) {
+    // No row of the tile sees a key (causal, Nq > Nkv): the consumers store O = 0 and LSE = -inf.
+    out.records.push_back(key(0));
+    out.step_count = 1;
+    if (range.begin(1) == range.end(1)) return;
+    CtaStep& s = out.steps.emplace_back();
+    s.stores[0] = o_block;
+    s.stores[1] = lse_block;
+    s.store_count = 2;
+    return;
+  }
+  out.step_count = steps;
+  if (range.first == 0) {
+    out.records.reserve(static_cast<std::size_t>(steps));
+    for (int j = 0; j < steps; ++j) out.records.push_back(key(j));
+  }
+  const int first = range.begin(steps), last = range.end(steps);
+  out.steps.reserve(static_cast<std::size_t>(last - first));
+  for (int j = first; j < last; ++j) {
+    const std::int64_t c0 = std::int64_t{j} * c.bc, cols = std::min(c0 + c.bc, w_.seq_kv) - c0;
+    CtaStep& s = out.steps.emplace_back();
+    s.record = j;
+    if (j == 0) s.loads[s.load_count++] = q_block;
+    s.loads[s.load_count++] =
+        block(Tensor::k, map_.address(Tensor::k, b, h, c0, 0), cols, d * e, map_.row_pitch(Tensor::k));
+    s.loads[s.load_count++] =
+        block(Tensor::v, map_.address(Tensor::v, b, h, c0, 0), cols, d * e, map_.row_pitch(Tensor::v));
+    s.smem_write = 2 * kv_box + (j == 0 ? q_box : 0);
+    // wgmma reads its shared-memory operands once per warpgroup: each consumer its own 64 rows of Q and all
+    // of K_j for S, all of V_j for P V (P is the register operand). Q is re-read every step (it is never
+    // held in registers).
+    s.smem_read = q_box + 2 * static_cast<std::uint64_t>(c.consumers) * kv_box;
+    const auto rc = static_cast<double>(rows * cols);
+    s.tensor_flops = 4.0 * rc * static_cast<double>(d);  // S = Q K^T and O += P V
+    s.exps = rc;
+    s.fp32_ops = 4.0 * rc + 2.0 * static_cast<double>(rows * d);  // scale/max/sum per score, rescale O
+    if (j == steps - 1) {
+      s.stores[0] = o_block;  // from the consumers' registers, rows past Nq skipped
+      s.stores[1] = lse_block;
+      s.store_count = 2;
+    }
+  }
+}
+
+}  // namespace attnscope::sim

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: Apache-2.0
+// Runs the attnscope binary on the Hopper kernel (cli/cmd_simulate.cpp, cmd_sweep.cpp, workload_options.cpp):
+// `--kernel hopper` and `--kernel all` in simulate, its report in every format, a sweep over its tiles with
+// the infeasible points' reasons, and what it refuses.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "attnscope/reports/json_io.hpp"
+#include "cli_support.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+using attnscope::cli_testing::CommandResult;
+using attnscope::cli_testing::read_text;
+
+class CliHopper : public attnscope::cli_testing::CliTest {
+ protected:
+  CliHopper() : CliTest("cli_hopper") {}
+};
+
+TEST_F(CliHopper, SimulatePrintsTheHopperKernelAndWritesItsReport) {
+  const fs::path json = dir_ / "h.json";
+  const CommandResult r =
+      run("simulate --kernel hopper --heads 4 -n 1024 -d 128 --hopper-bc 64 --hopper-stages 3 "
+          "--hopper-schedule overlap --json " +
+          json.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("hopper kernel, fwd pass, tiles hopper-Br128-Bc64-c2-s3-overlap"));
+  EXPECT_THAT(r.out, HasSubstr("1 CTA/SM"));
+  const auto report = attnscope::reports::read_report(json);
+  ASSERT_EQ(report.kernels.size(), 1u);
+  EXPECT_EQ(report.kernels[0].name, "hopper");
+  EXPECT_EQ(report.tiles.hopper_bc, 64);
+  EXPECT_EQ(report.tiles.hopper_schedule, attnscope::sim::HopperSchedule::overlap);
+  for (const char* format : {"--markdown", "--html"}) {
+    const fs::path out = dir_ / (std::string("h") + format);
+    const CommandResult written = run("report " + json.string() + " " + format + " " + out.string());
+    ASSERT_EQ(written.exit_code, 0) << written.err;
+    EXPECT_THAT(read_text(out), HasSubstr("hopper-Br128-Bc64-c2-s3-overlap")) << format;
+  }
+  const CommandResult printed = run("report " + json.string());
+  EXPECT_THAT(printed.out, HasSubstr("hopper"));
+}
+
+TEST_F(CliHopper, AllRunsTheThreeKindsAndBothStaysNaiveAndTiled) {
+  const CommandResult all = run("simulate --kernel all --heads 2 -n 512");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_THAT(all.out, HasSubstr("naive kernel, fwd pass"));
+  EXPECT_THAT(all.out, HasSubstr("tiled kernel, fwd pass"));
+  EXPECT_THAT(all.out, HasSubstr("hopper kernel, fwd pass"));
+  const CommandResult both = run("simulate --kernel both --heads 2 -n 512");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_THAT(both.out, Not(HasSubstr("hopper")));
+  // A mask the Hopper kernel is not built for: `all` still simulates the others.
+  const CommandResult window = run("simulate --kernel all --heads 2 -n 512 --window 128");
+  ASSERT_EQ(window.exit_code, 0) << window.err;
+  EXPECT_THAT(window.out, HasSubstr("not simulated: hopper"));
+  EXPECT_THAT(window.out, HasSubstr("tiled kernel, fwd pass"));
+}
+
+TEST_F(CliHopper, RefusesWhatTheKernelCannotRun) {
+  const CommandResult bwd = run("simulate --kernel hopper --pass bwd");
+  EXPECT_EQ(bwd.exit_code, 2);
+  EXPECT_THAT(bwd.err, HasSubstr("forward pass only"));
+  const CommandResult consumers = run("simulate --kernel hopper --hopper-consumers 4");
+  EXPECT_EQ(consumers.exit_code, 2);
+  EXPECT_THAT(consumers.err, HasSubstr("consumers"));
+  const CommandResult schedule = run("simulate --kernel hopper --hopper-schedule fast");
+  EXPECT_EQ(schedule.exit_code, 2);
+  EXPECT_THAT(schedule.err, HasSubstr("serial, overlap, pingpong"));
+}
+
+TEST_F(CliHopper, SweepsItsTilesAndListsTheInfeasibleOnesWithTheReason) {
+  const fs::path json = dir_ / "sweep.json";
+  const CommandResult r =
+      run("sweep --kernel hopper --heads 2 -n 512 -d 128 --hopper-bc 64,128,256 "
+          "--hopper-consumers 2 --hopper-stages 2,4 --hopper-schedule serial,overlap "
+          "--no-progress -o " +
+          json.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = attnscope::reports::read_report(json);
+  ASSERT_EQ(report.sweep.size(), 12u);
+  int infeasible = 0;
+  for (const auto& p : report.sweep) {
+    EXPECT_EQ(p.kind, attnscope::sim::KernelKind::hopper);
+    if (!p.feasible) {
+      ++infeasible;
+      EXPECT_THAT(p.infeasible_reason, HasSubstr("shared memory"));
+    }
+  }
+  // d 128: Q is 32 KiB and each K/V slot pair 2 Bc 256 B; over the 227 KiB a CTA may hold are Bc 256 at 2
+  // and 4 stages (288, 544 KiB) and Bc 128 at 4 stages (288 KiB), each for both schedules.
+  EXPECT_EQ(infeasible, 6);
+  EXPECT_THAT(r.out, HasSubstr("best tile: hopper-"));
+}
+
+}  // namespace

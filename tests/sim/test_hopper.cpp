@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+// Covers sim/src/dataflow_hopper.cpp and the warpgroup timing of kernel_engine.cpp: the Hopper kernel's
+// compulsory traffic, causal visits against the vocabulary's count, per-tile records, launch order,
+// occupancy, the ring depth and the schedules, and what the model refuses.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "attnscope/sim/dataflow.hpp"
+#include "attnscope/sim/error.hpp"
+#include "attnscope/sim/simulate.hpp"
+#include "attnscope/vocab/geometry.hpp"
+
+namespace attnscope::sim {
+namespace {
+
+using ::testing::HasSubstr;
+using u64 = std::uint64_t;
+
+Workload shape(std::int64_t b, std::int64_t h, std::int64_t nq, std::int64_t nkv, std::int64_t d,
+               bool causal = false) {
+  Workload w;
+  w.batch = b;
+  w.heads = h;
+  w.seq_q = nq;
+  w.seq_kv = nkv;
+  w.head_dim = d;
+  w.causal = causal;
+  return w;
+}
+
+SimOptions quiet() {
+  SimOptions o;
+  o.record_tiles = false;
+  return o;
+}
+
+class Hopper : public ::testing::Test {
+ protected:
+  GpuSpec gpu = load_gpu_spec("h200");
+};
+
+TEST_F(Hopper, IsAForwardKernelOfItsOwnKind) {
+  EXPECT_EQ(vocab::kind_of(KernelId::hopper), KernelKind::hopper);
+  EXPECT_EQ(pass_of(KernelId::hopper), Pass::fwd);
+  EXPECT_EQ(to_string(KernelId::hopper), "hopper");
+  EXPECT_EQ(parse_kernel_id("hopper"), KernelId::hopper);
+  EXPECT_EQ(parse_kernel_kind("hopper"), KernelKind::hopper);
+  EXPECT_EQ(kernels_of(KernelKind::hopper), std::vector<KernelId>{KernelId::hopper});
+  EXPECT_TRUE(kernels_of(KernelKind::hopper, Pass::bwd).empty());
+  // Appended: the older ids keep their values (indices of per-kernel arrays).
+  EXPECT_EQ(static_cast<int>(KernelId::hopper), kKernelIdCount - 1);
+  EXPECT_EQ(static_cast<int>(KernelId::naive_bwd_dk), 11);
+}
+
+TEST_F(Hopper, CompulsoryTrafficOfAShapeThatFitsInL2IsTheFormula) {
+  // Q, K and V come from HBM once however many q tiles read K and V; O and LSE are written once and stay
+  // dirty in L2 at the kernel's end (as the tiled kernel's, test_simulate.cpp).
+  for (std::int64_t d : {64, 128}) {
+    const std::int64_t b = 1, h = 8, n = 2048, e = 2;
+    const Workload w = shape(b, h, n, n, d);
+    const SimResult r = simulate(gpu, w, KernelKind::hopper, TileConfig{});
+    ASSERT_EQ(r.kernels.size(), 1u);
+    const KernelResult& k = r.kernels[0];
+    EXPECT_EQ(k.name, "hopper");
+    EXPECT_EQ(k.totals.hbm_read, u64(b * h * 3 * n * d * e));
+    EXPECT_EQ(k.totals.hbm_write, 0u);
+    EXPECT_EQ(k.l2_dirty_end, u64(b * h * (n * d * e + n * 4)));
+    // L2 sees every whole-tile copy: Q once per CTA, K and V once per (CTA, kv tile).
+    const std::int64_t q_tiles = n / 128;
+    EXPECT_EQ(k.totals.l2_read, u64(b * h * (n * d * e + q_tiles * 2 * n * d * e)));
+    EXPECT_EQ(k.totals.l2_write, u64(b * h * (n * d * e + n * 4)));
+    EXPECT_EQ(k.totals.l2_read, expected_bytes(KernelId::hopper, w, TileConfig{}).l2_read);
+  }
+}
+
+TEST_F(Hopper, RowsPastTheEndOfAHeadAreNotRead) {
+  // Nq = Nkv = 200: the last q tile has 72 rows, the last kv tile 72 keys; the copy engine zero-fills the
+  // rest of the box in shared memory without reading it.
+  const std::int64_t n = 200, d = 64, e = 2;
+  const Workload w = shape(1, 2, n, n, d);
+  const LevelBytes x = expected_bytes(KernelId::hopper, w, TileConfig{});
+  const std::int64_t q_tiles = 2;
+  EXPECT_EQ(x.l2_read, u64(2 * (n * d * e + q_tiles * 2 * n * d * e)));
+  // Shared memory receives the whole boxes: Q [128 x d] per CTA, K and V [128 x d] per step.
+  const u64 box = 128 * d * e;
+  EXPECT_EQ(x.smem_write, u64(2 * q_tiles * (box + 2 * 2 * box)));
+}
+
+TEST_F(Hopper, CausalVisitsEqualTheVocabularysCount) {
+  for (const auto& [nq, nkv] :
+       {std::pair<std::int64_t, std::int64_t>{4096, 4096}, {1000, 3000}, {3000, 1000}}) {
+    const Workload w = shape(1, 1, nq, nkv, 64, true);
+    const TileConfig t;
+    const KernelDataflow flow(KernelId::hopper, w, t);
+    std::int64_t steps = 0, expected = 0, records = 0;
+    CtaProgram p;
+    for (std::int64_t c = 0; c < flow.cta_count(); ++c) {
+      flow.program(c, p);
+      const std::int64_t visible =
+          vocab::hopper_visible_kv_tiles(t.hopper(), nq, nkv, vocab::Mask::causal, p.records.front().q_tile);
+      expected += visible;
+      steps += visible > 0 ? p.step_count : 0;
+      records += static_cast<std::int64_t>(p.records.size());
+    }
+    EXPECT_EQ(steps, expected) << nq << " x " << nkv;
+    EXPECT_GE(records, expected);  // a CTA that sees no key keeps one record
+  }
+}
+
+TEST_F(Hopper, TheLastQTileIsLaunchedFirst) {
+  const Workload w = shape(1, 2, 1024, 1024, 64, true);
+  const KernelDataflow flow(KernelId::hopper, w, TileConfig{});
+  ASSERT_EQ(flow.cta_count(), 16);
+  CtaProgram p;
+  flow.program(0, p);
+  EXPECT_EQ(p.records.front().q_tile, 7);
+  EXPECT_EQ(p.step_count, 8);  // the longest causal CTA
+  flow.program(7, p);
+  EXPECT_EQ(p.records.front().q_tile, 0);
+  EXPECT_EQ(p.step_count, 1);
+  flow.program(8, p);  // the next head, again from its last q tile
+  EXPECT_EQ(p.records.front().head, 1);
+  EXPECT_EQ(p.records.front().q_tile, 7);
+}
+
+TEST_F(Hopper, PerTileRecordsExistAndSumToTheTotals) {
+  const Workload w = shape(1, 4, 1024, 1024, 128, true);
+  const SimResult r = simulate(gpu, w, KernelKind::hopper, TileConfig{});
+  const KernelResult& k = r.kernels[0];
+  std::int64_t visible = 0;
+  for (int q = 0; q < 8; ++q) visible += hopper_kv_tiles_visited(w, TileConfig{}, q);
+  EXPECT_EQ(static_cast<std::int64_t>(k.tiles.size()), 4 * visible);
+  LevelBytes sum;
+  double flops = 0;
+  std::set<std::tuple<int, int, int>> keys;
+  for (const TileRecord& t : k.tiles) {
+    sum += t.bytes;
+    flops += t.flops;
+    EXPECT_LE(t.start_cycle, t.end_cycle);
+    EXPECT_TRUE(keys.insert({t.head, t.q_tile, t.kv_tile}).second);
+  }
+  EXPECT_EQ(sum.l2_read, k.totals.l2_read);
+  EXPECT_EQ(sum.smem_read, k.totals.smem_read);
+  EXPECT_DOUBLE_EQ(flops, k.flops);
+}
+
+TEST_F(Hopper, OneCtaPerSmAtTheLaunchBound) {
+  for (std::int64_t d : {64, 128}) {
+    const SimResult r = simulate(gpu, shape(1, 32, 4096, 4096, d), KernelKind::hopper, TileConfig{}, quiet());
+    const KernelResult& k = r.kernels[0];
+    EXPECT_EQ(k.ctas_per_sm, 1) << d;
+    EXPECT_EQ(k.registers_per_thread, 168);  // 65536 / 384 threads, rounded down to 8
+    EXPECT_EQ(k.smem_per_cta, vocab::hopper_smem_bytes(vocab::HopperConfig{}, d, DType::fp16));
+    EXPECT_EQ(k.ctas, 32 * 32);
+  }
+}
+
+TEST_F(Hopper, ASecondStageHidesAnExposedCopy) {
+  // The overlapped schedule keeps V_j's slot during S_{j+1}: with 2 slots nothing is prefetched and every
+  // copy is exposed; 3 slots prefetch one tile ahead. (The serial schedule's ring is 2 deep at least.)
+  const Workload w = shape(1, 32, 4096, 4096, 128);
+  TileConfig t;
+  t.hopper_bc = 64;
+  t.hopper_schedule = HopperSchedule::overlap;
+  t.hopper_stages = 2;
+  const double exposed = simulate(gpu, w, KernelKind::hopper, t, quiet()).time_s;
+  EXPECT_EQ(KernelDataflow(KernelId::hopper, w, t).pipeline_stages(), 1);
+  t.hopper_stages = 3;
+  const double hidden = simulate(gpu, w, KernelKind::hopper, t, quiet()).time_s;
+  EXPECT_EQ(KernelDataflow(KernelId::hopper, w, t).pipeline_stages(), 2);
+  EXPECT_LT(hidden, 0.95 * exposed);
+}
+
+TEST_F(Hopper, TheOverlappedSchedulesCostWhatTheSerialOneDoesAtTheSameRingDepth) {
+  // As measured on the H200 (kernel_engine.cpp, kSoftmaxHiddenByOverlap): the kernel's overlapped schedules
+  // hide none of the softmax; they differ from the serial one by the slot an overlapping consumer holds.
+  const Workload w = shape(1, 32, 4096, 4096, 64);
+  TileConfig t;
+  t.hopper_stages = 3;
+  const double serial = simulate(gpu, w, KernelKind::hopper, t, quiet()).time_s;
+  t.hopper_schedule = HopperSchedule::pingpong;
+  t.hopper_stages = 4;  // the same prefetch distance as serial at 3 stages
+  const double pingpong = simulate(gpu, w, KernelKind::hopper, t, quiet()).time_s;
+  EXPECT_NEAR(pingpong / serial, 1.0, 0.01);
+  // Ping-pong in the serial schedule: the ring as deep as the serial schedule's.
+  t.hopper_schedule = HopperSchedule::serial_pingpong;
+  t.hopper_stages = 3;
+  EXPECT_FALSE(t.hopper().overlap);
+  EXPECT_TRUE(t.hopper().pingpong);
+  // (The vocabulary accepts it once the kernel compiles ping-pong in the serial schedule too.)
+  if (vocab::hopper_config_valid(t.hopper(), 64, DType::fp16)) {
+    EXPECT_EQ(KernelDataflow(KernelId::hopper, w, t).pipeline_stages(), 3);
+    EXPECT_NEAR(simulate(gpu, w, KernelKind::hopper, t, quiet()).time_s / serial, 1.0, 0.01);
+  }
+  EXPECT_EQ(parse_hopper_schedule("serial-pingpong"), HopperSchedule::serial_pingpong);
+  EXPECT_EQ(to_string(HopperSchedule::serial_pingpong), "serial-pingpong");
+  // The causal mask skips about half of the kv tiles.
+  const double causal =
+      simulate(gpu, shape(1, 32, 4096, 4096, 64, true), KernelKind::hopper, TileConfig{}, quiet()).time_s;
+  EXPECT_LT(causal, 0.6 * serial);
+  EXPECT_GT(causal, 0.4 * serial);
+}
+
+TEST_F(Hopper, RefusesWhatTheKernelCannotBe) {
+  const Workload w = shape(1, 2, 512, 512, 64);
+  TileConfig t;
+  t.hopper_consumers = 4;
+  EXPECT_THAT([&] { check_config(gpu, w, KernelKind::hopper, t); },
+              ::testing::ThrowsMessage<InvalidInput>(HasSubstr("consumers")));
+  t = TileConfig{};
+  t.hopper_stages = 1;
+  EXPECT_THAT([&] { check_config(gpu, w, KernelKind::hopper, t); },
+              ::testing::ThrowsMessage<InvalidInput>(HasSubstr("stages")));
+  t = TileConfig{};
+  t.hopper_bc = 256;
+  t.hopper_stages = 4;
+  EXPECT_THAT([&] { check_config(gpu, shape(1, 2, 512, 512, 128), KernelKind::hopper, t); },
+              ::testing::ThrowsMessage<InvalidInput>(HasSubstr("shared memory")));
+  Workload fp32 = w;
+  fp32.dtype = DType::fp32;
+  EXPECT_THROW(check_config(gpu, fp32, KernelKind::hopper, TileConfig{}), InvalidInput);
+  Workload backward = w;
+  backward.pass = Pass::bwd;
+  EXPECT_THAT([&] { check_config(gpu, backward, KernelKind::hopper, TileConfig{}); },
+              ::testing::ThrowsMessage<InvalidInput>(HasSubstr("forward pass only")));
+  TileWindow window;
+  window.q_tile_begin = 1;
+  window.q_tile_end = 2;
+  EXPECT_THAT([&] { KernelDataflow(KernelId::hopper, w, TileConfig{}, window); },
+              ::testing::ThrowsMessage<InvalidInput>(HasSubstr("no tile windows for this kernel")));
+  // A GPU without wgmma cannot run it.
+  EXPECT_THAT([&] { simulate(load_gpu_spec("a100"), w, KernelKind::hopper, TileConfig{}); },
+              ::testing::ThrowsMessage<InvalidInput>(HasSubstr("wgmma")));
+}
+
+}  // namespace
+}  // namespace attnscope::sim
