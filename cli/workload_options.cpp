@@ -2,6 +2,7 @@
 #include "workload_options.hpp"
 
 #include "attnscope/sim/error.hpp"
+#include "attnscope/vocab/tile_config.hpp"
 
 namespace attnscope::cli {
 
@@ -99,6 +100,17 @@ sim::TileConfig WorkloadOptions::tile_config() const {
   if (bwd_bc) t.bwd_bc = *bwd_bc;
   if (bwd_br) t.bwd_br = *bwd_br;
   if (bwd_stages) t.bwd_stages = *bwd_stages;
+  {
+    // The Hopper kernel's default tile depends on the head dim (vocab::default_hopper_config); each flag
+    // given overrides its own field.
+    const vocab::HopperConfig d = vocab::default_hopper_config(static_cast<int>(workload().head_dim));
+    t.hopper_bc = d.bc;
+    t.hopper_consumers = d.consumers;
+    t.hopper_stages = d.stages;
+    t.hopper_schedule =
+        d.overlap ? (d.pingpong ? sim::HopperSchedule::pingpong : sim::HopperSchedule::overlap)
+                  : (d.pingpong ? sim::HopperSchedule::serial_pingpong : sim::HopperSchedule::serial);
+  }
   if (hopper_bc) t.hopper_bc = *hopper_bc;
   if (hopper_consumers) t.hopper_consumers = *hopper_consumers;
   if (hopper_stages) t.hopper_stages = *hopper_stages;

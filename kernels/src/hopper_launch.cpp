@@ -166,10 +166,7 @@ std::vector<HopperConfig> compiled_hopper_configs(int head_dim, DType dtype) {
 }
 
 HopperConfig default_hopper_config(int head_dim) {
-  // The fastest measured on the H200 (docs/hopper-kernel.md): d 64 overlapped with ping-pong at stages 3, d
-  // 128 serial at Bc 128 (its overlapped schedule fits the registers only at Bc 64).
-  return head_dim == 128 ? HopperConfig{128, 128, 2, 2, false, false}
-                         : HopperConfig{128, 128, 2, 3, true, true};
+  return vocab::default_hopper_config(head_dim);
 }
 
 std::size_t hopper_smem_bytes(const AttentionShape& shape, const HopperConfig& config) {

@@ -36,6 +36,14 @@ struct HopperConfig {
   bool pingpong = false;
 };
 
+// The Hopper kernel's default tile for a head dim: the fastest measured on the H200 (docs/hopper-kernel.md).
+// d 64: overlapped with ping-pong at 3 stages; d 128: serial at Bc 128, 2 stages (its overlapped schedule
+// fits the register cap only at Bc 64). HopperConfig{} is the d 128 one.
+constexpr HopperConfig default_hopper_config(int head_dim) {
+  return head_dim == 128 ? HopperConfig{128, 128, 2, 2, false, false}
+                         : HopperConfig{128, 128, 2, 3, true, true};
+}
+
 // The naive kernels' tiling. naive.qk: 128 x 128 tiles of S, reduction steps of bk = 32, `warps` warps;
 // one CTA computes qk_tiles_per_cta consecutive S tiles of one row block, its Q row block loaded once and K
 // slices [bn x bk] streaming through a qk_stages-slot ring across the tiles. naive.softmax: one warp per
