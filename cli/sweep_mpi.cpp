@@ -64,8 +64,8 @@ void check(int rc, const char* what) {
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
-// Seconds spent inside work.run on this rank, and the units it ran (printed with ATTNSCOPE_SWEEP_RANK_STATS=1:
-// how the parallel efficiency splits into per-point slowdown and idle ranks).
+// Seconds spent inside work.run on this rank, and the units it ran (printed with
+// ATTNSCOPE_SWEEP_RANK_STATS=1: how the parallel efficiency splits into per-point slowdown and idle ranks).
 struct RankStats {
   double busy_s = 0;
   std::size_t units = 0;

@@ -28,8 +28,9 @@ struct AnnotatedShape {
 };
 
 // How the counters of a launch were obtained. user: attnscope saved the program's device memory, and before
-// every replay pass restored it and flushed L2 (the same protocol as attnscope's own kernels). kernel: CUPTI's
-// kernel replay (CUPTI saves and restores memory itself; attnscope flushes L2 before the launch only).
+// every replay pass restored it and flushed L2 (the same protocol as attnscope's own kernels). kernel:
+// CUPTI's kernel replay (CUPTI saves and restores memory itself; attnscope flushes L2 before the launch
+// only).
 enum class ForeignReplay : std::uint8_t { user, kernel };
 
 // One selected launch in the other program, as recorded by the collector.
@@ -45,7 +46,7 @@ struct ForeignLaunch {
   std::vector<std::string> nvtx_ranges;  // the NVTX range stack at launch, outermost first
   std::optional<AnnotatedShape> shape;   // from the innermost "attnscope:" range, when there is one
   ForeignReplay replay = ForeignReplay::user;
-  CounterValues counters;               // the standard metric set, as for attnscope's own kernels
+  CounterValues counters;              // the standard metric set, as for attnscope's own kernels
   std::optional<double> event_time_s;  // CUDA events around one more replay from a flushed L2
 };
 

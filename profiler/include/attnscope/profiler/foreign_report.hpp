@@ -4,8 +4,8 @@
 // annotated shape (kernel_table.hpp, recognize.hpp, foreign_model.hpp), measured only otherwise with the
 // reason ("not modeled: unknown kernel", "not modeled: no shape (...)", ...). The same joint format as
 // `attnscope profile` on attnscope's own kernels (kind "profile"), one kernel entry per launch, named
-// "<kernel>.<launch index>" (a gate on "<kernel>.<metric>" sums its launches); each entry keeps the program's kernel name, grid, block, registers, shared
-// memory and the replay mode in its notes.
+// "<kernel>.<launch index>" (a gate on "<kernel>.<metric>" sums its launches); each entry keeps the program's
+// kernel name, grid, block, registers, shared memory and the replay mode in its notes.
 #pragma once
 #include <optional>
 #include <string>
