@@ -47,10 +47,11 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
   cmd.add_option("--hopper-bc", o.hopper_bc, "Hopper kernel: keys per kv step (Bc; default 128)");
   cmd.add_option("--hopper-consumers", o.hopper_consumers,
                  "Hopper kernel: consumer warpgroups of 64 query rows (Br = 64 x consumers; default 2)");
-  cmd.add_option("--hopper-stages", o.hopper_stages, "Hopper kernel: slots of the K/V ring (default 2)");
-  cmd.add_option(
-      "--hopper-schedule", o.hopper_schedule,
-      "Hopper kernel: serial, overlap, pingpong (overlap + ping-pong) or serial-pingpong (default serial)");
+  cmd.add_option("--hopper-stages", o.hopper_stages,
+                 "Hopper kernel: slots of the K/V ring (default 3 at d 64, 2 at d 128)");
+  cmd.add_option("--hopper-schedule", o.hopper_schedule,
+                 "Hopper kernel: serial, overlap, pingpong (overlap + ping-pong) or serial-pingpong "
+                 "(default pingpong at d 64, serial at d 128)");
   cmd.add_option("--gpu", o.gpu, "GPU spec: h200, h100, a100 or a JSON file")->capture_default_str();
 }
 
