@@ -14,15 +14,15 @@
 #include "attnscope/kernels/hopper.hpp"
 #include "attnscope/vocab/geometry.hpp"
 #include "hopper_registry.hpp"
+#include "launch_checks.hpp"
 
 namespace attnscope::kernels {
 namespace {
 
-using detail::HopperEntry;
+using detail::check_device;
+using detail::fail;
 
-Status fail(StatusCode code, std::string message) {
-  return Status{code, std::move(message)};
-}
+using detail::HopperEntry;
 
 const std::vector<HopperEntry>& registry() {
   static const std::vector<HopperEntry> all = [] {
@@ -79,33 +79,7 @@ Status check_shape(const AttentionShape& s) {
 }
 
 Status check_aligned(const void* p, const char* name, std::size_t alignment) {
-  if (p == nullptr) return fail(StatusCode::misaligned, std::string("pointer ") + name + " is null");
-  if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0) {
-    return fail(StatusCode::misaligned, std::string("pointer ") + name + " is not " +
-                                            std::to_string(alignment) +
-                                            "-byte aligned (the bulk tensor copies and the stores need it)");
-  }
-  return {};
-}
-
-Status check_device() {
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) {
-    return fail(StatusCode::unsupported_device,
-                std::string("no usable CUDA device: ") + cudaGetErrorString(err));
-  }
-  int major = 0, minor = 0;
-  err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  if (err != cudaSuccess)
-    return fail(StatusCode::cuda_error, std::string("cudaDeviceGetAttribute: ") + cudaGetErrorString(err));
-  if (major != 9 || minor != 0) {
-    return fail(StatusCode::unsupported_device,
-                "the Hopper kernel is built for sm_90a (compute capability 9.0: wgmma, setmaxnreg); device " +
-                    std::to_string(device) + " is " + std::to_string(major) + "." + std::to_string(minor));
-  }
-  return {};
+  return detail::check_aligned(p, name, alignment, "the bulk tensor copies and the stores");
 }
 
 // cuTensorMapEncodeTiled's signature (CUDA 12.0 and later), declared here so that nothing depends on the

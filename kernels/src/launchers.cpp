@@ -15,16 +15,16 @@
 
 #include "attnscope/kernels/attention.hpp"
 #include "attnscope/vocab/geometry.hpp"
+#include "launch_checks.hpp"
 #include "launch_registry.hpp"
 
 namespace attnscope::kernels {
 namespace {
 
-using detail::TiledEntry;
+using detail::check_device;
+using detail::fail;
 
-Status fail(StatusCode code, std::string message) {
-  return Status{code, std::move(message)};
-}
+using detail::TiledEntry;
 
 // Tile counts and grid dimensions fit an int: the grid limits (batch * heads <= 65535, seq <= 2^31 - 1).
 int to_int(std::int64_t n) {
@@ -61,34 +61,8 @@ Status check_shape(const AttentionShape& s) {
   return {};
 }
 
-Status check_device() {
-  int device = 0;
-  cudaError_t err = cudaGetDevice(&device);
-  if (err != cudaSuccess) {
-    return fail(StatusCode::unsupported_device,
-                std::string("no usable CUDA device: ") + cudaGetErrorString(err));
-  }
-  int major = 0, minor = 0;
-  err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
-  if (err == cudaSuccess) err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device);
-  if (err != cudaSuccess)
-    return fail(StatusCode::cuda_error, std::string("cudaDeviceGetAttribute: ") + cudaGetErrorString(err));
-  if (major != 9 || minor != 0) {
-    return fail(StatusCode::unsupported_device,
-                "the kernels are built for sm_90a (Hopper, compute capability 9.0); device " +
-                    std::to_string(device) + " is " + std::to_string(major) + "." + std::to_string(minor));
-  }
-  return {};
-}
-
 Status check_aligned(const void* p, const char* name, std::size_t alignment) {
-  if (p == nullptr) return fail(StatusCode::misaligned, std::string("pointer ") + name + " is null");
-  if (reinterpret_cast<std::uintptr_t>(p) % alignment != 0) {
-    return fail(StatusCode::misaligned, std::string("pointer ") + name + " is not " +
-                                            std::to_string(alignment) +
-                                            "-byte aligned (16-byte vector loads/stores need it)");
-  }
-  return {};
+  return detail::check_aligned(p, name, alignment, "16-byte vector loads/stores");
 }
 
 // Clips [begin, end) (end = -1: all) to [0, total]; refuses negative or reversed windows.
