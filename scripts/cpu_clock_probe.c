@@ -9,6 +9,10 @@
 //   cc -O2 -o cpu_clock_probe scripts/cpu_clock_probe.c
 //   ./cpu_clock_probe 1; ./cpu_clock_probe 16     # prints the median ns per iteration over the copies
 //   ./cpu_clock_probe 16 4                        # pointer chase through 4 MiB per copy
+//   ./cpu_clock_probe 2 ilp                       # eight independent chains: issue-bound, not latency-bound
+//   PROBE_CPUS=0,9 ./cpu_clock_probe 2 ilp        # pin copy i to the i-th listed CPU (default: copy i on CPU i)
+// The dependent chain leaves most of a core's issue slots idle, so two copies on SMT siblings barely slow each
+// other; the eight-chain loop fills them, so siblings show up as a pair that runs at about half speed.
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdint.h>
@@ -26,8 +30,17 @@ static double now(void) {
 
 int main(int argc, char** argv) {
   const int copies = argc > 1 ? atoi(argv[1]) : 1;
-  const size_t chase_mib = argc > 2 ? (size_t)atoi(argv[2]) : 0;
-  const uint64_t iterations = chase_mib ? 100000000ull : 1000000000ull;
+  const int ilp = argc > 2 && argv[2][0] == 'i';
+  const size_t chase_mib = argc > 2 && !ilp ? (size_t)atoi(argv[2]) : 0;
+  int cpus[1024];
+  const char* list = getenv("PROBE_CPUS");
+  for (int c = 0; c < 1024; ++c) cpus[c] = c;
+  for (int c = 0; list && *list && c < 1024; ++c) {
+    char* end = NULL;
+    cpus[c] = (int)strtol(list, &end, 10);
+    list = *end == ',' ? end + 1 : end;
+  }
+  const uint64_t iterations = chase_mib >= 16 ? 20000000ull : chase_mib ? 100000000ull : 1000000000ull;
   int fds[2];
   if (copies < 1 || pipe(fds) != 0) return 2;
   for (int c = 0; c < copies; ++c) {
@@ -36,12 +49,20 @@ int main(int argc, char** argv) {
     if (pid == 0) {
       cpu_set_t set;
       CPU_ZERO(&set);
-      CPU_SET(c, &set);
+      CPU_SET(cpus[c], &set);
       sched_setaffinity(0, sizeof set, &set);
       volatile uint64_t seed = 12345;
       uint64_t x = seed;
       double ns = 0;
-      if (chase_mib == 0) {
+      if (ilp) {
+        uint64_t y[8];
+        for (int k = 0; k < 8; ++k) y[k] = x + (uint64_t)k;
+        const double t0 = now();
+        for (uint64_t i = 0; i < iterations / 4; ++i)
+          for (int k = 0; k < 8; ++k) y[k] = y[k] * 6364136223846793005ull + 1442695040888963407ull;
+        ns = (now() - t0) * 1e9 / (double)(iterations / 4);
+        for (int k = 0; k < 8; ++k) x ^= y[k];
+      } else if (chase_mib == 0) {
         const double t0 = now();
         for (uint64_t i = 0; i < iterations; ++i) x = x * 6364136223846793005ull + 1442695040888963407ull;
         ns = (now() - t0) * 1e9 / (double)iterations;
@@ -81,7 +102,9 @@ int main(int argc, char** argv) {
       ns[j] = ns[j - 1];
       ns[j - 1] = t;
     }
-  printf("{\"copies\": %d, \"median_ns_per_iteration\": %.4f, \"min\": %.4f, \"max\": %.4f}\n", copies,
+  printf("{\"copies\": %d, \"mode\": \"%s\", \"cpus\": \"%s\", \"median_ns_per_iteration\": %.4f, \"min\": %.4f, "
+         "\"max\": %.4f}\n",
+         copies, ilp ? "ilp8" : chase_mib ? "chase" : "chain", getenv("PROBE_CPUS") ? getenv("PROBE_CPUS") : "0..",
          ns[copies / 2], ns[0], ns[copies - 1]);
   return 0;
 }
