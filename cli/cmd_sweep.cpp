@@ -103,9 +103,7 @@ void print_table(const reports::Report& r, std::size_t top) {
       const auto& p = *ok[i];
       std::printf(
           "  %-6s %-22s %10s %10s %12s %12s %12s\n", std::string(sim::to_string(p.kind)).c_str(),
-          p.kind == sim::KernelKind::tiled    ? p.tiles.label().c_str()
-          : p.kind == sim::KernelKind::hopper ? p.tiles.hopper_label().c_str()
-                                              : "-",
+          reports::tiles_label(p).c_str(),
           reports::format_bytes_binary(static_cast<double>(p.smem_limit)).c_str(),
           reports::format_bytes_binary(reports::modeled_metric(p, reports::Metric::smem_per_cta)).c_str(),
           reports::format_seconds(reports::modeled_metric(p, reports::Metric::time)).c_str(),
@@ -153,7 +151,8 @@ int launched_rank() {
 int prepare_sweep(const SweepOptions& o, reports::SweepSpec& spec, reports::SweepRunOptions& run, int ranks,
                   bool quiet_rank) {
   try {
-    o.workload.require_forward_pass("sweep");
+    // Sweeps run any pass and mask the model covers; check_sweep_spec refuses what a fidelity or kernel
+    // does not (the bound is forward-only and unmasked, the Hopper kernel forward-only).
     spec.base = o.workload.workload();
     reports::parse_sweep_axes(o.axes, o.workload.tile_config(), spec, run);
     const std::string& k = o.workload.kernel;
@@ -277,8 +276,9 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<SweepOptions>();
   add_workload_options(*cmd, o->workload);
   // The shared single-value tile and shape flags become lists here.
-  for (const char* name : {"--br", "--bc", "--warps", "--stages", "--seq", "--head-dim", "--gpu",
-                           "--hopper-bc", "--hopper-consumers", "--hopper-stages", "--hopper-schedule"})
+  for (const char* name :
+       {"--br", "--bc", "--warps", "--stages", "--seq", "--head-dim", "--gpu", "--hopper-bc",
+        "--hopper-consumers", "--hopper-stages", "--hopper-schedule", "--bwd-bc", "--bwd-br", "--bwd-stages"})
     cmd->remove_option(cmd->get_option(name));
   cmd->add_option("--hopper-bc", o->axes.hopper_bc,
                   "Hopper kernel (--kernel hopper or all): Bc, e.g. 64,128");
@@ -287,6 +287,10 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--hopper-stages", o->axes.hopper_stages, "Hopper kernel: K/V ring slots, e.g. 2,3,4");
   cmd->add_option("--hopper-schedule", o->axes.hopper_schedule,
                   "Hopper kernel: schedules, e.g. serial,overlap,pingpong");
+  cmd->add_option("--bwd-bc", o->axes.bwd_bc,
+                  "tiled backward (--pass bwd or both): keys per CTA, e.g. 64,128 (default: the head dim's)");
+  cmd->add_option("--bwd-br", o->axes.bwd_br, "tiled backward: query rows per step, e.g. 32,64");
+  cmd->add_option("--bwd-stages", o->axes.bwd_stages, "tiled backward: Q/dO ring stages, e.g. 1,2");
   cmd->add_option("--br", o->axes.br, "query rows per CTA, e.g. 64,128");
   cmd->add_option("--bc", o->axes.bc, "key/value rows per step, e.g. 32,64,128");
   cmd->add_option(

@@ -144,15 +144,16 @@ void WorkloadOptions::require_forward_pass(const char* command) const {
   if (pass != "fwd")
     throw sim::InvalidInput(std::string("--pass ") + pass + ": `attnscope " + command +
                             "` runs the forward pass only so far; `attnscope simulate --pass " + pass +
-                            "` models the backward kernels");
+                            "` and `sweep --pass " + pass + "` model the backward kernels");
   require_plain_mask(command);
 }
 
 void WorkloadOptions::require_plain_mask(const char* command) const {
   if ((window && *window > 0) || alibi)
-    throw sim::InvalidInput(std::string("--window/--alibi: `attnscope ") + command +
-                            "` runs unmasked and causal workloads only so far; `attnscope simulate` models "
-                            "sliding windows and ALiBi (the GPU tests and benchmarks run those kernels)");
+    throw sim::InvalidInput(
+        std::string("--window/--alibi: `attnscope ") + command +
+        "` runs unmasked and causal workloads only so far; `attnscope simulate` and `sweep` model "
+        "sliding windows and ALiBi (the GPU tests and benchmarks run those kernels)");
 }
 
 }  // namespace attnscope::cli

@@ -13,6 +13,10 @@
 # On a machine without this OpenMPI (the GPU machine), pack it first and point MPI_BUNDLE at the copy:
 #   scripts/pack_openmpi.sh .device/mpi build/ci/cli/attnscope   # here
 #   MPI_BUNDLE=.device/mpi scripts/sweep_scaling.sh ...            # there
+# CONTROL=1 also runs, for each rank count N > 1, the same sweep as N independent processes without MPI
+# (`--shard i/N`, each pinned to its own CPU; a cycle sweep's shards are interleaved points, so they are
+# balanced): what the machine gives this very work with nothing shared, against which the MPI run is judged.
+# ATTNSCOPE_SWEEP_RANK_STATS=1 makes every rank print its busy time (stderr, kept in $LOG_DIR if set).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${1:-build/mpi/cli/attnscope}"
@@ -41,15 +45,27 @@ for n in "${ranks[@]}"; do
   [ "$n" -le "$cores" ] || bind=(--use-hwthread-cpus --bind-to hwthread)
   [ "$n" -le "$(nproc)" ] || bind=(--oversubscribe --bind-to none)  # more ranks than CPUs: a smoke test
   # The same output path every time (the report records its command line), moved aside after.
-  mpirun "${bind[@]}" -n "$n" "$bin" "${args[@]}" -o "$work/sweep.json" >/dev/null
+  mpirun "${bind[@]}" -n "$n" "$bin" "${args[@]}" -o "$work/sweep.json" >/dev/null \
+    2> >(tee "${LOG_DIR:-$work}/ranks-$n.log" >&2)
   end=$(date +%s.%N)
+  control=""
+  if [ "${CONTROL:-0}" = 1 ] && [ "$n" -gt 1 ] && [ "$n" -le "$(nproc)" ]; then
+    cstart=$(date +%s.%N)
+    for i in $(seq 0 $((n - 1))); do
+      taskset -c "$i" "$bin" "${args[@]}" --shard "$i/$n" -o "$work/shard$i.json" >/dev/null 2>&1 &
+    done
+    wait
+    cend=$(date +%s.%N)
+    control=$(awk -v a="$cstart" -v b="$cend" 'BEGIN{printf ", \"independent_shards_wall_s\": %.3f", b - a}')
+    rm -f "$work"/shard*.json
+  fi
   mv "$work/sweep.json" "$work/r$n.json"
   wall=$(awk -v a="$start" -v b="$end" 'BEGIN{print b - a}')
   [ -n "$base" ] || base="$wall"
   same=false
   cmp -s "$work/r$n.json" "$work/r${ranks[0]}.json" && same=true
-  rows+=("$(printf '{"ranks": %d, "wall_s": %.3f, "speedup": %.3f, "efficiency": %.3f, "report_identical_to_first": %s}' \
-    "$n" "$wall" "$(awk -v b="$base" -v w="$wall" 'BEGIN{print b / w}')" "$(awk -v b="$base" -v w="$wall" -v n="$n" -v r="${ranks[0]}" 'BEGIN{print b / w / n * r}')" "$same")")
+  rows+=("$(printf '{"ranks": %d, "wall_s": %.3f, "speedup": %.3f, "efficiency": %.3f, "report_identical_to_first": %s%s}' \
+    "$n" "$wall" "$(awk -v b="$base" -v w="$wall" 'BEGIN{print b / w}')" "$(awk -v b="$base" -v w="$wall" -v n="$n" -v r="${ranks[0]}" 'BEGIN{print b / w / n * r}')" "$same" "$control")")
   echo "sweep_scaling: $n rank(s): ${wall} s" >&2
 done
 read -r points feasible < <(python3 -c "import json,sys; s=json.load(open(sys.argv[1]))['sweep']; print(len(s), sum(p['feasible'] for p in s))" "$work/r${ranks[0]}.json")

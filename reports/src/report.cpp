@@ -64,6 +64,14 @@ std::string tiles_label(const Report& report) {
 std::string tiles_label(const SweepPoint& p) {
   switch (p.kind) {
     case sim::KernelKind::tiled:
+      switch (p.workload.pass) {
+        case sim::Pass::fwd:
+          return p.tiles.label();
+        case sim::Pass::bwd:
+          return p.tiles.bwd_label(p.workload.head_dim);
+        case sim::Pass::both:
+          return p.tiles.label() + ", " + p.tiles.bwd_label(p.workload.head_dim);
+      }
       return p.tiles.label();
     case sim::KernelKind::hopper:
       return p.tiles.hopper_label();

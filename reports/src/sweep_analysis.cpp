@@ -13,8 +13,11 @@ namespace attnscope::reports {
 
 std::string problem_label(const SweepPoint& p) {
   const auto& w = p.workload;
-  return fmt::format("{} B{} H{} N{}x{} d{} {}{}", p.gpu_spec, w.batch, w.heads, w.seq_q, w.seq_kv,
-                     w.head_dim, sim::to_string(w.dtype), sim::mask_label(w));
+  return fmt::format("{} B{} H{} N{}x{} d{} {}{}{}", p.gpu_spec, w.batch, w.heads, w.seq_q, w.seq_kv,
+                     w.head_dim, sim::to_string(w.dtype), sim::mask_label(w),
+                     w.pass == sim::Pass::fwd   ? ""
+                     : w.pass == sim::Pass::bwd ? " bwd"
+                                                : " fwd+bwd");
 }
 
 std::vector<ProblemGroup> group_by_problem(const Report& report) {

@@ -153,6 +153,12 @@ void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults
       spec.hopper_schedules.push_back(*h);
     }
   }
+  const auto bwd_axis = [](const std::string& list, const char* flag, int fallback) {
+    return list.empty() ? std::vector<int>{fallback} : parse_int_list<int>(flag, list);
+  };
+  spec.bwd_bcs = bwd_axis(text.bwd_bc, "--bwd-bc", defaults.bwd_bc);
+  spec.bwd_brs = bwd_axis(text.bwd_br, "--bwd-br", defaults.bwd_br);
+  spec.bwd_stages = bwd_axis(text.bwd_stages, "--bwd-stages", defaults.bwd_stages);
   if (!text.shard.empty()) {
     const auto slash = text.shard.find('/');
     const auto whole = [&](std::string_view part, int& out) {
@@ -189,6 +195,7 @@ std::uint64_t count_points_per_problem(const SweepSpec& spec) {
     }
     tiles = saturating_mul(tiles, spec.bcs.size());
     tiles = saturating_mul(tiles, spec.stages.size());
+    if (spec.base.pass != sim::Pass::fwd) tiles = saturating_mul(tiles, count_backward_tiles(spec));
     per_problem = saturating_mul(tiles, spec.smem_limits.empty() ? 1 : spec.smem_limits.size());
   }
   if (spec.naive_baseline) per_problem += 1;
@@ -199,6 +206,10 @@ std::uint64_t count_points_per_problem(const SweepSpec& spec) {
     per_problem += saturating_mul(tiles, spec.smem_limits.empty() ? 1 : spec.smem_limits.size());
   }
   return per_problem;
+}
+
+std::uint64_t count_backward_tiles(const SweepSpec& spec) {
+  return saturating_mul(saturating_mul(spec.bwd_bcs.size(), spec.bwd_brs.size()), spec.bwd_stages.size());
 }
 
 int default_sweep_warps(int br) {
@@ -223,6 +234,11 @@ std::string SweepSpec::definition_text() const {
   if (!smem_per_sm.empty()) text += fmt::format("; smem_sm={}", join(smem_per_sm));
   if (fidelity != vocab::SweepFidelity::cycle)
     text += fmt::format("; fidelity={}; top_k={}", vocab::to_string(fidelity), top_k);
+  // A backward pass or a general mask is written only when present, like the later axes.
+  if (w.pass != sim::Pass::fwd)
+    text += fmt::format("; pass={}; bwd_bc={}; bwd_br={}; bwd_stages={}", sim::to_string(w.pass),
+                        join(bwd_bcs), join(bwd_brs), join(bwd_stages));
+  if (w.general_mask()) text += fmt::format("; window={}; alibi={}", w.window, w.alibi ? 1 : 0);
   if (hopper) {
     std::string schedules;
     for (const auto h : hopper_schedules)
@@ -250,6 +266,35 @@ void check_sweep_spec(const SweepSpec& spec) {
   if (spec.gpus.empty()) throw sim::InvalidInput("sweep: the --gpu list is empty");
   if (!spec.tiled && !spec.naive_baseline && !spec.hopper)
     throw sim::InvalidInput("sweep: neither tiled nor Hopper points nor a naive baseline");
+  if (spec.base.pass != sim::Pass::fwd) {
+    // 0 stands for the head dim's default, so these may hold 0 (never negative).
+    for (const auto& [values, flag] :
+         {std::pair{&spec.bwd_bcs, "--bwd-bc"}, std::pair{&spec.bwd_brs, "--bwd-br"},
+          std::pair{&spec.bwd_stages, "--bwd-stages"}}) {
+      if (values->empty()) throw sim::InvalidInput(fmt::format("sweep: the {} list is empty", flag));
+      for (int v : *values)
+        if (v < 0) throw sim::InvalidInput(fmt::format("sweep: {} values must be positive, got {}", flag, v));
+    }
+    if (spec.hopper)
+      throw sim::InvalidInput(
+          fmt::format("sweep: the Hopper kernel has a forward pass only; --pass {} sweeps "
+                      "the tiled (and naive) kernels",
+                      sim::to_string(spec.base.pass)));
+    if (spec.fidelity != vocab::SweepFidelity::cycle)
+      throw sim::InvalidInput(
+          "sweep: --fidelity two bounds the forward pass only; sweep backward tiles with --fidelity cycle");
+    if (spec.base.pass == sim::Pass::bwd && spec.tiled &&
+        (spec.brs.size() > 1 || spec.bcs.size() > 1 || spec.warps.size() > 1 || spec.stages.size() > 1))
+      throw sim::InvalidInput(
+          "sweep: --pass bwd runs no forward kernel, so --br/--bc/--warps/--stages would only repeat points; "
+          "sweep the backward tile with --bwd-bc/--bwd-br/--bwd-stages, or use --pass both");
+  } else if (spec.bwd_bcs.size() > 1 || spec.bwd_brs.size() > 1 || spec.bwd_stages.size() > 1) {
+    throw sim::InvalidInput("sweep: --bwd-bc/--bwd-br/--bwd-stages need --pass bwd or both");
+  }
+  if (spec.base.general_mask() && spec.fidelity != vocab::SweepFidelity::cycle)
+    throw sim::InvalidInput(
+        "sweep: --fidelity two bounds unmasked and causal workloads; sweep --window/--alibi with --fidelity "
+        "cycle");
   if (spec.hopper) {
     require_non_empty_positive(spec.hopper_bcs, "--hopper-bc", false);
     require_non_empty_positive(spec.hopper_consumers, "--hopper-consumers", false);
@@ -273,6 +318,7 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
       spec.head_dims.empty() ? std::vector<std::int64_t>{spec.base.head_dim} : spec.head_dims;
   const std::vector<std::int64_t> limits =
       spec.smem_limits.empty() ? std::vector<std::int64_t>{0} : spec.smem_limits;
+  const bool backward = spec.base.pass != sim::Pass::fwd;
   std::vector<SweepPoint> points;
   auto add = [&points](SweepPoint p) {
     p.index = static_cast<std::int64_t>(points.size());
@@ -316,17 +362,23 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
             for (int br : spec.brs)
               for (int bc : spec.bcs)
                 for (int warps : spec.warps.empty() ? std::vector<int>{default_sweep_warps(br)} : spec.warps)
-                  for (int stages : spec.stages) {
-                    SweepPoint p = base;
-                    p.kind = sim::KernelKind::tiled;
-                    p.tiles.br = br;
-                    p.tiles.bc = bc;
-                    p.tiles.warps = warps;
-                    p.tiles.stages = stages;
-                    p.tiles.order = spec.order;
-                    p.smem_limit = limit;
-                    add(p);
-                  }
+                  for (int stages : spec.stages)
+                    for (int bwd_bc : backward ? spec.bwd_bcs : std::vector<int>{0})
+                      for (int bwd_br : backward ? spec.bwd_brs : std::vector<int>{0})
+                        for (int bwd_stages : backward ? spec.bwd_stages : std::vector<int>{0}) {
+                          SweepPoint p = base;
+                          p.kind = sim::KernelKind::tiled;
+                          p.tiles.br = br;
+                          p.tiles.bc = bc;
+                          p.tiles.warps = warps;
+                          p.tiles.stages = stages;
+                          p.tiles.order = spec.order;
+                          p.tiles.bwd_bc = bwd_bc;
+                          p.tiles.bwd_br = bwd_br;
+                          p.tiles.bwd_stages = bwd_stages;
+                          p.smem_limit = limit;
+                          add(p);
+                        }
         for (SweepPoint& p : hopper_points) add(std::move(p));
       }
   return points;

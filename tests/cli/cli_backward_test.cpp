@@ -69,11 +69,14 @@ TEST_F(CliBackward, NaiveTrainingStepPastHbmIsRefusedWithWhatItNeeds) {
 }
 
 TEST_F(CliBackward, CommandsWithoutABackwardPassRefuseIt) {
-  for (const char* command : {"sweep", "run"}) {
-    const CommandResult r = run(std::string(command) + " --pass bwd");
-    EXPECT_EQ(r.exit_code, 2) << command;
-    EXPECT_THAT(r.err, HasSubstr("runs the forward pass only")) << command;
-  }
+  const CommandResult r = run("run --pass bwd");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("runs the forward pass only"));
+  // `sweep` models the backward (its tiles are axes, tests/cli/cli_sweep_test.cpp), but not with the
+  // forward-only bound.
+  const CommandResult two = run("sweep --pass bwd --fidelity two --seq 512 --no-progress -o s.json");
+  EXPECT_EQ(two.exit_code, 2);
+  EXPECT_THAT(two.err, HasSubstr("--fidelity two bounds the forward pass only"));
   // `profile` measures the backward kernel by kernel: the pass is accepted (here it then needs a GPU).
   const CommandResult profile = run("profile --pass both --kernel tiled -o p.json");
   EXPECT_THAT(profile.err, Not(HasSubstr("forward pass only")));
@@ -81,7 +84,8 @@ TEST_F(CliBackward, CommandsWithoutABackwardPassRefuseIt) {
 }
 
 // Sliding window and ALiBi: the model prices them (the header names the mask and the compiled tiles), a
-// window without causality is refused, and the measuring commands refuse them with what does run them.
+// window without causality is refused, the measuring commands refuse them with what does run them, and a
+// sweep prices them.
 TEST_F(CliBackward, MasksAreModeledAndRefusedWhereNotMeasured) {
   const CommandResult sim = run("simulate --kernel tiled --window 1024 --alibi --pass both");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
@@ -91,11 +95,15 @@ TEST_F(CliBackward, MasksAreModeledAndRefusedWhereNotMeasured) {
   const CommandResult open = run("simulate --window 64 --no-causal");
   EXPECT_EQ(open.exit_code, 2);
   EXPECT_THAT(open.err, HasSubstr("--window is a causal mask"));
-  for (const char* command : {"profile --alibi", "run --window 256", "sweep --window 256"}) {
+  for (const char* command : {"profile --alibi", "run --window 256"}) {
     const CommandResult r = run(command);
     EXPECT_EQ(r.exit_code, 2) << command;
     EXPECT_THAT(r.err, HasSubstr("runs unmasked and causal workloads only")) << command;
   }
+  // A sweep models them (cycle fidelity).
+  const CommandResult swept = run("sweep --window 256 --seq 512 --kernel tiled --no-progress -o s.json");
+  ASSERT_EQ(swept.exit_code, 0) << swept.err;
+  EXPECT_THAT(swept.out, HasSubstr("causal window=256"));
 }
 
 }  // namespace

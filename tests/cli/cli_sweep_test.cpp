@@ -108,5 +108,24 @@ TEST_F(CliSweep, CheckpointNeedsTheTwoFidelitySweep) {
   EXPECT_THAT(r.err, HasSubstr("--checkpoint needs --fidelity two"));
 }
 
+TEST_F(CliSweep, BackwardTilesAreAnAxisOfTheTrainingStep) {
+  const CommandResult r =
+      run("sweep --kernel tiled --heads 2 --seq 512 --pass both --bwd-bc 64,128 --bwd-br 32,64 --no-progress "
+          "-o s.json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("fwd+bwd: 4 points, 4 feasible"));
+  EXPECT_THAT(r.out, HasSubstr("best tile: Br128-Bc64-w4-s2, bwd-Bc"));
+  const nlohmann::json j = nlohmann::json::parse(read_text(dir_ / "s.json"));
+  ASSERT_EQ(j["sweep"].size(), 4u);
+  for (const auto& p : j["sweep"]) EXPECT_EQ(p["workload"]["pass"], "both");
+}
+
+TEST_F(CliSweep, ForwardTileListsWithABackwardOnlySweepAreRefused) {
+  const CommandResult r =
+      run("sweep --kernel tiled --seq 512 --pass bwd --br 64,128 --no-progress -o s.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--pass bwd runs no forward kernel"));
+}
+
 }  // namespace
 }  // namespace attnscope::cli_testing

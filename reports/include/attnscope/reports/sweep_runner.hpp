@@ -6,8 +6,9 @@
 //   Report r = run_sweep(s, {.threads = 0}, "attnscope sweep ...");   // r.kind == "sweep"
 //
 // Enumeration order is fixed (GPU, L2 size, HBM bandwidth, SM count, smem per SM, seq, head dim, [naive
-// baseline], smem limit, Br, Bc, warps, stages, [Hopper: smem limit, Bc, consumers, stages, schedule]), so a
-// point's index is the same in every run. A `cycle` sweep's shard i/n holds exactly the points with index % n
+// baseline], smem limit, Br, Bc, warps, stages, [backward: Bc, Br, stages], [Hopper: smem limit, Bc,
+// consumers, stages, schedule]), so a point's index is the same in every run. A `cycle` sweep's shard i/n
+// holds exactly the points with index % n
 // == i; a `two` sweep's (sweep_two_fidelity.hpp) the problems with problem index % n == i.
 #pragma once
 #include <cstdint>
@@ -48,6 +49,11 @@ struct SweepSpec {
   bool hopper = false;
   std::vector<int> hopper_bcs{128}, hopper_consumers{2}, hopper_stages{2};
   std::vector<sim::HopperSchedule> hopper_schedules{sim::HopperSchedule::serial};
+  // The tiled backward's tiles, used when base.pass is bwd or both (each tiled point then takes every
+  // combination of them): keys per CTA, query rows per step, ring stages; 0 = the compiled default at the
+  // point's head dim (vocab::default_tiled_bwd_config). With --pass bwd no forward kernel runs, so the
+  // forward tile axes must then hold one value each.
+  std::vector<int> bwd_bcs{0}, bwd_brs{0}, bwd_stages{0};
   vocab::SweepFidelity fidelity = vocab::SweepFidelity::cycle;
   int top_k = 10;  // a `two` sweep runs the cycle model on (at least) the K fastest points of each problem
   // Refuse sweeps of more points than this (0: no limit): a typo in a list should not start a day-long run.
@@ -76,6 +82,8 @@ struct SweepAxesText {
   std::string l2, hbm_bw, sms, smem_sm;  // GPU-spec overrides: "40M,60M", "3.35TB,4.8TB", "66,132", "456K"
   // The Hopper kernel's axes: "64,128", "1,2,3", "2,3,4", "serial,overlap,pingpong".
   std::string hopper_bc, hopper_consumers, hopper_stages, hopper_schedule;
+  // The tiled backward's axes (with --pass bwd or both): "64,128", "32,64", "1,2".
+  std::string bwd_bc, bwd_br, bwd_stages;
 };
 // Fills spec's axes (defaults: the tile flags' values) and run's shard. Every value must be a whole number in
 // range: "4294967360" is not Br 64, "1000.7" is not 1000. Throws sim::InvalidInput naming the flag.
@@ -85,6 +93,8 @@ void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults
 // Problems (GPU variant x seq x head dim) and points per problem of the sweep (saturating).
 std::uint64_t count_sweep_problems(const SweepSpec& spec);
 std::uint64_t count_points_per_problem(const SweepSpec& spec);
+// Backward tiles per tiled point (bwd Bc x Br x stages) when the base workload has a backward pass.
+std::uint64_t count_backward_tiles(const SweepSpec& spec);
 // How many points enumerate_sweep would make (saturating at UINT64_MAX), without making them.
 std::uint64_t count_sweep_points(const SweepSpec& spec);
 
