@@ -3,7 +3,12 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
+#include <chrono>
+#include <cmath>
+
 #include "attnscope/sim/error.hpp"
+#include "attnscope/vocab/dtype.hpp"
 
 namespace attnscope::profiler {
 
@@ -48,6 +53,87 @@ std::vector<MatrixPoint> build(const std::vector<std::int64_t>& seqs, const std:
   return out;
 }
 
+// SplitMix64: a generator whose sequence is fixed by its definition (std::uniform_int_distribution's is not),
+// so a seed names the same shapes on every machine and compiler.
+class SplitMix64 {
+ public:
+  explicit SplitMix64(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next() {
+    std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  // Uniform in [0, n) (the modulo bias is below 2^-50 for the small n used here).
+  std::int64_t below(std::int64_t n) {
+    return static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(n));
+  }
+  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
+  // log-uniform integer in [lo, hi]
+  std::int64_t log_uniform(std::int64_t lo, std::int64_t hi) {
+    const double l = std::log(static_cast<double>(lo)), h = std::log(static_cast<double>(hi));
+    return std::clamp<std::int64_t>(std::llround(std::exp(l + (h - l) * unit())), lo, hi);
+  }
+
+ private:
+  std::uint64_t state_;
+};
+
+// The naive kernels keep S (and P) in HBM: fresh naive points stay below this many bytes of S.
+constexpr double kFreshNaiveScoreBytes = 4.0 * (1u << 30);
+
+std::vector<MatrixPoint> fresh(std::uint64_t seed, int count) {
+  SplitMix64 rng(seed);
+  std::vector<MatrixPoint> out;
+  const auto tiles = matrix_tile_configs();
+  for (int i = 0; i < count; ++i) {
+    sim::Workload w;
+    w.head_dim = rng.below(2) == 0 ? 64 : 128;
+    w.dtype = rng.below(2) == 0 ? sim::DType::fp16 : sim::DType::bf16;
+    w.causal = rng.below(2) == 0;
+    w.seq_q = rng.log_uniform(256, 16384);
+    w.seq_kv = rng.below(2) == 0 ? w.seq_q : rng.log_uniform(256, 16384);
+    // 2^17 .. 2^19 query rows over (batch, head): outputs of 16 MiB and more, many waves of CTAs.
+    const std::int64_t rows = std::int64_t{1} << (17 + rng.below(3));
+    w.heads = 1 + rng.below(32);
+    w.batch = std::max<std::int64_t>(
+        1, std::llround(static_cast<double>(rows) / static_cast<double>(w.heads * w.seq_q)));
+    const std::int64_t pick = rng.below(4);  // naive 1/4, tiled 1/2, Hopper 1/4
+    sim::KernelKind kind = pick == 0   ? sim::KernelKind::naive
+                           : pick == 3 ? sim::KernelKind::hopper
+                                       : sim::KernelKind::tiled;
+    sim::TileConfig t = tiles[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(tiles.size())))];
+    const double score_bytes = static_cast<double>(w.batch * w.heads) * static_cast<double>(w.seq_q) *
+                               static_cast<double>(w.seq_kv) * static_cast<double>(vocab::bytes_of(w.dtype));
+    if (kind == sim::KernelKind::naive && score_bytes > kFreshNaiveScoreBytes) kind = sim::KernelKind::tiled;
+    std::string tile_label;
+    if (kind == sim::KernelKind::tiled) {
+      if (w.head_dim == 128 && t.br == 128 && t.bc == 128 && t.warps == 4) t.warps = 8;  // as build() does
+      tile_label = fmt::format("-br{}-bc{}-w{}", t.br, t.bc, t.warps);
+    } else if (kind == sim::KernelKind::hopper) {
+      const vocab::HopperConfig h = vocab::default_hopper_config(static_cast<int>(w.head_dim));
+      t.hopper_bc = h.bc;
+      t.hopper_consumers = h.consumers;
+      t.hopper_stages = h.stages;
+      t.hopper_schedule = h.pingpong  ? sim::HopperSchedule::pingpong
+                          : h.overlap ? sim::HopperSchedule::overlap
+                                      : sim::HopperSchedule::serial;
+    }
+    w.name = fmt::format("fresh{:02}-b{}-h{}-q{}-k{}-d{}-{}{}", i, w.batch, w.heads, w.seq_q, w.seq_kv,
+                         w.head_dim, sim::to_string(w.dtype), w.causal ? "-causal" : "");
+    out.push_back({fmt::format("{}-{}{}", w.name, sim::to_string(kind), tile_label), w, kind, t});
+  }
+  return out;
+}
+
+// Today's UTC date as a number, 20261203 for 2026-12-03.
+std::uint64_t utc_date_seed() {
+  const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  const std::chrono::year_month_day ymd(today);
+  return static_cast<std::uint64_t>(static_cast<int>(ymd.year())) * 10000u +
+         static_cast<unsigned>(ymd.month()) * 100u + static_cast<unsigned>(ymd.day());
+}
+
 }  // namespace
 
 std::vector<sim::TileConfig> matrix_tile_configs() {
@@ -65,7 +151,11 @@ std::vector<sim::TileConfig> matrix_tile_configs() {
 }
 
 std::vector<std::string> matrix_names() {
-  return {"accuracy", "quick"};
+  return {"accuracy", "quick", "fresh"};
+}
+
+std::vector<MatrixPoint> fresh_matrix(std::uint64_t seed, int count) {
+  return fresh(seed, count);
 }
 
 std::vector<MatrixPoint> measurement_matrix(std::string_view name) {
@@ -75,7 +165,18 @@ std::vector<MatrixPoint> measurement_matrix(std::string_view name) {
     return build({4096, 1024, 16384, 512, 2048, 8192}, {64, 128}, {DType::fp16, DType::bf16}, {false, true},
                  matrix_tile_configs());
   if (name == "quick") return build({1024}, {64}, {DType::fp16}, {false, true}, {matrix_tile_configs()[0]});
-  throw sim::InvalidInput("unknown measurement matrix '" + std::string(name) + "' (known: accuracy, quick)");
+  if (name == "fresh") return fresh(utc_date_seed(), kFreshPoints);
+  if (name.starts_with("fresh:")) {
+    const std::string_view digits = name.substr(6);
+    std::uint64_t seed = 0;
+    const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), seed);
+    if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty())
+      throw sim::InvalidInput("--matrix '" + std::string(name) +
+                              "': the seed after 'fresh:' must be a whole number");
+    return fresh(seed, kFreshPoints);
+  }
+  throw sim::InvalidInput("unknown measurement matrix '" + std::string(name) +
+                          "' (known: accuracy, quick, fresh, fresh:SEED)");
 }
 
 }  // namespace attnscope::profiler

@@ -2,6 +2,7 @@
 // Measurement matrices: the fixed lists of workloads `attnscope profile --matrix NAME` measures in one
 // process (one CUDA context, CUPTI configured once), writing one report per point.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,13 +20,22 @@ struct MatrixPoint {
 };
 
 // "accuracy" (the 192-point matrix the accuracy table uses; its earlier name "issue8", which the committed
-// recordings' command lines carry, is accepted too): naive and tiled; sequence 512 .. 16k; head dim 64 and 128; tiles Br128/Bc64, Br64/Bc64,
-// Br128/Bc128 (tiled); causal and not; fp16 and bf16; batch x heads = 2^19 / seq rows so every point has
-// the same number of query rows (the card stays full). Ordered so the most used shapes come first (seq 4k,
-// 1k, 16k, 512, 2k, 8k), so a run cut short by a deadline still covers the middle of the range.
-// "quick": a handful of small points of the same kind, to check the pipeline end to end.
+// recordings' command lines carry, is accepted too): naive and tiled; sequence 512 .. 16k; head dim 64 and
+// 128; tiles Br128/Bc64, Br64/Bc64, Br128/Bc128 (tiled); causal and not; fp16 and bf16; batch x heads = 2^19
+// / seq rows so every point has the same number of query rows (the card stays full). Ordered so the most used
+// shapes come first (seq 4k, 1k, 16k, 512, 2k, 8k), so a run cut short by a deadline still covers the middle
+// of the range. "quick": a handful of small points of the same kind, to check the pipeline end to end.
+// "fresh" (seed = today's UTC date, e.g. 20261203) or "fresh:SEED": fresh_matrix(seed, kFreshPoints).
 // Throws sim::InvalidInput for another name.
 std::vector<MatrixPoint> measurement_matrix(std::string_view name);
+
+// Shapes nobody fitted a constant on, drawn from a seed: each point's kernel (naive 1/4, tiled 1/2 with one
+// of matrix_tile_configs(), Hopper 1/4 with its head dim's default tile), head dim 64 or 128, fp16 or bf16,
+// causal or not, query and key lengths log-uniform in 256 .. 16384 (equal half of the time), 2^17 .. 2^19
+// query rows over 1 .. 32 heads and the batch. Naive points whose S would pass 4 GiB become tiled ones. The
+// same seed gives the same points everywhere (SplitMix64, no std distributions).
+inline constexpr int kFreshPoints = 24;
+std::vector<MatrixPoint> fresh_matrix(std::uint64_t seed, int count);
 std::vector<std::string> matrix_names();
 
 // The three tile configurations the matrices use, warps = Br / 16.

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: Apache-2.0
+// The measurement matrices: the fresh shapes are fixed by their seed alone, every point is one the model and
+// the compiled kernels accept, and the draw covers what the validation needs (every kernel, both head dims,
+// both dtypes, causal and not, unequal lengths).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "attnscope/profiler/matrix.hpp"
+#include "attnscope/sim/error.hpp"
+#include "attnscope/sim/gpu_spec.hpp"
+#include "attnscope/sim/simulate.hpp"
+
+namespace attnscope::profiler {
+namespace {
+
+TEST(FreshMatrix, TheSeedAloneFixesThePoints) {
+  const auto a = fresh_matrix(20261203, kFreshPoints);
+  const auto b = measurement_matrix("fresh:20261203");
+  ASSERT_EQ(a.size(), static_cast<std::size_t>(kFreshPoints));
+  ASSERT_EQ(a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].label, b[i].label);
+  // Another seed, other shapes.
+  const auto c = fresh_matrix(20261204, kFreshPoints);
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) same += a[i].label == c[i].label ? 1 : 0;
+  EXPECT_LT(same, a.size() / 4);
+  // Today's matrix has the same size (its seed is the date).
+  EXPECT_EQ(measurement_matrix("fresh").size(), a.size());
+}
+
+TEST(FreshMatrix, EveryPointIsAcceptedByTheModelAndCoversTheAxes) {
+  const sim::GpuSpec gpu = sim::load_gpu_spec("h200");
+  std::set<std::string> labels, kinds;
+  std::set<std::int64_t> dims;
+  bool causal = false, plain = false, fp16 = false, bf16 = false, unequal = false;
+  for (std::uint64_t seed : {20261203u, 20261204u, 20261205u}) {
+    for (const MatrixPoint& p : fresh_matrix(seed, kFreshPoints)) {
+      EXPECT_NO_THROW(sim::check_config(gpu, p.workload, p.kind, p.tiles)) << p.label;
+      // Outputs of at least 16 MiB: the accuracy targets for bytes apply.
+      const double out_bytes = static_cast<double>(p.workload.batch * p.workload.heads * p.workload.seq_q *
+                                                   p.workload.head_dim * 2);
+      EXPECT_GE(out_bytes, 16.0 * (1 << 20) * 0.5) << p.label;  // rounding of the batch may halve it at most
+      if (p.kind == sim::KernelKind::naive) {
+        const double score_bytes = static_cast<double>(p.workload.batch * p.workload.heads) *
+                                   static_cast<double>(p.workload.seq_q * p.workload.seq_kv) * 2.0;
+        EXPECT_LE(score_bytes, 4.0 * (1u << 30)) << p.label;
+      }
+      if (seed == 20261203u) labels.insert(p.label);
+      kinds.insert(std::string(sim::to_string(p.kind)));
+      dims.insert(p.workload.head_dim);
+      (p.workload.causal ? causal : plain) = true;
+      (p.workload.dtype == sim::DType::fp16 ? fp16 : bf16) = true;
+      unequal = unequal || p.workload.seq_q != p.workload.seq_kv;
+    }
+  }
+  EXPECT_EQ(labels.size(), static_cast<std::size_t>(kFreshPoints)) << "labels name files: unique";
+  EXPECT_EQ(kinds, (std::set<std::string>{"naive", "tiled", "hopper"}));
+  EXPECT_EQ(dims, (std::set<std::int64_t>{64, 128}));
+  EXPECT_TRUE(causal && plain && fp16 && bf16 && unequal);
+}
+
+TEST(FreshMatrix, ABadSeedIsRefused) {
+  EXPECT_THROW(measurement_matrix("fresh:today"), sim::InvalidInput);
+  EXPECT_THROW(measurement_matrix("fresh:"), sim::InvalidInput);
+}
+
+}  // namespace
+}  // namespace attnscope::profiler
