@@ -289,7 +289,8 @@ bool DeviceWorkload::timeline_compiled(const std::string& kernel) const {
   if (const auto id = vocab::parse_kernel_id(kernel); id && vocab::pass_of(*id) == vocab::Pass::bwd)
     return false;
   if (kernel == "tiled") return kernels::tiled_instrumented_compiled(shape_.head_dim, shape_.dtype, tiled_);
-  if (kernel == "hopper") return kernels::hopper_instrumented_compiled(shape_.head_dim, shape_.dtype, hopper_);
+  if (kernel == "hopper")
+    return kernels::hopper_instrumented_compiled(shape_.head_dim, shape_.dtype, hopper_);
   return true;
 }
 
