@@ -3,7 +3,8 @@
 # The Hopper kernel under CUPTI, joined with the model: `attnscope profile --kernel hopper` at llm-4k fp16 (B 1,
 # H 32, N 4096), d 64 and 128, non-causal and causal, each with the kernel's default configuration for its head
 # dim (kernels::default_hopper_config, docs/hopper-kernel.md): d 64 Br 128 Bc 128, 2 consumers, 3 stages,
-# overlap + ping-pong; d 128 Br 128 Bc 128, 2 consumers, 2 stages, serial. The kernel is measured whole (it has no tile-window or timeline build). One report per workload,
+# overlap + ping-pong; d 128 Br 128 Bc 128, 2 consumers, 2 stages, serial. Like the tiled kernel it gets the
+# sample tile windows and the per-kv-step timeline of its instrumented build. One report per workload,
 # gzip'd, in $OUT/hopper-profile/, with each run's log; a summary is printed last.
 #
 # Here (no GPU): build the `gpu` preset's attnscope only and pack it:

@@ -13,7 +13,15 @@
 // tile j + 1 and the P V GEMM of tile j are in flight together while the softmax of tile j + 1 runs (the
 // intra-warpgroup pipelining of FlashAttention-3); with PingPong (2 consumers, either schedule), the two
 // consumer warpgroups take turns issuing their GEMMs (FlashAttention-3's inter-warpgroup ping-pong). O is
-// normalised at the end and stored with LSE (natural log); rows >= Nq are not stored.
+// normalised at the end, converted and written into the warpgroup's own 64 rows of the Q buffer (free by
+// then), in the same 128-byte-swizzled layout, and stored from there by bulk tensor copies (one per 64-column
+// block): whole 128-byte rows, so every O sector is written by one request; the O tensor map's bounds clip
+// rows >= Nq. LSE (natural log) is stored from registers.
+//
+// Windows and the timeline build: the launch may cover a window of q tiles (q_tile_begin, the grid's x
+// extent) and of kv tiles [kv_tile_begin, kv_tile_end); the Instrumented build writes one TileTiming record
+// per kv step (the model's records: docs/dataflow.md), from the first consumer thread, straight to global
+// memory (no register is held across the kv loop for it).
 //
 // Shared memory (one SharedStorage, its size the dynamic shared memory): every tile is d / 64 column blocks
 // of [rows x 64 elements] (128-byte rows, 128-byte swizzle: 16-byte chunk c of row r at c ^ (r % 8)), which
@@ -83,6 +91,27 @@ __device__ __forceinline__ void tma_load_3d(std::uint32_t dst, const CUtensorMap
       : "memory");
 }
 
+// Shared memory at `src` into the box at (c0, c1, c2) of the 3-d tensor map; the parts of the box outside the
+// tensor's bounds are not written. Completes in the issuing thread's bulk async-group.
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, std::uint32_t src, int c0, int c1,
+                                             int c2) {
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(map)),
+               "r"(src), "r"(c0), "r"(c1), "r"(c2)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_commit_group() {
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+// Waits until every bulk copy this thread committed has completed (its writes to global memory done).
+__device__ __forceinline__ void bulk_wait_group_0() {
+  asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
+}
+// Orders this thread's generic-proxy writes to shared memory before later async-proxy (bulk copy) reads.
+__device__ __forceinline__ void fence_proxy_async_shared() {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
 // ---- wgmma ---------------------------------------------------------------------------------------------
 // Shared-memory matrix descriptor of a 128-byte-swizzled operand: start address, leading and stride byte
 // offsets (each >> 4), swizzle mode 1 (128 B) in bits 62-63; base offset 0 (every atom of 8 rows x 128 B
@@ -118,8 +147,9 @@ __device__ __forceinline__ void fence_operands(std::uint32_t (&r)[N][4]) {
   }
 }
 
-// Named barriers 1 and 2 (0 is __syncthreads): `threads` threads take part, some waiting (sync), the others
-// only signalling (arrive).
+// Named barriers (0 is __syncthreads): 1 and 2 the ping-pong turns, 3 + consumer a consumer warpgroup's O
+// tile in shared memory, 5 every consumer thread (the timeline's last record). `threads` threads take part,
+// some waiting (sync), the others only signalling (arrive).
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
@@ -134,6 +164,29 @@ __device__ __forceinline__ void set_max_registers_dec() {
 template <int Regs>
 __device__ __forceinline__ void set_max_registers_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));
+}
+
+// Instrumented build: the timeline record of kv tile `kv_tile` of this CTA (index: CTA in launch order, then
+// kv tile within the window), and its parts written as they become known: the start when the step starts,
+// the rest when it ends; stores only, nothing is read back.
+__device__ __forceinline__ TileTiming* record_of(const HopperParams& p, int kv_tile) {
+  const std::size_t cta =
+      (static_cast<std::size_t>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
+  return p.timeline + cta * static_cast<std::size_t>(p.kv_tile_end - p.kv_tile_begin) +
+         static_cast<std::size_t>(kv_tile - p.kv_tile_begin);
+}
+__device__ __forceinline__ void record_start(const HopperParams& p, int kv_tile, std::uint64_t now) {
+  record_of(p, kv_tile)->start_ns = now;
+}
+__device__ __forceinline__ void record_end(const HopperParams& p, int q_tile, int kv_tile,
+                                           std::uint64_t now) {
+  TileTiming* r = record_of(p, kv_tile);
+  r->batch = blockIdx.z;
+  r->head = blockIdx.y;
+  r->q_tile = static_cast<std::uint32_t>(q_tile);
+  r->kv_tile = static_cast<std::uint32_t>(kv_tile);
+  r->sm = device::sm_id();
+  r->end_ns = now;
 }
 
 }  // namespace hopper
@@ -172,7 +225,8 @@ struct HopperShape {
 // branches of one if / else, the form in which setmaxnreg applies. ptxas still allocates this branch within
 // the launch bound's cap (168 registers at 2 consumers), not the 240 it gets at run time: what fits without
 // spills decides which configurations are compiled (hopper_fp16.cu).
-template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong,
+          bool Instrumented>
 __device__ __forceinline__ void hopper_consumer(
     const HopperParams& p,
     typename HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>::SharedStorage& smem,
@@ -185,12 +239,17 @@ __device__ __forceinline__ void hopper_consumer(
   const int warpgroup = tid / vocab::kWarpgroupThreads;
   // Last q tile first: under the causal mask the last tiles have the most kv tiles, and the CTAs launched
   // first should be the longest so that the short ones fill the tail of the grid.
-  const int q_tile = static_cast<int>(gridDim.x - 1 - blockIdx.x);
+  const int q_tile = p.q_tile_begin + static_cast<int>(gridDim.x - 1 - blockIdx.x);
   const int bh = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
+  const int kv_begin = p.kv_tile_begin;
   const std::uint32_t q_full = device::smem_addr(&smem.q_full);
   const std::uint32_t k_full0 = device::smem_addr(&smem.k_full[0]);
   const std::uint32_t v_full0 = device::smem_addr(&smem.v_full[0]);
   const std::uint32_t empty0 = device::smem_addr(&smem.empty[0]);
+  // The timeline's recording thread: the first thread of the first consumer warpgroup.
+  const bool recorder = Instrumented && tid == vocab::kWarpgroupThreads;
+  if (Instrumented && recorder && (n_steps > 0 || p.kv_tile_end > kv_begin))
+    hopper::record_start(p, kv_begin, device::global_timer_ns());
   constexpr int kSRegs = Bc / 2;    // S accumulators per thread: Bc / 8 n-tiles x 4
   constexpr int kSTiles = Bc / 8;   // n8 tiles of S
   constexpr int kPSteps = Bc / 16;  // k16 steps of P V
@@ -305,9 +364,17 @@ __device__ __forceinline__ void hopper_consumer(
     }
   };
   // One arrival per consumer warp: the warp's wait on its warpgroup's MMAs returned, so they are complete.
-  const auto release = [&](int slot) {
+  // Instrumented: kv step `step` ends here (the last one ends once O is stored) and the next one starts.
+  const auto release = [&](int slot, int step) {
     __syncwarp();
     if (lane == 0) hopper::mbar_arrive(empty0 + 8 * slot);
+    if constexpr (Instrumented) {
+      if (recorder && step + 1 < n_steps) {
+        const std::uint64_t now = device::global_timer_ns();
+        hopper::record_end(p, q_tile, kv_begin + step, now);
+        hopper::record_start(p, kv_begin + step + 1, now);
+      }
+    }
   };
 
   // Ping-pong (2 consumers): each warpgroup issues its GEMMs only on its turn (named barrier 1 + consumer,
@@ -344,7 +411,7 @@ __device__ __forceinline__ void hopper_consumer(
       their_turn(false);
       hopper::wgmma_wait<0>();
       hopper::fence_operands(s_acc);
-      mask(s_acc, 0);
+      mask(s_acc, kv_begin);
       softmax(s_acc, alpha);  // alpha = 0 here: O is still 0
       pack_p(s_acc, p_frag);
       // Steady state: every step but the last has a next tile (no branch between the wgmmas, which would
@@ -366,13 +433,13 @@ __device__ __forceinline__ void hopper_consumer(
         their_turn(false);
         hopper::wgmma_wait<1>();  // S_{j+1} done (groups complete in order); P_j V_j may still run
         hopper::fence_operands(s_acc);
-        mask(s_acc, step + 1);
+        mask(s_acc, kv_begin + step + 1);
         softmax(s_acc, alpha);
         hopper::wgmma_wait<0>();  // P_j V_j done: O and the P_j registers are free again
         hopper::fence_operands(p_frag);
 #pragma unroll
         for (int cb = 0; cb < kColBlocks; ++cb) hopper::fence_operands(o_acc[cb]);
-        release(slot);  // K_j and V_j read (K_{j+1} lives in the next slot)
+        release(slot, step);  // K_j and V_j read (K_{j+1} lives in the next slot)
         rescale_o(alpha);
         pack_p(s_acc, p_frag);
       }
@@ -389,7 +456,7 @@ __device__ __forceinline__ void hopper_consumer(
         hopper::fence_operands(p_frag);
 #pragma unroll
         for (int cb = 0; cb < kColBlocks; ++cb) hopper::fence_operands(o_acc[cb]);
-        release(slot);
+        release(slot, step);
       }
     } else {
       for (int step = 0; step < n_steps; ++step) {
@@ -403,7 +470,7 @@ __device__ __forceinline__ void hopper_consumer(
         their_turn(false);
         hopper::wgmma_wait<0>();
         hopper::fence_operands(s_acc);
-        mask(s_acc, step);
+        mask(s_acc, kv_begin + step);
         softmax(s_acc, alpha);
         rescale_o(alpha);
         pack_p(s_acc, p_frag);
@@ -416,14 +483,13 @@ __device__ __forceinline__ void hopper_consumer(
         hopper::wgmma_wait<0>();
 #pragma unroll
         for (int cb = 0; cb < kColBlocks; ++cb) hopper::fence_operands(o_acc[cb]);
-        release(slot);
+        release(slot, step);
       }
     }
   }
 
-  // Epilogue: normalise; LSE by the first thread of each row quad; O from the accumulators (each thread two
-  // adjacent columns of rows row0 and row0 + 8 per n-tile), rows >= Nq skipped. A row with no visible key
-  // has sum 0: O = 0, LSE = -inf.
+  // Epilogue: normalise; LSE by the first thread of each row quad (rows >= Nq skipped). A row with no visible
+  // key has sum 0: O = 0, LSE = -inf.
   float inv_sum[2];
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
@@ -437,26 +503,51 @@ __device__ __forceinline__ void hopper_consumer(
           l > 0.0f ? row_max[r] * p.scale + logf(l) : -INFINITY;
     }
   }
-  T* o = static_cast<T*>(p.o) + static_cast<std::size_t>(bh) * p.seq_q * D;
+  // O into the warpgroup's own 64 rows of the Q buffer: this warpgroup's MMAs, the only readers of those
+  // rows, have completed (and with no kv step, Q was never copied in). Same layout as the copies use: column
+  // block cb, row r at 128 bytes, 16-byte chunk c at c ^ (r % 8). A thread holds columns 8i + 2t, 8i + 2t + 1
+  // of rows g and g + 8 of its warp's 16; r % 8 = g, so the 8 rows of one store instruction hit 8 different
+  // chunks and the 32 lanes 32 different banks.
+  const std::uint32_t o_tile = device::smem_addr(smem.q) + consumer * vocab::kWgmmaRows * kRowBytes;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
-    const int row = row0 + 8 * r;
-    if (row < p.seq_q) {
+    const std::uint32_t row_addr =
+        o_tile + static_cast<std::uint32_t>((warp_in_group * 16 + g + 8 * r) * kRowBytes + 4 * t);
 #pragma unroll
-      for (int cb = 0; cb < kColBlocks; ++cb) {
+    for (int cb = 0; cb < kColBlocks; ++cb) {
 #pragma unroll
-        for (int i = 0; i < kORegs / 4; ++i) {
-          const std::uint32_t packed =
-              Traits::pack(o_acc[cb][4 * i + 2 * r] * inv_sum[r], o_acc[cb][4 * i + 2 * r + 1] * inv_sum[r]);
-          *reinterpret_cast<std::uint32_t*>(o + static_cast<std::size_t>(row) * D + cb * 64 + i * 8 + 2 * t) =
-              packed;
-        }
+      for (int i = 0; i < kORegs / 4; ++i) {
+        const std::uint32_t packed =
+            Traits::pack(o_acc[cb][4 * i + 2 * r] * inv_sum[r], o_acc[cb][4 * i + 2 * r + 1] * inv_sum[r]);
+        const std::uint32_t addr =
+            row_addr + static_cast<std::uint32_t>(cb * Br * kRowBytes + ((i ^ g) << 4));
+        asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(addr), "r"(packed) : "memory");
       }
+    }
+  }
+  // Visible to the copy engine, then one thread of the warpgroup stores the 64-row tile, one bulk copy per
+  // column block; the tensor map stops at row Nq - 1 of the head, so rows >= Nq are never written.
+  hopper::fence_proxy_async_shared();
+  hopper::named_barrier_sync(3 + consumer, vocab::kWarpgroupThreads);
+  if (warp_in_group == 0 && lane == 0 && group_row0 < p.seq_q) {
+#pragma unroll
+    for (int cb = 0; cb < kColBlocks; ++cb)
+      hopper::tma_store_3d(&p.o_map, o_tile + cb * Br * kRowBytes, cb * 64, group_row0, bh);
+    hopper::bulk_commit_group();
+    hopper::bulk_wait_group_0();  // the stores have completed (and the shared source is no longer read)
+  }
+  if constexpr (Instrumented) {
+    // The last record (or the one record of a CTA with no visible kv tile in the window) ends when both
+    // warpgroups have stored O.
+    if (n_steps > 0 || p.kv_tile_end > kv_begin) {
+      hopper::named_barrier_sync(5, Consumers * vocab::kWarpgroupThreads);
+      if (recorder) hopper::record_end(p, q_tile, kv_begin + max(n_steps - 1, 0), device::global_timer_ns());
     }
   }
 }
 
-template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong,
+          bool Instrumented>
 __global__ void __launch_bounds__(HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>::kThreads,
                                   1) hopper_attention_kernel(const __grid_constant__ HopperParams p) {
   using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
@@ -471,10 +562,15 @@ __global__ void __launch_bounds__(HopperShape<T, D, Br, Bc, Consumers, Stages, O
   const int warpgroup = tid / vocab::kWarpgroupThreads;
   // Last q tile first: under the causal mask the last tiles have the most kv tiles, and the CTAs launched
   // first should be the longest so that the short ones fill the tail of the grid.
-  const int q_tile = static_cast<int>(gridDim.x - 1 - blockIdx.x);
+  const int q_tile = p.q_tile_begin + static_cast<int>(gridDim.x - 1 - blockIdx.x);
   const int bh = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
-  const int n_steps = vocab::visible_kv_tiles<int>(
-      Br, Bc, p.seq_q, p.seq_kv, p.causal ? vocab::Mask::causal : vocab::Mask::none, q_tile);
+  // kv steps of this CTA: the window [kv_tile_begin, kv_tile_end), cut at the diagonal when causal.
+  const int kv_begin = p.kv_tile_begin;
+  const int n_steps =
+      max(0, min(p.kv_tile_end,
+                 vocab::visible_kv_tiles<int>(Br, Bc, p.seq_q, p.seq_kv,
+                                              p.causal ? vocab::Mask::causal : vocab::Mask::none, q_tile)) -
+                 kv_begin);
 
   const std::uint32_t q_full = device::smem_addr(&smem.q_full);
   const std::uint32_t k_full0 = device::smem_addr(&smem.k_full[0]);
@@ -513,23 +609,26 @@ __global__ void __launch_bounds__(HopperShape<T, D, Br, Bc, Consumers, Stages, O
         hopper::mbar_arrive_expect_tx(k_full0 + 8 * s, Shape::kKvBytes);
 #pragma unroll
         for (int cb = 0; cb < kColBlocks; ++cb)
-          hopper::tma_load_3d(k_dst + cb * Bc * kRowBytes, &p.k_map, cb * 64, step * Bc, bh, k_full0 + 8 * s);
+          hopper::tma_load_3d(k_dst + cb * Bc * kRowBytes, &p.k_map, cb * 64, (kv_begin + step) * Bc, bh,
+                              k_full0 + 8 * s);
         hopper::mbar_arrive_expect_tx(v_full0 + 8 * s, Shape::kKvBytes);
 #pragma unroll
         for (int cb = 0; cb < kColBlocks; ++cb)
-          hopper::tma_load_3d(v_dst + cb * Bc * kRowBytes, &p.v_map, cb * 64, step * Bc, bh, v_full0 + 8 * s);
+          hopper::tma_load_3d(v_dst + cb * Bc * kRowBytes, &p.v_map, cb * 64, (kv_begin + step) * Bc, bh,
+                              v_full0 + 8 * s);
       }
     }
   } else {
     hopper::set_max_registers_inc<vocab::hopper_consumer_registers(Shape::kConfig)>();
-    hopper_consumer<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>(p, smem, n_steps);
+    hopper_consumer<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Instrumented>(p, smem, n_steps);
   }
 }
 
-template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong,
+          bool Instrumented>
 int launch_hopper_instance(const HopperParams& params, int grid_x, int grid_y, int grid_z, Stream stream) {
   using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
-  auto* kernel = &hopper_attention_kernel<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
+  auto* kernel = &hopper_attention_kernel<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Instrumented>;
   const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(Shape::kSmemBytes));
   if (err != cudaSuccess) return static_cast<int>(err);
@@ -539,13 +638,18 @@ int launch_hopper_instance(const HopperParams& params, int grid_x, int grid_y, i
   return static_cast<int>(cudaGetLastError());
 }
 
-template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong,
+          bool Instrumented = false>
 HopperEntry hopper_entry() {
   using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
   return HopperEntry{
-      Shape::kDType,   D,
-      Shape::kConfig,  Shape::kSmemBytes,
-      Shape::kThreads, &launch_hopper_instance<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>};
+      Shape::kDType,
+      D,
+      Shape::kConfig,
+      Shape::kSmemBytes,
+      Shape::kThreads,
+      Instrumented,
+      &launch_hopper_instance<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Instrumented>};
 }
 
 }  // namespace attnscope::kernels::detail

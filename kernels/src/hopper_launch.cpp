@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Host launcher of the Hopper attention kernel: validates shape, configuration, pointers and device, encodes
-// the three tensor maps of the bulk tensor copies and dispatches to the compiled instantiation. The maps
+// Host launcher of the Hopper attention kernel: validates shape, configuration, pointers, window and device,
+// encodes the four tensor maps of the bulk tensor copies (Q, K, V loads, O stores) and dispatches to the
+// compiled instantiation (the timeline build when a timeline is given). The maps
 // are encoded with cuTensorMapEncodeTiled, reached through the runtime's driver entry point so that the
 // library needs no link against the driver library.
 #include <cuda.h>
@@ -20,6 +21,7 @@ namespace attnscope::kernels {
 namespace {
 
 using detail::check_device;
+using detail::clip_window;
 using detail::fail;
 
 using detail::HopperEntry;
@@ -39,9 +41,10 @@ bool same(const HopperConfig& a, const HopperConfig& b) {
          a.overlap == b.overlap && a.pingpong == b.pingpong;
 }
 
-const HopperEntry* find_entry(const AttentionShape& s, const HopperConfig& c) {
+const HopperEntry* find_entry(const AttentionShape& s, const HopperConfig& c, bool instrumented) {
   for (const HopperEntry& e : registry()) {
-    if (e.dtype == s.dtype && e.head_dim == s.head_dim && same(e.config, c)) return &e;
+    if (e.dtype == s.dtype && e.head_dim == s.head_dim && same(e.config, c) && e.instrumented == instrumented)
+      return &e;
   }
   return nullptr;
 }
@@ -103,7 +106,8 @@ EncodeTiled encode_tiled() {
   return fn;
 }
 
-// [B * H][rows][d] (d fastest) in boxes of [1][box_rows][64]: 128-byte box rows, the 128-byte swizzle.
+// [B * H][rows][d] (d fastest) in boxes of [1][box_rows][64]: 128-byte box rows, the 128-byte swizzle (for
+// the loads and for the O stores alike).
 // Strides in bytes, of dims 1 and 2: d * 2 and rows * d * 2 (multiples of 16 for d = 64 and 128).
 Status encode_map(CUtensorMap* map, const AttentionShape& s, const void* base, int rows, int box_rows,
                   const char* name) {
@@ -135,8 +139,28 @@ Status encode_map(CUtensorMap* map, const AttentionShape& s, const void* base, i
 std::vector<HopperConfig> compiled_hopper_configs(int head_dim, DType dtype) {
   std::vector<HopperConfig> out;
   for (const HopperEntry& e : registry())
-    if (e.dtype == dtype && e.head_dim == head_dim) out.push_back(e.config);
+    if (e.dtype == dtype && e.head_dim == head_dim && !e.instrumented) out.push_back(e.config);
   return out;
+}
+
+bool hopper_instrumented_compiled(int head_dim, DType dtype, const HopperConfig& config) {
+  AttentionShape s;
+  s.head_dim = head_dim;
+  s.dtype = dtype;
+  return find_entry(s, config, true) != nullptr;
+}
+
+std::size_t hopper_timeline_capacity(const AttentionShape& s, const HopperConfig& c, const TileWindow& w) {
+  if (s.batch < 1 || s.heads < 1 || s.seq_q < 1 || s.seq_kv < 1 || c.br < 1 || c.bc < 1) return 0;
+  int q_begin = 0, q_end = 0, kv_begin = 0, kv_end = 0;
+  if (!clip_window(w.q_tile_begin, w.q_tile_end, static_cast<int>(vocab::hopper_q_tiles(c, s.seq_q)),
+                   "q tiles", q_begin, q_end) ||
+      !clip_window(w.kv_tile_begin, w.kv_tile_end, static_cast<int>(vocab::hopper_kv_tiles(c, s.seq_kv)),
+                   "kv tiles", kv_begin, kv_end)) {
+    return 0;
+  }
+  return static_cast<std::size_t>(vocab::records_per_window(
+      vocab::KernelId::hopper, q_end - q_begin, kv_end - kv_begin, std::int64_t{s.batch} * s.heads));
 }
 
 HopperConfig default_hopper_config(int head_dim) {
@@ -144,14 +168,27 @@ HopperConfig default_hopper_config(int head_dim) {
 }
 
 std::size_t hopper_smem_bytes(const AttentionShape& shape, const HopperConfig& config) {
-  const HopperEntry* e = find_entry(shape, config);
+  const HopperEntry* e = find_entry(shape, config, false);
   return e == nullptr ? 0 : e->smem_bytes;
 }
 
 Status launch_hopper(const AttentionShape& shape, const HopperConfig& config, const DeviceTensors& t,
                      Stream stream) {
+  return launch_hopper(shape, config, t, TileWindow{}, nullptr, stream);
+}
+
+Status launch_hopper(const AttentionShape& shape, const HopperConfig& config, const DeviceTensors& t,
+                     const TileWindow& window, TileTiming* timeline, Stream stream) {
   if (Status st = check_shape(shape); !st) return st;
-  const HopperEntry* entry = find_entry(shape, config);
+  const bool instrumented = timeline != nullptr;
+  const HopperEntry* entry = find_entry(shape, config, instrumented);
+  if (entry == nullptr && instrumented && find_entry(shape, config, false) != nullptr) {
+    return fail(
+        StatusCode::config_not_compiled,
+        "the Hopper kernel's timeline build is compiled for the default tile of each head dim only (" +
+            config_name(vocab::default_hopper_config(shape.head_dim)) +
+            " at d=" + std::to_string(shape.head_dim) + "); asked: " + config_name(config));
+  }
   if (entry == nullptr) {
     std::string list;
     for (const HopperConfig& c : compiled_hopper_configs(shape.head_dim, shape.dtype))
@@ -167,20 +204,36 @@ Status launch_hopper(const AttentionShape& shape, const HopperConfig& config, co
   }
   if (Status st = check_aligned(t.lse, "lse", 4); !st) return st;
   if (Status st = check_device(); !st) return st;
+  int q_begin = 0, q_end = 0, kv_begin = 0, kv_end = 0;
+  if (Status st = clip_window(window.q_tile_begin, window.q_tile_end,
+                              static_cast<int>(vocab::hopper_q_tiles(config, shape.seq_q)), "q tiles",
+                              q_begin, q_end);
+      !st) {
+    return st;
+  }
+  if (Status st = clip_window(window.kv_tile_begin, window.kv_tile_end,
+                              static_cast<int>(vocab::hopper_kv_tiles(config, shape.seq_kv)), "kv tiles",
+                              kv_begin, kv_end);
+      !st) {
+    return st;
+  }
+  if (q_end == q_begin) return {};  // empty window: nothing to launch
   detail::HopperParams p{};
   if (Status st = encode_map(&p.q_map, shape, t.q, shape.seq_q, config.br, "q"); !st) return st;
   if (Status st = encode_map(&p.k_map, shape, t.k, shape.seq_kv, config.bc, "k"); !st) return st;
   if (Status st = encode_map(&p.v_map, shape, t.v, shape.seq_kv, config.bc, "v"); !st) return st;
-  p.o = t.o;
+  if (Status st = encode_map(&p.o_map, shape, t.o, shape.seq_q, vocab::kWgmmaRows, "o"); !st) return st;
+  p.q_tile_begin = q_begin;
+  p.kv_tile_begin = kv_begin;
+  p.kv_tile_end = kv_end;
+  p.timeline = timeline;
   p.lse = t.lse;
   p.seq_q = shape.seq_q;
   p.seq_kv = shape.seq_kv;
   p.causal = shape.causal ? 1 : 0;
   p.scale = shape.scale;
   p.scale_log2 = shape.scale * 1.4426950408889634f;
-  const vocab::Dim3 grid = vocab::hopper_grid(config, shape.seq_q, shape.heads, shape.batch);
-  const int err =
-      entry->launch(p, static_cast<int>(grid.x), static_cast<int>(grid.y), static_cast<int>(grid.z), stream);
+  const int err = entry->launch(p, q_end - q_begin, shape.heads, shape.batch, stream);
   if (err != 0) {
     return fail(StatusCode::cuda_error,
                 std::string("launch_hopper: ") + cudaGetErrorString(static_cast<cudaError_t>(err)));

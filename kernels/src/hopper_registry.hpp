@@ -15,20 +15,27 @@
 namespace attnscope::kernels::detail {
 
 // Invariant launch state, passed as one __grid_constant__ kernel parameter (the copy engine reads the
-// tensor maps from parameter memory). Q, K and V are seen as 3-d tensors [B * H][rows][d] (d fastest), so
+// tensor maps from parameter memory). Q, K, V and O are seen as 3-d tensors [B * H][rows][d] (d fastest), so
 // that a box reaching past the last row of one head is zero-filled by the copy engine instead of reading
-// the next head; boxes are [1][tile rows][64 columns] (128 bytes, the swizzle width).
+// the next head (and, for O, not written); boxes are [1][tile rows][64 columns] (128 bytes, the swizzle
+// width).
 struct HopperParams {
   CUtensorMap q_map;  // boxes of Br rows
   CUtensorMap k_map;  // boxes of Bc rows
   CUtensorMap v_map;  // boxes of Bc rows
-  void* o;            // [B, H, Nq, d]
+  CUtensorMap o_map;  // boxes of 64 rows (one consumer warpgroup's), stores
   float* lse;         // [B, H, Nq]
   int seq_q;
   int seq_kv;
   int causal;        // 0 / 1
   float scale;       // multiplies Q K^T
   float scale_log2;  // scale * log2(e): the softmax runs in base 2
+  // The window: q tiles q_tile_begin .. q_tile_begin + gridDim.x - 1, kv tiles [kv_tile_begin, kv_tile_end)
+  // (the whole kernel: 0, 0, the kv tile count).
+  int q_tile_begin;
+  int kv_tile_begin;
+  int kv_tile_end;
+  TileTiming* timeline;  // the Instrumented build's records; unused otherwise
 };
 
 // One compiled instantiation. `launch` returns a cudaError_t as int (0 = success).
@@ -38,6 +45,7 @@ struct HopperEntry {
   HopperConfig config;
   std::size_t smem_bytes;  // sizeof(SharedStorage)
   int threads;
+  bool instrumented;  // the timeline build
   int (*launch)(const HopperParams& params, int grid_x, int grid_y, int grid_z, Stream stream);
 };
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The checks every launcher makes before a launch (host C++, no kernel code): the device is the sm_90a chip
-// the kernels are built for, and a tensor pointer is set and aligned as the kernel's accesses need.
+// the kernels are built for, a tensor pointer is set and aligned as the kernel's accesses need, and a tile
+// window lies inside the grid.
 #pragma once
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -46,6 +48,22 @@ inline Status check_device() {
                 "the kernels are built for sm_90a (Hopper, compute capability 9.0); device " +
                     std::to_string(device) + " is " + std::to_string(major) + "." + std::to_string(minor));
   }
+  return {};
+}
+
+// A window [begin, end) of `total` tiles (end -1: to the last), clipped to the tiles there are.
+inline Status clip_window(int begin, int end, int total, const char* what, int& out_begin, int& out_end) {
+  if (begin < 0 || (end != -1 && end < begin)) {
+    return fail(StatusCode::bad_shape, std::string("bad window: ") + what + " [" + std::to_string(begin) +
+                                           ", " + std::to_string(end) + ") (begin >= 0, end >= begin or -1)");
+  }
+  if (begin > total) {
+    return fail(StatusCode::bad_shape, std::string("bad window: ") + what + " begins at " +
+                                           std::to_string(begin) + " but there are only " +
+                                           std::to_string(total) + " tiles");
+  }
+  out_begin = begin;
+  out_end = end == -1 ? total : std::min(end, total);
   return {};
 }
 

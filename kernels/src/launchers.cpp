@@ -22,6 +22,7 @@ namespace attnscope::kernels {
 namespace {
 
 using detail::check_device;
+using detail::clip_window;
 using detail::fail;
 
 using detail::TiledEntry;
@@ -73,21 +74,6 @@ Status check_alibi(const AttentionShape& s, const float* slopes) {
   if (!s.alibi && slopes != nullptr)
     return fail(StatusCode::bad_shape, "bad shape: alibi_slopes given but the shape has alibi = false");
   return s.alibi ? check_aligned(slopes, "alibi_slopes", 4) : Status{};
-}
-
-Status clip_window(int begin, int end, int total, const char* what, int& out_begin, int& out_end) {
-  if (begin < 0 || (end != -1 && end < begin)) {
-    return fail(StatusCode::bad_shape, std::string("bad window: ") + what + " [" + std::to_string(begin) +
-                                           ", " + std::to_string(end) + ") (begin >= 0, end >= begin or -1)");
-  }
-  if (begin > total) {
-    return fail(StatusCode::bad_shape, std::string("bad window: ") + what + " begins at " +
-                                           std::to_string(begin) + " but there are only " +
-                                           std::to_string(total) + " tiles");
-  }
-  out_begin = begin;
-  out_end = end == -1 ? total : std::min(end, total);
-  return {};
 }
 
 Status cuda_status(int err, const char* what) {

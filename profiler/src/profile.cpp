@@ -110,9 +110,6 @@ reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
     });
   }
   Measurement measurement = session.measure(request);
-  // The Hopper kernel is measured whole: it has no tile-window or timeline build (launch_hopper refuses one).
-  if (request.kind == sim::KernelKind::hopper && options.tile_mode != TileMode::none)
-    measurement.notes.push_back("hopper: no tile windows for this kernel (the whole kernel is measured)");
   ModelOutput modeled;
   if (model.valid()) modeled = model.get();
   if (!modeled.error.empty()) measurement.notes.push_back("the model failed: " + modeled.error);

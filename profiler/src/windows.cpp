@@ -55,8 +55,7 @@ bool tile_visited(const sim::Workload& w, const sim::TileConfig& t, const std::s
 std::vector<WindowSpec> plan_windows(const sim::Workload& w, sim::KernelKind kind, const sim::TileConfig& t,
                                      TileMode mode) {
   std::vector<WindowSpec> out;
-  // The Hopper kernel has no tile-window build: it is measured whole (run_profile notes it).
-  if (mode == TileMode::none || kind == sim::KernelKind::hopper) return out;
+  if (mode == TileMode::none) return out;
   for (const auto& kernel : kernel_names(kind)) {
     const TileGrid g = tile_grid(w, t, kernel);
     std::set<int> rows;

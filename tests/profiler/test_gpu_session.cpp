@@ -147,3 +147,50 @@ TEST(GpuSession, BackwardKernelsAreMeasuredOneByOne) {
     }
   }
 }
+
+// The Hopper kernel like the tiled one: its tile windows (one CTA, one kv step of the batch 0 / head 0 slice)
+// each under their own range, and the timeline of its instrumented build with one record per kv step of every
+// CTA. O is written once per sector by the bulk tensor stores: l2_write stays within a few percent of O +
+// LSE.
+TEST(GpuSession, HopperKernelHasTileWindowsAndATimeline) {
+  GpuSession session(SessionOptions{});
+  for (const bool causal : {false, true}) {
+    MeasureRequest req = tiled_request(1, 8, 1024);
+    req.kind = sim::KernelKind::hopper;
+    req.workload.causal = causal;
+    req.tiles.hopper_bc = 128;
+    req.tiles.hopper_stages = 3;
+    req.tiles.hopper_schedule = sim::HopperSchedule::pingpong;  // the default tile at d 64
+    req.windows = plan_windows(req.workload, req.kind, req.tiles, TileMode::sample);
+    ASSERT_FALSE(req.windows.empty());
+    const Measurement m = session.measure(req);
+    for (const auto& n : m.notes) std::printf("note: %s\n", n.c_str());
+    ASSERT_EQ(m.kernels.size(), 1u);
+    const auto& k = m.kernels[0];
+    EXPECT_EQ(k.name, "hopper");
+    ASSERT_EQ(k.windows.size(), req.windows.size());
+    // A lone window stores its tile's O (128 rows x 64, fp16) and LSE: at least that reaches L2.
+    const double tile_out = 128.0 * 64 * 2 + 128 * 4;
+    for (const auto& w : k.windows) {
+      const reports::Metrics wm = derive_report_metrics(w.counters);
+      const double l2_write = reports::measured_of(wm, vocab::Metric::l2_write).value_or(-1.0);
+      std::printf("hopper window (q %d, kv %d): l2_write %.0f (O+LSE tile %.0f)\n", w.q_tile, w.kv_tile,
+                  l2_write, tile_out);
+      EXPECT_GE(l2_write, 0.99 * tile_out);
+      EXPECT_LE(l2_write, 1.10 * tile_out);
+    }
+    // 8 heads x 8 q tiles; non-causal 8 kv steps each, causal q tile i has i + 1.
+    const std::size_t steps = causal ? 8u * 36u : 8u * 64u;
+    EXPECT_EQ(k.timeline.size(), steps);
+    for (const auto& r : k.timeline) {
+      EXPECT_LE(r.start_s, r.end_s);
+      EXPECT_LE(r.kv_tile, r.q_tile + (causal ? 0 : 7));
+    }
+    const reports::Metrics dm = derive_report_metrics(k.counters);
+    const double o = 8.0 * 1024 * 64 * 2, lse = 8.0 * 1024 * 4;
+    const double l2_write = reports::measured_of(dm, vocab::Metric::l2_write).value_or(-1.0);
+    std::printf("hopper%s: l2_write %.0f (O+LSE %.0f)\n", causal ? " causal" : "", l2_write, o + lse);
+    EXPECT_GE(l2_write, 0.99 * (o + lse));
+    EXPECT_LE(l2_write, 1.05 * (o + lse));
+  }
+}

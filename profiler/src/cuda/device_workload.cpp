@@ -222,12 +222,7 @@ void DeviceWorkload::run(const std::string& kernel, const kernels::AttentionShap
   if (kernel == "tiled") {
     s = kernels::launch_tiled(shape, tiled_, t, window, timeline, stream_);
   } else if (kernel == "hopper") {
-    // Measured whole: the kernel has no tile-window or timeline build (timeline_compiled says so).
-    const bool whole = window.q_tile_begin == 0 && window.q_tile_end == -1 && window.kv_tile_begin == 0 &&
-                       window.kv_tile_end == -1;
-    if (!whole || timeline != nullptr)
-      throw ProfilerError(ErrorCode::bad_input, "hopper: no tile windows for this kernel (nor a timeline)");
-    s = kernels::launch_hopper(shape, hopper_, t, stream_);
+    s = kernels::launch_hopper(shape, hopper_, t, window, timeline, stream_);
   } else if (kernel == "naive.qk") {
     s = kernels::launch_naive_qk(shape, t, window, timeline, stream_);
   } else if (kernel == "naive.softmax") {
@@ -278,7 +273,7 @@ void DeviceWorkload::launch_window(const WindowSpec& w) {
   kernels::TileWindow window;
   window.q_tile_begin = w.q_tile;
   window.q_tile_end = w.q_tile + 1;
-  if (w.kernel == "tiled" || w.kernel == "naive.qk") {
+  if (w.kernel == "tiled" || w.kernel == "hopper" || w.kernel == "naive.qk") {
     window.kv_tile_begin = w.kv_tile;
     window.kv_tile_end = w.kv_tile + 1;
   }
@@ -286,6 +281,7 @@ void DeviceWorkload::launch_window(const WindowSpec& w) {
 }
 
 std::size_t DeviceWorkload::timeline_capacity(const std::string& kernel) const {
+  if (kernel == "hopper") return kernels::hopper_timeline_capacity(shape_, hopper_, kernels::TileWindow{});
   return kernels::timeline_capacity(kernel.c_str(), shape_, tiled_, kernels::TileWindow{});
 }
 
@@ -293,7 +289,8 @@ bool DeviceWorkload::timeline_compiled(const std::string& kernel) const {
   if (const auto id = vocab::parse_kernel_id(kernel); id && vocab::pass_of(*id) == vocab::Pass::bwd)
     return false;
   if (kernel == "tiled") return kernels::tiled_instrumented_compiled(shape_.head_dim, shape_.dtype, tiled_);
-  if (kernel == "hopper") return false;  // no instrumented build
+  if (kernel == "hopper")
+    return kernels::hopper_instrumented_compiled(shape_.head_dim, shape_.dtype, hopper_);
   return true;
 }
 

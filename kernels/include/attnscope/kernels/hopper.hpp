@@ -7,8 +7,9 @@
 //
 // Same tensors, masks and conventions as launch_tiled (attention.hpp): Q [B, H, Nq, d], K and V [B, H, Nkv,
 // d], O [B, H, Nq, d] in fp16 or bf16, LSE [B, H, Nq] fp32 (natural log); causal masking bottom-right
-// aligned, a row that sees no key gets O = 0 and LSE = -inf. No sliding window, ALiBi or tile window, no
-// timeline build. Pure C++: including this needs no CUDA headers.
+// aligned, a row that sees no key gets O = 0 and LSE = -inf. No sliding window or ALiBi. Tile windows
+// (TileWindow: q tiles of Br rows, kv tiles of Bc keys) and a timeline build (one TileTiming per kv step, the
+// default tile of each head dim only) as for launch_tiled. Pure C++: including this needs no CUDA headers.
 #pragma once
 
 #include <cstddef>
@@ -38,5 +39,18 @@ std::size_t hopper_smem_bytes(const AttentionShape& shape, const HopperConfig& c
 // driver without the tensor-map entry point.
 Status launch_hopper(const AttentionShape& shape, const HopperConfig& config, const DeviceTensors& tensors,
                      Stream stream);
+// The same over a window of tiles; with a non-null `timeline` (capacity >= hopper_timeline_capacity records)
+// the instrumented build writes one TileTiming per kv step of every CTA (the last one ends once the CTA's O
+// is stored; a CTA with no visible kv tile in the window writes one at the window's first kv tile). Records
+// the launch does not produce (causal kv steps past the diagonal) are left untouched. Also refuses a window
+// that begins past the grid and a timeline for a configuration without the instrumented build.
+Status launch_hopper(const AttentionShape& shape, const HopperConfig& config, const DeviceTensors& tensors,
+                     const TileWindow& window, TileTiming* timeline, Stream stream);
+
+// Whether launch_hopper with a non-null timeline accepts this configuration.
+bool hopper_instrumented_compiled(int head_dim, DType dtype, const HopperConfig& config);
+// Records an instrumented launch over `window` may write (the window clipped to the grid); 0 for a bad shape.
+std::size_t hopper_timeline_capacity(const AttentionShape& shape, const HopperConfig& config,
+                                     const TileWindow& window);
 
 }  // namespace attnscope::kernels

@@ -365,7 +365,7 @@ constexpr WindowTiles window_tiles(KernelId k, const TiledConfig& c, const Naive
     case KernelId::naive_bwd_ds:
       return {ceil_div(seq_q, nb.ds_rows_per_cta), 1};
     case KernelId::hopper:
-      return {};  // no tile windows: the Hopper kernel has no tile-window build (launch_hopper refuses one)
+      return {};  // Hopper tiles come from its HopperConfig: hopper_q_tiles / hopper_kv_tiles
   }
   return {};
 }
