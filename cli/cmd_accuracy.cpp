@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // `attnscope accuracy`: the model against every committed measurement (kernel benchmarks in
-// <data>/bench/kernels_*.json, profile reports in <data>/h200/*.json): median and worst |relative error| per
-// metric and kernel, against the metric table's targets. --check compares with the ratchet baseline (exit 3
-// on drift).
+// <data>/bench/kernels_*.json, profile reports in <data>/h200/**/*.json and *.json.gz): median and worst
+// |relative error| per metric and kernel, against the metric table's targets. --check compares with the
+// ratchet baseline (exit 3 on drift).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -119,7 +119,9 @@ int run_accuracy(const AccuracyFlags& f) {
     std::vector<fs::path> reports_found;
     if (fs::is_directory(data / "h200"))
       for (const auto& e : fs::recursive_directory_iterator(data / "h200"))
-        if (e.is_regular_file() && e.path().extension() == ".json") reports_found.push_back(e.path());
+        if (e.is_regular_file() &&
+            (e.path().extension() == ".json" || e.path().filename().string().ends_with(".json.gz")))
+          reports_found.push_back(e.path());
     std::sort(reports_found.begin(), reports_found.end());
     struct FileResult {
       std::vector<profiler::AccuracyCase> cases;
@@ -165,7 +167,8 @@ int run_accuracy(const AccuracyFlags& f) {
     const std::size_t measurements = cases.size();
     if (measurements == 0) {
       // A typo in --data (or filters that keep nothing) must not pass a check on nothing.
-      fmt::print(stderr, "error: no measurement found under {} (bench/kernels_*.json, h200/**/*.json){}\n",
+      fmt::print(stderr,
+                 "error: no measurement found under {} (bench/kernels_*.json, h200/**/*.json, *.json.gz){}\n",
                  data.string(), f.only.empty() && f.skip.empty() ? "" : " that --only/--skip keep");
       return kBadInput;
     }

@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build git pkg-config python3
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev libfmt-dev libtbb-dev
+  nlohmann-json3-dev libcli11-dev libfmt-dev libtbb-dev zlib1g-dev
   # The GUI: Qt Charts links Qt OpenGL, which only libqt6opengl6-dev provides (qt6-base-dev merely
   # recommends it). Real package names, not the virtual libqt6charts6-dev / libqt6svg6-dev, so that the
   # presence check below can see them and a second run installs nothing.

@@ -71,13 +71,18 @@ std::vector<std::string> table_kernels() {
   out.emplace_back(sim::to_string(sim::KernelKind::naive));
   out.emplace_back(sim::to_string(sim::KernelId::tiled));
   out.emplace_back(sim::to_string(sim::KernelId::hopper));  // rows only once a measurement has it
+  // The backward pass's kernels, in the same table (rows only once measured).
+  for (const sim::KernelKind kind : {sim::KernelKind::naive, sim::KernelKind::tiled})
+    for (const sim::KernelId id : sim::kernels_of(kind, vocab::Pass::bwd))
+      out.emplace_back(sim::to_string(id));
   return out;
 }
 
 // Kernels whose rows the table leaves out while nothing measured them (added after the table's first
 // measurements, so that the table and its baselines stay as they were until they are measured).
 bool shown_only_when_measured(const std::string& kernel) {
-  return kernel == sim::to_string(sim::KernelId::hopper);
+  const auto id = sim::parse_kernel_id(kernel);
+  return id && (*id == sim::KernelId::hopper || vocab::pass_of(*id) == vocab::Pass::bwd);
 }
 
 std::string identity_of(std::string_view method, const std::string& kernel, const sim::Workload& w,
@@ -117,6 +122,12 @@ bool is_training_case(const std::string& kernel, const sim::Workload& w) {
          !w.causal && w.seq_q == 4096;
 }
 
+bool is_fresh_origin(std::string_view shown) {
+  for (std::size_t at = shown.find("fresh-"); at != std::string_view::npos; at = shown.find("fresh-", at + 1))
+    if (at == 0 || shown[at - 1] == '/') return true;
+  return false;
+}
+
 std::vector<AccuracyCase> cases_from_report(const reports::Report& remodeled, const std::string& shown) {
   std::vector<AccuracyCase> out;
   const auto& p = remodeled.provenance;
@@ -133,10 +144,12 @@ std::vector<AccuracyCase> cases_from_report(const reports::Report& remodeled, co
     c.workload = remodeled.workload;
     c.identity = identity_of(method, k.name, remodeled.workload, remodeled.tiles, protocol);
     c.training = is_training_case(k.name, remodeled.workload);
+    c.fresh = is_fresh_origin(shown);
     for (const auto& [metric, value] : k.metrics) {
       if (!vocab::info(metric).target || !value.measured || !value.modeled || !(*value.measured > 0))
         continue;
-      c.points[metric] = AccuracyPoint{c.id, k.name, metric, *value.measured, *value.modeled, c.training};
+      c.points[metric] =
+          AccuracyPoint{c.id, k.name, metric, *value.measured, *value.modeled, c.training, c.fresh};
     }
     for (const reports::TileEntry& t : k.tiles) {
       if (!t.lone_window) continue;
@@ -146,7 +159,7 @@ std::vector<AccuracyCase> cases_from_report(const reports::Report& remodeled, co
         c.tile_points.push_back(AccuracyPoint{c.id + fmt::format(" tile({},{},{},{}) {}", t.batch, t.head,
                                                                  t.q_tile, t.kv_tile, vocab::key(metric)),
                                               k.name, std::nullopt, *value.measured, *value.modeled,
-                                              c.training});
+                                              c.training, c.fresh});
       }
     }
     if (!c.points.empty() || !c.tile_points.empty()) out.push_back(std::move(c));
@@ -336,10 +349,11 @@ std::vector<AccuracyRow> accuracy_table(const std::vector<AccuracyPoint>& points
       row.metric = metric;
       row.kernel = kernel;
       row.target = target_for(metric);
-      std::vector<double> all, validation;
+      std::vector<double> all, validation, fresh;
       for (const AccuracyPoint& p : points) {
         if (p.metric != metric || p.kernel != kernel) continue;
         all.push_back(p.relative_error());
+        if (p.fresh) fresh.push_back(p.relative_error());
         if (p.training)
           ++row.n_training;
         else
@@ -355,30 +369,69 @@ std::vector<AccuracyRow> accuracy_table(const std::vector<AccuracyPoint>& points
         row.median_validation = median_of(validation);
         row.worst_validation = *std::max_element(validation.begin(), validation.end());
       }
+      row.n_fresh = static_cast<int>(fresh.size());
+      if (!fresh.empty()) {
+        row.median_fresh = median_of(fresh);
+        row.worst_fresh = *std::max_element(fresh.begin(), fresh.end());
+      }
       rows.push_back(row);
     }
   return rows;
 }
 
+std::string accuracy_headline(const std::vector<AccuracyRow>& rows) {
+  auto pct = [](const std::optional<double>& x) { return x ? fmt::format("{:.1f} %", 100 * *x) : "-"; };
+  std::string out;
+  for (const std::string& kernel : table_kernels()) {
+    std::string line;
+    bool all_met = true;
+    for (vocab::Metric m : {vocab::Metric::dram_read, vocab::Metric::dram_write, vocab::Metric::time}) {
+      const auto row = std::find_if(rows.begin(), rows.end(), [&](const AccuracyRow& r) {
+        return r.kernel == kernel && r.metric == AccuracyMetric{m};
+      });
+      if (row == rows.end() || row->n_fresh == 0) continue;
+      const bool met = row->target && *row->median_fresh <= row->target->median &&
+                       (!row->target->worst || *row->worst_fresh <= *row->target->worst);
+      all_met = all_met && met;
+      line +=
+          fmt::format("{}{} {} / {} ({}){}", line.empty() ? "" : ", ", vocab::key(m), pct(row->median_fresh),
+                      pct(row->worst_fresh), row->n_fresh, met ? "" : " **missed**");
+    }
+    if (!line.empty())
+      out += fmt::format("- **{}**{}: {}\n", kernel, all_met ? " (meets its targets)" : "", line);
+  }
+  if (out.empty())
+    return "**On fresh shapes**: none measured yet. `attnscope profile --matrix fresh` draws them from the "
+           "UTC "
+           "date on the GPU machine (tests/data/h200/fresh-<UTC>/); until a run is committed, the table's "
+           "numbers include the shapes the model's constants were fitted on.\n\n";
+  return "**On fresh shapes** (drawn at random from the UTC date by `attnscope profile --matrix fresh`, "
+         "never "
+         "fitted on; median / worst |error| (cases)):\n\n" +
+         out + "\n";
+}
+
 std::string accuracy_markdown(const std::vector<AccuracyRow>& rows) {
   auto pct = [](const std::optional<double>& x) { return x ? fmt::format("{:.1f} %", 100 * *x) : "-"; };
-  std::string out =
-      "| metric | kernel | n (training) | median | worst | validation median | validation worst | target "
-      "(median / worst) | meets |\n|---|---|---|---|---|---|---|---|---|\n";
+  std::string out = accuracy_headline(rows);
+  out +=
+      "| metric | kernel | n (training) | median | worst | validation median | validation worst | fresh n | "
+      "fresh median | fresh worst | target (median / worst) | meets |\n"
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const AccuracyRow& r : rows) {
     const std::string target =
         r.target ? fmt::format("{:.0f} % / {}", 100 * r.target->median,
                                r.target->worst ? fmt::format("{:.0f} %", 100 * *r.target->worst) : "-")
                  : "-";
     if (r.n == 0) {
-      out += fmt::format("| {} | {} | 0 | no measurement | | | | {} | - |\n", accuracy_metric_name(r.metric),
-                         r.kernel, target);
+      out += fmt::format("| {} | {} | 0 | no measurement | | | | | | | {} | - |\n",
+                         accuracy_metric_name(r.metric), r.kernel, target);
       continue;
     }
-    out +=
-        fmt::format("| {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} |\n", accuracy_metric_name(r.metric),
-                    r.kernel, r.n, r.n_training, pct(r.median), pct(r.worst), pct(r.median_validation),
-                    pct(r.worst_validation), target, r.meets() ? "yes" : "**no**");
+    out += fmt::format("| {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                       accuracy_metric_name(r.metric), r.kernel, r.n, r.n_training, pct(r.median),
+                       pct(r.worst), pct(r.median_validation), pct(r.worst_validation), r.n_fresh,
+                       pct(r.median_fresh), pct(r.worst_fresh), target, r.meets() ? "yes" : "**no**");
   }
   return out;
 }

@@ -78,7 +78,8 @@ reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::Kern
   } else {
     e.name = measured.name;
   }
-  merge_measured(e.metrics, derive_report_metrics(measured.counters));
+  const vocab::BulkCopies bulk = vocab::bulk_copies_of(measured.name);
+  merge_measured(e.metrics, derive_report_metrics(measured.counters, bulk));
   e.counters = raw_counters(measured.counters);
   for (const auto& smp : measured.samples) {
     reports::CounterSample c{smp.start_s, smp.end_s, {}};
@@ -94,7 +95,7 @@ reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::Kern
   }
 
   if (measured.writeback_after) {
-    const auto after = derive_report_metrics(*measured.writeback_after);
+    const auto after = derive_report_metrics(*measured.writeback_after, bulk);
     if (const auto written = reports::measured_of(after, reports::Metric::dram_write))
       e.metrics[reports::Metric::l2_dirty_end].measured = written;
   }
@@ -140,7 +141,7 @@ reports::KernelEntry join_kernel(const MeasuredKernel& measured, const sim::Kern
         break;
       }
     }
-    merge_measured(m, derive_report_metrics(w.counters));
+    merge_measured(m, derive_report_metrics(w.counters, bulk));
     t.metrics = std::move(m);
     t.counters = raw_counters(w.counters);
     t.lone_window = true;

@@ -29,7 +29,6 @@ const std::vector<std::string>& standard_counters() {
     // The same shared-memory traffic split by instruction: plain loads (ld.shared, ldmatrix) and stores.
     add("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
     add("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum");
-    add("l1tex__t_bytes_pipe_lsu_mem_global_op_ldgsts_cache_access.sum");  // cp.async.ca only (through L1)
     // L2 traffic from every source (SMs, the fabric between the two L2 partitions, copies), for comparison
     // with the SM-only sectors.
     add("lts__t_sectors_op_read.sum");
@@ -42,14 +41,14 @@ const std::vector<std::string>& standard_counters() {
   return names;
 }
 
-reports::Metrics derive_report_metrics(const CounterValues& c) {
+reports::Metrics derive_report_metrics(const CounterValues& c, vocab::BulkCopies bulk) {
   const auto lookup = [&c](std::string_view name) -> std::optional<double> {
     const auto it = c.find(std::string(name));
     return it == c.end() ? std::nullopt : it->second;
   };
   reports::Metrics out;
   for (const vocab::Metric m : vocab::all_metrics())
-    if (const auto v = vocab::measure(m, lookup)) out[m].measured = v;
+    if (const auto v = vocab::measure(m, lookup, bulk)) out[m].measured = v;
   return out;
 }
 

@@ -15,13 +15,12 @@ namespace attnscope::reports {
 
 namespace {
 
-// The model's bytes at each level. `with_lts`: also the slices' read count, which the model predicts by its
-// SM requests (kernel totals only: the accuracy table compares it at that level).
-void add_level_bytes(Metrics& m, const sim::LevelBytes& b, bool with_lts) {
+// The model's bytes at each level (not the slices' read count l2_read_lts, which the model does not predict:
+// vocab/metric.hpp).
+void add_level_bytes(Metrics& m, const sim::LevelBytes& b) {
   m[Metric::dram_read].modeled = static_cast<double>(b.hbm_read);
   m[Metric::dram_write].modeled = static_cast<double>(b.hbm_write);
   m[Metric::l2_read].modeled = static_cast<double>(b.l2_read);
-  if (with_lts) m[Metric::l2_read_lts].modeled = static_cast<double>(b.l2_read);
   m[Metric::l2_write].modeled = static_cast<double>(b.l2_write);
   m[Metric::l2_hit].modeled = static_cast<double>(b.l2_hit);
   m[Metric::smem_read].modeled = static_cast<double>(b.smem_read);
@@ -33,7 +32,7 @@ void add_level_bytes(Metrics& m, const sim::LevelBytes& b, bool with_lts) {
 KernelEntry modeled_kernel_entry(const sim::KernelResult& kernel, const sim::GpuSpec& gpu) {
   KernelEntry e;
   e.name = kernel.name;
-  add_level_bytes(e.metrics, kernel.totals, true);
+  add_level_bytes(e.metrics, kernel.totals);
   e.metrics[Metric::l2_dirty_end].modeled = static_cast<double>(kernel.l2_dirty_end);
   e.metrics[Metric::time].modeled = kernel.time_s;
   e.metrics[Metric::cycles].modeled = static_cast<double>(kernel.cycles);
@@ -57,7 +56,7 @@ KernelEntry modeled_kernel_entry(const sim::KernelResult& kernel, const sim::Gpu
     te.sm_modeled = t.sm;
     te.start_modeled_s = static_cast<double>(t.start_cycle) * seconds_per_cycle;
     te.end_modeled_s = static_cast<double>(t.end_cycle) * seconds_per_cycle;
-    add_level_bytes(te.metrics, t.bytes, false);
+    add_level_bytes(te.metrics, t.bytes);
     te.metrics[Metric::flops].modeled = t.flops;
     te.metrics[Metric::cycles].modeled = static_cast<double>(t.end_cycle - t.start_cycle);
   }

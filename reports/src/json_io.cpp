@@ -4,6 +4,7 @@
 #include "attnscope/reports/json_io.hpp"
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -423,7 +424,7 @@ Counters read_counters(const Node& n) {
 // write lookup hits (measured) beside the model's request hits (modeled). They become the metric table's
 // rows of the same meaning, and the measured side of every metric is derived again from the raw counters
 // by the table's formulas (l2_read: the bytes the SMs received, where the counter was collected).
-void read_metrics_v1(const Node& n, Metrics& out, Counters& counters) {
+void read_metrics_v1(const Node& n, Metrics& out, Counters& counters, vocab::BulkCopies bulk) {
   n.require_object();
   for (auto it = n.raw().begin(); it != n.raw().end(); ++it) {
     const Node v = n.object_field(it.key());
@@ -437,10 +438,7 @@ void read_metrics_v1(const Node& n, Metrics& out, Counters& counters) {
     }
     if (*metric == Metric::l2_read) {
       if (measured) out[Metric::l2_read_lts].measured = measured;
-      if (modeled) {
-        out[Metric::l2_read_lts].modeled = modeled;
-        out[Metric::l2_read].modeled = modeled;
-      }
+      if (modeled) out[Metric::l2_read].modeled = modeled;
     } else if (*metric == Metric::l2_hit) {
       if (measured) out[Metric::l2_hit_lts].measured = measured;
       if (modeled) out[Metric::l2_hit].modeled = modeled;
@@ -456,7 +454,55 @@ void read_metrics_v1(const Node& n, Metrics& out, Counters& counters) {
   };
   for (const Metric m : vocab::all_metrics())
     if (!measured_of(out, m))
-      if (const auto v = vocab::measure(m, lookup)) out[m].measured = v;
+      if (const auto v = vocab::measure(m, lookup, bulk)) out[m].measured = v;
+}
+
+// A report's measured bytes are the metric table's formulas over the raw counters it recorded, derived again
+// on reading (those the report has): a recording made before a formula changed then means what the table
+// says today. A metric
+// whose formula needs a counter the recording lacks is dropped rather than shown under an earlier meaning
+// (l2_read and smem_write of kernels that issue bulk copies, recorded before the bulk-copy counter was
+// collected: vocab::measure); the names of those are returned. Modeled values of metrics the model does not
+// predict are dropped too (earlier reports stored the SMs' requests as the slices' l2_read_lts).
+std::vector<Metric> follow_vocabulary(Metrics& metrics, const Counters& counters, vocab::BulkCopies bulk) {
+  std::vector<Metric> dropped;
+  const auto lookup = [&counters](std::string_view name) -> std::optional<double> {
+    const auto it = counters.find(std::string(name));
+    return it == counters.end() ? std::nullopt : std::optional<double>(it->second);
+  };
+  for (const Metric m : vocab::all_metrics()) {
+    const vocab::MetricInfo& i = vocab::info(m);
+    if (!i.modeled && metrics.contains(m)) {
+      metrics[m].modeled.reset();
+      if (!metrics[m].measured) metrics.erase(m);
+    }
+    if (counters.empty() || i.unit != vocab::Unit::bytes || i.terms[0].counter.empty() ||
+        !metrics.contains(m) || !metrics[m].measured)
+      continue;
+    if (const auto v = vocab::measure(m, lookup, bulk)) {
+      metrics[m].measured = v;
+    } else {
+      metrics[m].measured.reset();
+      dropped.push_back(m);
+    }
+  }
+  return dropped;
+}
+
+void follow_vocabulary(KernelEntry& k) {
+  const vocab::BulkCopies bulk = vocab::bulk_copies_of(k.name);
+  std::vector<Metric> dropped = follow_vocabulary(k.metrics, k.counters, bulk);
+  for (TileEntry& t : k.tiles)
+    for (const Metric m : follow_vocabulary(t.metrics, t.counters, bulk))
+      if (std::find(dropped.begin(), dropped.end(), m) == dropped.end()) dropped.push_back(m);
+  if (dropped.empty()) return;
+  std::string names;
+  for (const Metric m : dropped) names += (names.empty() ? "" : ", ") + std::string(vocab::key(m));
+  k.notes["measure.not_comparable"] = fmt::format(
+      "{}: not shown as measured: this recording lacks the counters of bulk (TMA) copies that the metric's "
+      "formula has today ({}, {}), and the kernel {} bulk copies, which the earlier formula missed",
+      names, vocab::kCounterL2ToSm, vocab::kCounterBulkCopyLoads,
+      bulk == vocab::BulkCopies::some ? "issues" : "is not attnscope's own and may issue");
 }
 
 sim::Workload read_workload(const Node& n) {
@@ -566,7 +612,7 @@ Provenance read_provenance(const Node& n) {
 
 // Format 1: one object per tile. A tile with measured values is a lone window (the only tiles format 1
 // measured bytes of).
-TileEntry read_tile_v1(const Node& n) {
+TileEntry read_tile_v1(const Node& n, vocab::BulkCopies bulk) {
   TileEntry t;
   t.batch = n.int_field("batch");
   t.head = n.int_field("head");
@@ -578,7 +624,7 @@ TileEntry read_tile_v1(const Node& n) {
   t.end_modeled_s = n.optional_double("end_modeled_s");
   t.start_measured_s = n.optional_double("start_measured_s");
   t.end_measured_s = n.optional_double("end_measured_s");
-  read_metrics_v1(n.object_field("metrics"), t.metrics, t.counters);
+  read_metrics_v1(n.object_field("metrics"), t.metrics, t.counters, bulk);
   for (const auto& [m, v] : t.metrics) t.lone_window = t.lone_window || v.measured.has_value();
   return t;
 }
@@ -687,15 +733,17 @@ KernelEntry read_kernel(const Node& n, int version) {
       kept.fail("unknown tile subset '" + kept.as_string() + "' (expected all, head0, measured or windows)");
     k.tiles_kept = *subset;
   } else {
-    read_metrics_v1(n.object_field("metrics"), k.metrics, k.counters);
+    read_metrics_v1(n.object_field("metrics"), k.metrics, k.counters, vocab::bulk_copies_of(k.name));
     if (auto tiles = n.optional_field("tiles")) {
       const std::size_t count = tiles->size();
       k.tiles.reserve(count);
-      for (std::size_t i = 0; i < count; ++i) k.tiles.push_back(read_tile_v1(tiles->at(i)));
+      for (std::size_t i = 0; i < count; ++i)
+        k.tiles.push_back(read_tile_v1(tiles->at(i), vocab::bulk_copies_of(k.name)));
     }
     // Format 1 did not record the tile total; 0 = unknown (a re-model fills it in).
     k.tiles_kept = TileSubset::all;
   }
+  follow_vocabulary(k);
   if (auto samples = n.optional_field("samples")) {
     samples->require_array();
     for (std::size_t i = 0; i < samples->size(); ++i) {
@@ -743,8 +791,9 @@ SweepPoint read_point(const Node& n, std::string_view written, int version) {
     p.metrics = read_metrics(n.object_field("metrics"));
   } else {
     Counters ignored;
-    read_metrics_v1(n.object_field("metrics"), p.metrics, ignored);
+    read_metrics_v1(n.object_field("metrics"), p.metrics, ignored, vocab::BulkCopies::unknown);
   }
+  follow_vocabulary(p.metrics, {}, vocab::BulkCopies::unknown);  // a sweep point is modeled only
   return p;
 }
 
@@ -860,6 +909,43 @@ Report parse_report(std::string_view json_text, std::string_view origin) {
   return read_document(doc, where);
 }
 
+namespace {
+
+// A gzip'd report (report.json.gz, as measurement runs keep large reports): inflated in memory, within the
+// same size limit as a plain report.
+std::string gunzip_report(const std::string& packed, const std::string& origin) {
+  z_stream z{};
+  if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+    throw ReportError(fmt::format("report {}: cannot start gzip decompression", origin));
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  z.avail_in = static_cast<uInt>(packed.size());
+  std::string out;
+  int rc = Z_OK;
+  while (rc != Z_STREAM_END) {
+    if (out.size() > sim::kMaxReportBytes) {
+      inflateEnd(&z);
+      throw ReportError(fmt::format("report {} inflates to more than the {} bytes a report may have", origin,
+                                    sim::kMaxReportBytes));
+    }
+    const std::size_t at = out.size();
+    out.resize(at + std::max<std::size_t>(packed.size() * 4, 1 << 20));
+    z.next_out = reinterpret_cast<Bytef*>(out.data() + at);
+    z.avail_out = static_cast<uInt>(out.size() - at);
+    rc = inflate(&z, Z_NO_FLUSH);
+    out.resize(out.size() - z.avail_out);
+    if (rc == Z_STREAM_END) break;
+    if (rc != Z_OK || (z.avail_in == 0 && z.avail_out != 0)) {
+      const std::string why = z.msg ? z.msg : (rc == Z_OK ? "truncated" : "corrupt data");
+      inflateEnd(&z);
+      throw ReportError(fmt::format("report {} is gzip'd but cannot be inflated: {}", origin, why));
+    }
+  }
+  inflateEnd(&z);
+  return out;
+}
+
+}  // namespace
+
 Report read_report(const std::filesystem::path& path) {
   std::string text;
   try {
@@ -868,6 +954,9 @@ Report read_report(const std::filesystem::path& path) {
     throw ReportError(e.what());
   }
   if (text.empty()) throw ReportError(fmt::format("report {} is empty (0 bytes)", path.string()));
+  if (text.size() >= 2 && static_cast<unsigned char>(text[0]) == 0x1f &&
+      static_cast<unsigned char>(text[1]) == 0x8b)
+    text = gunzip_report(text, path.string());
   return parse_report(text, path.string());
 }
 

@@ -67,6 +67,7 @@ void KernelDataflow::hopper_program(std::int64_t x, std::int64_t h, std::int64_t
     out.step_count = 1;
     if (range.begin(1) == range.end(1)) return;
     CtaStep& s = out.steps.emplace_back();
+    s.smem_write = q_box;  // O = 0 staged through the Q buffer, as after a kv loop
     s.stores[0] = o_block;
     s.stores[1] = lse_block;
     s.store_count = 2;
@@ -88,7 +89,11 @@ void KernelDataflow::hopper_program(std::int64_t x, std::int64_t h, std::int64_t
         block(Tensor::k, map_.address(Tensor::k, b, h, c0, 0), cols, d * e, map_.row_pitch(Tensor::k));
     s.loads[s.load_count++] =
         block(Tensor::v, map_.address(Tensor::v, b, h, c0, 0), cols, d * e, map_.row_pitch(Tensor::v));
-    s.smem_write = 2 * kv_box + (j == 0 ? q_box : 0);
+    // Shared-memory writes as the counters define them (vocab smem_write): the bytes the bulk copies bring
+    // from L2 (the box rows past the end of a head are zero-filled, not read, and not counted), and at the
+    // end the consumers' stores of O into the Q buffer, whole tiles, before the bulk copies store it.
+    s.smem_write = s.loads[s.load_count - 2].bytes() + s.loads[s.load_count - 1].bytes() +
+                   (j == 0 ? q_block.bytes() : 0);
     // wgmma reads its shared-memory operands once per warpgroup: each consumer its own 64 rows of Q and all
     // of K_j for S, all of V_j for P V (P is the register operand). Q is re-read every step (it is never
     // held in registers).
@@ -98,7 +103,8 @@ void KernelDataflow::hopper_program(std::int64_t x, std::int64_t h, std::int64_t
     s.exps = rc;
     s.fp32_ops = 4.0 * rc + 2.0 * static_cast<double>(rows * d);  // scale/max/sum per score, rescale O
     if (j == steps - 1) {
-      s.stores[0] = o_block;  // from the consumers' registers, rows past Nq skipped
+      s.smem_write += q_box;  // O staged through the Q buffer
+      s.stores[0] = o_block;  // by bulk tensor copies; rows past Nq clipped by the tensor map
       s.stores[1] = lse_block;
       s.store_count = 2;
     }

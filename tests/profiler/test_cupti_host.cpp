@@ -18,7 +18,10 @@ TEST(CuptiHost, StandardMetricsAreKnownOnGH100AndNeedFewPasses) {
   EXPECT_FALSE(config.supported("bogus__not_a_counter.sum"));
   config.set_metrics(metrics);
   EXPECT_FALSE(config.config_image().empty());
+  // Every pass is one more replay of each measured kernel (with its buffers saved and restored): the set was
+  // 7 passes until the load pipe's own L2 byte count (4 passes alone) gave way to the crossbar's total and
+  // a counter nobody read was dropped; keep it there.
   EXPECT_GE(config.passes(), 1u);
-  EXPECT_LE(config.passes(), 16u);
+  EXPECT_LE(config.passes(), 5u);
   std::printf("standard set on GH100: %zu metrics, %zu passes\n", metrics.size(), config.passes());
 }

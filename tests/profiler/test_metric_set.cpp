@@ -21,7 +21,8 @@ TEST(MetricSet, DerivesReportKeysFromRawCounters) {
   CounterValues c;
   c["dram__bytes_read.sum"] = 1000.0;
   c["dram__bytes_write.sum"] = 500.0;
-  c["l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum"] = 4000.0;
+  c["l1tex__m_xbar2l1tex_read_bytes.sum"] = 4000.0;
+  c["l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"] = 0.0;
   c["lts__t_sectors_srcunit_tex_op_read.sum"] = 100.0;
   c["lts__t_sectors_srcunit_tex_op_write.sum"] = 10.0;
   c["lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum"] = 60.0;
@@ -55,6 +56,40 @@ TEST(MetricSet, DerivesReportKeysFromRawCounters) {
   for (const auto& [metric, v] : m) EXPECT_FALSE(v.modeled.has_value()) << attnscope::vocab::key(metric);
 }
 
+// Bulk tensor copies (TMA) bypass the load pipe: what they bring from L2 counts in l2_read (the crossbar's
+// total) and in smem_write (their fills of shared memory), beside the LSU's own stores.
+TEST(MetricSet, BulkCopiesCountInL2ReadAndSharedWrites) {
+  CounterValues c;
+  c["l1tex__m_xbar2l1tex_read_bytes.sum"] = 2'000'000.0;
+  c["l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum"] = 0.0;  // a kernel that loads only by bulk copies
+  c["l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum"] = 2'000'000.0;
+  c["l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum"] = 100.0;  // O staged by st.shared
+  const auto m = derive_report_metrics(c, attnscope::vocab::BulkCopies::some);
+  EXPECT_DOUBLE_EQ(measured(m, Metric::l2_read), 2'000'000.0);
+  EXPECT_DOUBLE_EQ(measured(m, Metric::smem_write), 100.0 * 128.0 + 2'000'000.0);
+}
+
+// A recording made before the bulk-copy counters were collected has the load pipe's share only: still the
+// whole of l2_read for a kernel that issues no bulk copies, not for one that does or may.
+TEST(MetricSet, RecordingsWithoutBulkCopyCountersMeasureOnlyKernelsWithoutBulkCopies) {
+  using attnscope::vocab::BulkCopies;
+  CounterValues c;
+  c["l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum"] = 4000.0;
+  c["l1tex__data_pipe_lsu_wavefronts_mem_shared_cmd_write.sum"] = 3.0;
+  const auto none = derive_report_metrics(c, BulkCopies::none);
+  EXPECT_DOUBLE_EQ(measured(none, Metric::l2_read), 4000.0);
+  EXPECT_DOUBLE_EQ(measured(none, Metric::smem_write), 3.0 * 128.0);
+  for (const BulkCopies b : {BulkCopies::some, BulkCopies::unknown}) {
+    const auto m = derive_report_metrics(c, b);
+    EXPECT_FALSE(m.contains(Metric::l2_read));
+    EXPECT_FALSE(m.contains(Metric::smem_write));
+  }
+  EXPECT_EQ(attnscope::vocab::bulk_copies_of("hopper"), BulkCopies::some);
+  EXPECT_EQ(attnscope::vocab::bulk_copies_of("tiled_bwd"), BulkCopies::none);
+  EXPECT_EQ(attnscope::vocab::bulk_copies_of("naive.qk"), BulkCopies::none);
+  EXPECT_EQ(attnscope::vocab::bulk_copies_of("flash_fwd_kernel"), BulkCopies::unknown);
+}
+
 TEST(MetricSet, UnavailableCountersLeaveTheirKeysOut) {
   CounterValues c;
   c["dram__bytes_read.sum"] = 1.0;
@@ -77,9 +112,9 @@ TEST(MetricSet, StandardSetHasEveryInputOfTheReportKeysAndNoDuplicates) {
     c[n] = 1.0;
   }
   const auto m = derive_report_metrics(c);
-  for (const Metric key : {Metric::dram_read, Metric::dram_write, Metric::l2_read, Metric::l2_read_lts,
-                           Metric::l2_write, Metric::l2_hit_lts, Metric::smem_read, Metric::smem_write,
-                           Metric::time, Metric::cycles})
+  for (const Metric key :
+       {Metric::dram_read, Metric::dram_write, Metric::l2_read, Metric::l2_read_lts, Metric::l2_write,
+        Metric::l2_hit_lts, Metric::smem_read, Metric::smem_write, Metric::time, Metric::cycles})
     EXPECT_TRUE(m.contains(key)) << attnscope::vocab::key(key);
   // Every metric the table measures by counters is measured from the standard set.
   for (const auto& info : attnscope::vocab::kMetrics) {

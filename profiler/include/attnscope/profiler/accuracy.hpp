@@ -37,6 +37,7 @@ struct AccuracyPoint {
   AccuracyMetric metric;
   double measured = 0, modeled = 0;
   bool training = false;
+  bool fresh = false;  // a shape drawn at random (profile --matrix fresh), never fitted on: is_fresh_origin
   double relative_error() const;  // |modeled - measured| / measured
 };
 
@@ -46,7 +47,7 @@ struct AccuracyCase {
   std::string id;      // e.g. the benchmark name, or "<report file>:<kernel>"
   std::string origin;  // file it came from (relative to the data folder)
   std::string kernel;
-  std::string date;    // ISO 8601 UTC: of several measurements of one case only the newest counts
+  std::string date;  // ISO 8601 UTC: of several measurements of one case only the newest counts
   // What makes two measurements the same case: kernel, workload, tiles, cache protocol and method ("bench",
   // "cupti" user replay, "cupti kernel-replay").
   std::string identity;
@@ -54,8 +55,13 @@ struct AccuracyCase {
   sim::Workload workload;
   std::map<vocab::Metric, AccuracyPoint> points;  // kernel-level metrics with a target
   std::vector<AccuracyPoint> tile_points;         // lone tile windows
-  bool training = false;                          // part of the subset the model's fitted constants were fitted on
+  bool training = false;  // part of the subset the model's fitted constants were fitted on
+  bool fresh = false;     // from a fresh-shape run (is_fresh_origin)
 };
+
+// Whether a report (its path under the data folder) comes from a fresh-shape run: a folder named fresh-<UTC
+// stamp>, where `attnscope profile --matrix fresh` writes the shapes drawn from that day's seed.
+bool is_fresh_origin(std::string_view shown);
 
 // The training subset (stated in docs/accuracy.md): tiled, head dim 64, fp16, non-causal, 4k tokens; hopper,
 // head dim 128, fp16, non-causal, 4k tokens.
@@ -102,13 +108,20 @@ struct AccuracyRow {
   int n = 0, n_training = 0;
   std::optional<double> median, worst;                        // over all cases; absent: no measurement
   std::optional<double> median_validation, worst_validation;  // over validation cases only
+  int n_fresh = 0;
+  std::optional<double> median_fresh, worst_fresh;  // over the fresh shapes only
   std::optional<AccuracyTarget> target;
   bool meets() const;  // median and worst within target (false without measurement)
 };
 
 // The rows every table has (metric x kernel, "no measurement" where nothing was measured).
 std::vector<AccuracyRow> accuracy_table(const std::vector<AccuracyPoint>& points);
+// The table, led by the fresh shapes' verdict (accuracy_headline) when there are any.
 std::string accuracy_markdown(const std::vector<AccuracyRow>& rows);
+// One line per kernel measured on fresh shapes: its DRAM read, DRAM write and time errors there (median /
+// worst) against the targets (a line saying none were measured, without fresh points). The README's headline
+// accuracy.
+std::string accuracy_headline(const std::vector<AccuracyRow>& rows);
 
 // Ratchet baseline: the rows as last recorded (scripts/accuracy_table.sh writes it; never hand-edited).
 struct BaselineRow {

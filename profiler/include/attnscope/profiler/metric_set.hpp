@@ -27,7 +27,10 @@ const std::vector<std::string>& pm_sampling_metrics();
 
 // The metric table's measured values computable from `counters` (a metric whose counters are unavailable is
 // left out). `time` here is the counters' gpu__time_duration; the join replaces it by CUDA-event time.
-reports::Metrics derive_report_metrics(const CounterValues& counters);
+// `bulk`: whether the kernel issues bulk copies (vocab::bulk_copies_of its name), for a chip or recording
+// without the bulk-copy counter (vocab::measure).
+reports::Metrics derive_report_metrics(const CounterValues& counters,
+                                       vocab::BulkCopies bulk = vocab::BulkCopies::unknown);
 
 // Unit string for a raw CUPTI counter name, judged from its name ("B", "sectors", "wavefronts", "ns",
 // "cycles", "" when unknown).
