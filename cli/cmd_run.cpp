@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `attnscope run`: the quick start's main job. On a machine with a GPU it profiles the naive and the tiled
-// kernels on the workload (llm-4k by default) with the model beside them. Without one it re-runs the model
+// kernels of the pass (--pass: the forward by default, the backward, or a training step) on the workload
+// (llm-4k by default) with the model beside them. Without one it re-runs the model
 // against the H200 measurements committed under tests/data/h200/ for the same workload and tiles, so the
 // report still puts real counters next to the model; with no matching measurement it reports the model alone
 // and says so. Always ends in a directory of reports: JSON, HTML, Markdown, CSV, Chrome trace (+ JUnit with
@@ -47,16 +48,28 @@ struct RunFlags {
   std::vector<std::string> gates;
 };
 
-// A recorded profile of the same workload, L2 flushed before each kernel; for the tiled kernel also the same
-// tile configuration (the naive kernels' GEMM tiling is fixed).
+// A recorded profile of the same workload, L2 flushed before each kernel; for the tiled kernels also the same
+// tile configuration of the pass (the naive kernels' GEMM tiling is fixed). Under that protocol each kernel
+// is measured alone, so the backward kernels of a training-step recording are as good as a backward-only one.
 bool same_problem(const reports::Report& r, const sim::Workload& w, const sim::TileConfig& t, bool naive) {
   const auto& rw = r.workload;
   const bool same_workload = r.kind == "profile" && r.provenance.cache == vocab::CacheProtocol::flush &&
                              rw.batch == w.batch && rw.heads == w.heads && rw.seq_q == w.seq_q &&
                              rw.seq_kv == w.seq_kv && rw.head_dim == w.head_dim && rw.dtype == w.dtype &&
                              rw.causal == w.causal;
-  return same_workload && (naive || (r.tiles.br == t.br && r.tiles.bc == t.bc && r.tiles.warps == t.warps &&
-                                     r.tiles.stages == t.stages));
+  if (!same_workload) return false;
+  if (naive) return true;
+  const bool forward = w.pass == sim::Pass::bwd || (r.tiles.br == t.br && r.tiles.bc == t.bc &&
+                                                    r.tiles.warps == t.warps && r.tiles.stages == t.stages);
+  const vocab::TiledBwdConfig rb = r.tiles.tiled_bwd(w.head_dim), tb = t.tiled_bwd(w.head_dim);
+  const bool backward =
+      w.pass == sim::Pass::fwd || (rb.bc == tb.bc && rb.br == tb.br && rb.stages == tb.stages);
+  return forward && backward;
+}
+
+// The kernels `run` shows of one kind for the workload's pass, by name.
+std::vector<std::string> wanted_kernels(sim::KernelKind kind, sim::Pass pass) {
+  return profiler::kernel_names(kind, pass);
 }
 
 // Appends `part`'s kernels to `into` (the first part gives provenance, workload and tiles).
@@ -75,7 +88,9 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
   if (!fs::is_directory(f.measurements)) return out;
   std::vector<fs::path> files;
   for (const auto& e : fs::recursive_directory_iterator(f.measurements))
-    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+    if (e.is_regular_file() &&
+        (e.path().extension() == ".json" || e.path().filename().string().ends_with(".json.gz")))
+      files.push_back(e.path());
   // Newest run folder first, by the UTC stamp its name ends with (h200-20261203T091131Z,
   // profile-check-20261203T030040Z, ...), files in name order within one.
   static const std::regex at_end(R"((\d{8}T\d{6}Z)$)");
@@ -103,6 +118,14 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
   };
   std::vector<Recording> recordings;
   bool naive_with_tiles = false, tiled_with_tiles = false;
+  const std::vector<std::string> naive_names = wanted_kernels(sim::KernelKind::naive, w.pass);
+  const std::vector<std::string> tiled_names = wanted_kernels(sim::KernelKind::tiled, w.pass);
+  const auto holds = [](const reports::Report& r, const std::vector<std::string>& names) {
+    return std::all_of(names.begin(), names.end(),
+                       [&](const std::string& n) { return reports::find_kernel(r, n) != nullptr; });
+  };
+  const char* naive_first = naive_names.front().c_str();
+  const char* tiled_first = tiled_names.front().c_str();
   for (const auto& file : files) {
     Recording rec;
     rec.file = file;
@@ -115,12 +138,12 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
     if (r.kernels.empty()) continue;
     // CUPTI's own kernel replay restores memory between passes, so its L2 state is not the flushed one.
     if (r.provenance.replay == vocab::ReplayMode::kernel) continue;
-    rec.naive = reports::find_kernel(r, "naive.qk") != nullptr && same_problem(r, w, t, true);
-    rec.tiled = reports::find_kernel(r, "tiled") != nullptr && same_problem(r, w, t, false);
+    rec.naive = holds(r, naive_names) && same_problem(r, w, t, true);
+    rec.tiled = holds(r, tiled_names) && same_problem(r, w, t, false);
     if (!rec.naive && !rec.tiled) continue;
     const auto with_tiles = [&r](const char* name) { return !reports::find_kernel(r, name)->tiles.empty(); };
-    naive_with_tiles = naive_with_tiles || (rec.naive && with_tiles("naive.qk"));
-    tiled_with_tiles = tiled_with_tiles || (rec.tiled && with_tiles("tiled"));
+    naive_with_tiles = naive_with_tiles || (rec.naive && with_tiles(naive_first));
+    tiled_with_tiles = tiled_with_tiles || (rec.tiled && with_tiles(tiled_first));
     recordings.push_back(std::move(rec));
     if (naive_with_tiles && tiled_with_tiles)
       break;  // the choice below is made: older files cannot change it
@@ -135,14 +158,18 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
         const reports::KernelEntry* k = reports::find_kernel(rec.report, name);
         return pass == 1 || !k->tiles.empty();
       };
-      const bool want_naive = naive_part.kernels.empty() && rec.naive && has_tiles("naive.qk");
-      const bool want_tiled = tiled_part.kernels.empty() && rec.tiled && has_tiles("tiled");
+      const bool want_naive = naive_part.kernels.empty() && rec.naive && has_tiles(naive_first);
+      const bool want_tiled = tiled_part.kernels.empty() && rec.tiled && has_tiles(tiled_first);
       if (!want_naive && !want_tiled) continue;
       reports::Recording joined{
           rec.file.string(), rec.report.provenance.date, rec.report.provenance.git_revision, {}};
       const reports::Report fresh = profiler::remodel_report(rec.report, gpu);
       for (const auto& k : fresh.kernels) {
-        const bool is_naive = k.name.rfind("naive", 0) == 0;
+        const auto in = [&k](const std::vector<std::string>& names) {
+          return std::find(names.begin(), names.end(), k.name) != names.end();
+        };
+        const bool is_naive = in(naive_names);
+        if (!is_naive && !in(tiled_names)) continue;  // the other pass's kernels of a training step
         if (!(is_naive ? want_naive : want_tiled)) continue;
         reports::Report& part = is_naive ? naive_part : tiled_part;
         if (part.kernels.empty()) {
@@ -163,7 +190,7 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
 void add_modeled_only(reports::Report& into, const sim::Workload& w, const sim::TileConfig& t,
                       const sim::GpuSpec& gpu, const std::string& command) {
   for (auto kind : {sim::KernelKind::naive, sim::KernelKind::tiled}) {
-    const std::string first = kind == sim::KernelKind::naive ? "naive.qk" : "tiled";
+    const std::string first = wanted_kernels(kind, w.pass).front();
     if (reports::find_kernel(into, first) != nullptr) continue;
     auto part = reports::report_from_simulation(sim::simulate(gpu, w, kind, t, {}), command);
     for (auto& k : part.kernels) k.notes["source"] = "model only: no recorded measurement of this kernel";
@@ -173,7 +200,7 @@ void add_modeled_only(reports::Report& into, const sim::Workload& w, const sim::
 
 int run(const RunFlags& f) {
   const std::string command = invoked_command_line();
-  f.workload.require_forward_pass("run");
+  f.workload.require_plain_mask("run");
   const sim::Workload w = f.workload.workload();
   const sim::TileConfig t = f.workload.tile_config();
   const sim::GpuSpec gpu = sim::load_gpu_spec(f.workload.gpu);
@@ -192,6 +219,8 @@ int run(const RunFlags& f) {
         o.request.kind = kind;
         o.request.tiles = t;
         o.gpu_spec = f.workload.gpu;
+        // Tile windows are the forward's; a pass with the backward is measured kernel by kernel.
+        if (w.pass != sim::Pass::fwd) o.tile_mode = profiler::TileMode::none;
         o.keep_tiles = "head0";
         append(report, profiler::run_profile(session, o, command));
       }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs the attnscope binary on the backward pass (cli/cmd_simulate.cpp, workload_options.cpp): the training
 // step of both kinds at the FlashAttention paper's Figure 2 shape, the naive step that does not fit in HBM,
-// and the commands that do not run a backward pass yet.
+// `run` of the backward against the recorded training step, and the commands that do not run a backward pass
+// yet.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -68,10 +69,32 @@ TEST_F(CliBackward, NaiveTrainingStepPastHbmIsRefusedWithWhatItNeeds) {
   EXPECT_THAT(r.err, HasSubstr("NVIDIA H200 has 141.0 GB of HBM"));
 }
 
+// `run --pass bwd` without a GPU joins the committed H200 training step at llm-4k (each kernel measured alone
+// from a flushed L2, tests/data/h200/profile-bwd-*/, gzip'd) with this build's model: the backward kernels
+// of both kinds, measured and modeled, and none of the forward's.
+TEST_F(CliBackward, RunOfTheBackwardJoinsTheRecordedTrainingStep) {
+  const fs::path out = dir_ / "run-bwd";
+  const CommandResult r = run("run --pass bwd --device never --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("llm-4k-training-step.json.gz"));
+  const auto report = attnscope::reports::read_report(out / "report.json");
+  std::vector<std::string> names;
+  for (const auto& k : report.kernels) names.push_back(k.name);
+  EXPECT_THAT(
+      names, ::testing::UnorderedElementsAre("naive_bwd.dv", "naive_bwd.dp", "naive_bwd.ds", "naive_bwd.dq",
+                                             "naive_bwd.dk", "tiled_bwd.pre", "tiled_bwd", "tiled_bwd.post"));
+  for (const auto& k : report.kernels) {
+    EXPECT_TRUE(attnscope::reports::measured_of(k.metrics, attnscope::vocab::Metric::dram_read)) << k.name;
+    EXPECT_TRUE(attnscope::reports::modeled_of(k.metrics, attnscope::vocab::Metric::dram_read)) << k.name;
+  }
+  // A backward tile nobody recorded: the model alone stands for the tiled kernels, and says so.
+  const CommandResult other =
+      run("run --pass bwd --device never --bwd-bc 64 --bwd-br 64 --out " + (dir_ / "run-bwd-64").string());
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_THAT(other.err, HasSubstr("no recorded measurement of one kernel"));
+}
+
 TEST_F(CliBackward, CommandsWithoutABackwardPassRefuseIt) {
-  const CommandResult r = run("run --pass bwd");
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, HasSubstr("runs the forward pass only"));
   // `sweep` models the backward (its tiles are axes, tests/cli/cli_sweep_test.cpp), but not with the
   // forward-only bound.
   const CommandResult two = run("sweep --pass bwd --fidelity two --seq 512 --no-progress -o s.json");
