@@ -28,6 +28,7 @@
 #include "attnscope/reports/overview.hpp"
 #include "attnscope/reports/units.hpp"
 #include "attnscope/sim/tile_config.hpp"
+#include "attnscope/vocab/backward.hpp"
 #include "models/color_scale.hpp"
 #include "models/metric_levels.hpp"
 #include "models/recent_files.hpp"
@@ -240,6 +241,66 @@ class GuiAppTest : public QObject {
     QVERIFY(errors_.isEmpty());
   }
 
+  // The what-if page studies the backward pass: the pass selector and the backward tile controls run the
+  // backward kernels off the UI thread; the result table lists them and their pass sum; the sweep varies the
+  // backward tile; an invalid choice shows the library's reason in the status line and runs nothing.
+  void whatIfStudiesTheBackwardPass() {
+    MainWindow w;
+    collectErrors(w);
+    errors_.clear();
+    w.resize(1400, 900);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    WhatIfPage* page = w.whatIfPage();
+    WhatIfRequest r = smallRequest();
+    r.preview = false;
+    page->setRequest(r);
+    const vocab::TiledBwdConfig d = vocab::default_tiled_bwd_config(r.workload.head_dim);
+    QCOMPARE(page->bwdBcBox()->currentData().toInt(), 0);  // "head-dim default", the command line's default
+    QCOMPARE(page->bwdBcBox()->currentText(), QStringLiteral("head-dim default (%1)").arg(d.bc));
+    QCOMPARE(page->bwdBrBox()->currentText(), QStringLiteral("head-dim default (%1)").arg(d.br));
+    QCOMPARE(page->bwdStagesBox()->currentText(), QStringLiteral("head-dim default (%1)").arg(d.stages));
+    QVERIFY(!page->bwdBcBox()->isEnabled());  // the forward pass has no backward tile
+    QVERIFY(page->brBox()->isEnabled());
+
+    QSignalSpy shown(&w, &MainWindow::liveResultShown);
+    QSignalSpy swept(w.runner(), &WhatIfRunner::sweepReady);
+    page->passBox()->setCurrentIndex(page->passBox()->findData(static_cast<int>(sim::Pass::bwd)));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 120000);
+    QVERIFY(page->bwdBcBox()->isEnabled());
+    QVERIFY(!page->brBox()->isEnabled());  // no forward kernel runs
+    QCOMPARE(w.document()->primary()->workload.pass, sim::Pass::bwd);
+    QStringList names;
+    for (const auto& row : w.whatIfResultModel()->rows()) names << row.name;
+    QCOMPARE(names, (QStringList{"tiled_bwd.pre", "tiled_bwd", "tiled_bwd.post", "tiled backward"}));
+    QCOMPARE(page->resultTable()->model()->rowCount(), 4);
+
+    page->bwdBcBox()->setCurrentIndex(page->bwdBcBox()->findData(64));
+    QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 2, 120000);
+    QCOMPARE(w.document()->primary()->tiles.bwd_bc, 64);
+    const auto* kernel = w.whatIfResultModel()->find(QStringLiteral("tiled_bwd"));
+    QVERIFY(kernel);
+    QCOMPARE(kernel->tile, QStringLiteral("bwd-Bc64-Br%1-s%2").arg(d.br).arg(d.stages));
+    // The sweep after it varies the backward tile and says so.
+    QTRY_VERIFY_WITH_TIMEOUT(swept.count() >= 1 && w.runner()->isIdle(), 120000);
+    QVERIFY(w.sweepModel()->backward());
+    QVERIFY(w.sweepModel()->currentRow() >= 0);
+    auto* title = page->sweepGrid()->findChild<QLabel*>(QStringLiteral("sweepGridTitle"));
+    QVERIFY(title);
+    QVERIFY2(title->text().contains(QStringLiteral("tiled backward")), qPrintable(title->text()));
+
+    // The Hopper kernel has no backward: the library's reason, no result rows, nothing run instead.
+    QSignalSpy failed(w.runner(), &WhatIfRunner::failed);
+    QComboBox* kernel_box = page->findChild<QComboBox*>(QStringLiteral("whatifKernel"));
+    kernel_box->setCurrentIndex(kernel_box->findData(static_cast<int>(KernelChoice::hopper)));
+    QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 1 && w.runner()->isIdle(), 120000);
+    QVERIFY2(page->statusLabel()->text().contains(QStringLiteral("forward pass only")),
+             qPrintable(page->statusLabel()->text()));
+    QCOMPARE(w.whatIfResultModel()->rowCount(), 0);
+    QCOMPARE(shown.count(), 2);
+    QVERIFY(errors_.isEmpty());
+  }
+
   // The measurement stays the anchor: a what-if change adds the live model as a third series; the opened
   // report stays the primary and its measured column keeps its values.
   void whatIfKeepsTheMeasuredReport() {
@@ -304,7 +365,8 @@ class GuiAppTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(shown.count() == 1, 120000);
     w.tileModel()->setKernel(QStringLiteral("tiled"));
     w.tileModel()->setMode(TileGridModel::Mode::whatIf);
-    QVERIFY2(w.tileModel()->refusal().contains(QStringLiteral("Bc 64 vs 128")), qPrintable(w.tileModel()->refusal()));
+    QVERIFY2(w.tileModel()->refusal().contains(QStringLiteral("Bc 64 vs 128")),
+             qPrintable(w.tileModel()->refusal()));
     QVERIFY(!w.tileModel()->valueRange().has_value());
     // The heatmap paints the reason where the grid would be.
     w.showView(MainWindow::View::heatmap);
@@ -313,8 +375,10 @@ class GuiAppTest : public QObject {
     // Another workload (the 384-token fixture against llm-4k): the tile view is refused, totals are marked.
     QVERIFY(w.openComparison(report_path_));
     w.tileModel()->setMode(TileGridModel::Mode::versusComparison);
-    QVERIFY2(w.tileModel()->refusal().contains(QStringLiteral("query length")), qPrintable(w.tileModel()->refusal()));
-    QVERIFY2(w.document()->describe().contains(QStringLiteral("different workloads")), qPrintable(w.document()->describe()));
+    QVERIFY2(w.tileModel()->refusal().contains(QStringLiteral("query length")),
+             qPrintable(w.tileModel()->refusal()));
+    QVERIFY2(w.document()->describe().contains(QStringLiteral("different workloads")),
+             qPrintable(w.document()->describe()));
     // The same report compared with itself is compared tile by tile.
     QVERIFY(w.openComparison(h200_path_));
     QVERIFY(w.tileModel()->refusal().isEmpty());
@@ -333,10 +397,12 @@ class GuiAppTest : public QObject {
     QVERIFY(w.openReport(h200_path_));
     const QString coverage = w.overviewPage()->coverageLabel()->text();
     QVERIFY2(coverage.contains(QStringLiteral("2,048 of 65,536 tiles")), qPrintable(coverage));
-    QVERIFY2(w.tileModel()->coverage().contains(QStringLiteral(" of ")), qPrintable(w.tileModel()->coverage()));
+    QVERIFY2(w.tileModel()->coverage().contains(QStringLiteral(" of ")),
+             qPrintable(w.tileModel()->coverage()));
     const QString notes = w.overviewPage()->notes()->toPlainText();
-    QVERIFY2(notes.contains(QStringLiteral("tile_windows")) && notes.contains(QStringLiteral("launched alone")),
-             qPrintable(notes.left(400)));
+    QVERIFY2(
+        notes.contains(QStringLiteral("tile_windows")) && notes.contains(QStringLiteral("launched alone")),
+        qPrintable(notes.left(400)));
     // Find the kernel with lone-launch windows and hover one.
     int lone = 0;
     for (const QString& kernel : w.tileModel()->kernelNames()) {
@@ -376,7 +442,8 @@ class GuiAppTest : public QObject {
     QCOMPARE(model->rowCount(), static_cast<int>(expected.size()));
     for (std::size_t i = 0; i < expected.size(); ++i) {
       QCOMPARE(model->kernelAt(static_cast<int>(i)), QString::fromStdString(expected[i].kernel));
-      if (i > 0) QVERIFY(expected[i - 1].worst_ratio >= expected[i].worst_ratio || expected[i].worst_ratio == 0);
+      if (i > 0)
+        QVERIFY(expected[i - 1].worst_ratio >= expected[i].worst_ratio || expected[i].worst_ratio == 0);
     }
     // Each metric cell reads as the terminal's cell text; zero error is white, signs are red / blue.
     bool found = false;
@@ -429,9 +496,12 @@ class GuiAppTest : public QObject {
       if (rows[static_cast<std::size_t>(row)].kernel != QLatin1String("tiled") ||
           rows[static_cast<std::size_t>(row)].key != vocab::Metric::dram_read)
         continue;
-      const QString text =
-          w.levelModel()->index(row, w.levelModel()->sectionOf(KernelLevelModel::measuredColumn)).data().toString();
-      QCOMPARE(text, QString::fromStdString(reports::format_bytes(*rows[static_cast<std::size_t>(row)].measured)));
+      const QString text = w.levelModel()
+                               ->index(row, w.levelModel()->sectionOf(KernelLevelModel::measuredColumn))
+                               .data()
+                               .toString();
+      QCOMPARE(text,
+               QString::fromStdString(reports::format_bytes(*rows[static_cast<std::size_t>(row)].measured)));
       QVERIFY(text.endsWith(QStringLiteral(" MB")));
     }
   }
@@ -467,7 +537,8 @@ class GuiAppTest : public QObject {
   // write (it would load a shared CI box for seconds), and reports the median against the 100 ms target.
   void whatIfLatencyUnderLoad() {
     const QString out = qEnvironmentVariable("ATTNSCOPE_GUI_LOAD_BENCH");
-    if (out.isEmpty()) QSKIP("set ATTNSCOPE_GUI_LOAD_BENCH=FILE.json to run the what-if latency benchmark under load");
+    if (out.isEmpty())
+      QSKIP("set ATTNSCOPE_GUI_LOAD_BENCH=FILE.json to run the what-if latency benchmark under load");
     MainWindow w;
     collectErrors(w);
     w.show();
@@ -531,7 +602,8 @@ class GuiAppTest : public QObject {
     for (const double v : compute) model.append(v);
     for (const double v : first) first_all.append(v);
     QFile loadavg(QStringLiteral("/proc/loadavg"));
-    const QString load = loadavg.open(QIODevice::ReadOnly) ? QString::fromLatin1(loadavg.readAll()).trimmed() : QString();
+    const QString load =
+        loadavg.open(QIODevice::ReadOnly) ? QString::fromLatin1(loadavg.readAll()).trimmed() : QString();
     QJsonObject o{
         {QStringLiteral("benchmark"), QStringLiteral("gui_app_test whatIfLatencyUnderLoad")},
         {QStringLiteral("what"),

@@ -1,24 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
-// Tests of gui/src/models: TileGridModel, KernelLevelModel, TimelineModel, SweepModel (each wrapped in
-// QAbstractItemModelTester), ColorScale, the number formatting, computeModel() and WhatIfRunner's
+// Tests of gui/src/models: TileGridModel, KernelLevelModel, TimelineModel, SweepModel, WhatIfResultModel
+// (each wrapped in QAbstractItemModelTester), ColorScale, the number formatting, computeModel() (forward,
+// backward and training step, against sim::simulate and the command line) and WhatIfRunner's
 // keep-only-the-newest rule. No widgets: QTEST_GUILESS_MAIN.
 #include <QAbstractItemModelTester>
+#include <QProcess>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
 #include <iterator>
 
 #include "attnscope/reports/units.hpp"
+#include "attnscope/sim/error.hpp"
 #include "attnscope/sim/gpu_spec.hpp"
+#include "attnscope/sim/simulate.hpp"
 #include "models/color_scale.hpp"
 #include "models/comparability.hpp"
 #include "models/kernel_level_model.hpp"
 #include "models/metric_levels.hpp"
+#include "models/report_loader.hpp"
 #include "models/sweep_grid_model.hpp"
 #include "models/sweep_model.hpp"
 #include "models/tile_grid_model.hpp"
 #include "models/timeline_model.hpp"
+#include "models/whatif_result_model.hpp"
 #include "models/whatif_runner.hpp"
 
 using namespace attnscope;
@@ -70,6 +77,20 @@ reports::Report smallReport(double scale = 1.0) {
 
 ReportPtr shared(reports::Report r) {
   return std::make_shared<const reports::Report>(std::move(r));
+}
+
+// A small backward workload (fp16, d 64): the model answers in milliseconds.
+WhatIfRequest backwardRequest() {
+  WhatIfRequest r;
+  r.workload.name = "custom";
+  r.workload.batch = 1;
+  r.workload.heads = 2;
+  r.workload.seq_q = r.workload.seq_kv = 512;
+  r.workload.head_dim = 64;
+  r.workload.dtype = sim::DType::fp16;
+  r.workload.pass = sim::Pass::bwd;
+  r.preview = false;
+  return r;
 }
 
 }  // namespace
@@ -541,6 +562,221 @@ class GuiModelsTest : public QObject {
     QCOMPARE(swept.count(), 0);  // the first request's sweep was stale: stopped and dropped
     QCOMPARE(runner.staleResultsDropped(), 1);
     QCOMPARE(ready.back().front().value<ReportPtr>()->tiles.bc, 32);
+  }
+
+  // A backward request runs the backward kernels with the request's backward tile, and its bytes are the
+  // library's own: sim::simulate of the same workload and tiles, kernel by kernel.
+  void backwardRequestRunsTheBackwardKernels() {
+    WhatIfRequest request = backwardRequest();
+    request.tiles.bwd_bc = 64;
+    request.tiles.bwd_br = 32;
+    request.tiles.bwd_stages = 1;
+    const ReportPtr report = computeModel(request);
+    QStringList names;
+    for (const auto& k : report->kernels) names << QString::fromStdString(k.name);
+    QCOMPARE(names, (QStringList{"tiled_bwd.pre", "tiled_bwd", "tiled_bwd.post"}));
+    QCOMPARE(report->tiles.bwd_label(request.workload.head_dim), std::string("bwd-Bc64-Br32-s1"));
+    QCOMPARE(tilesLabel(*report), QStringLiteral("bwd-Bc64-Br32-s1"));
+
+    const sim::SimResult direct =
+        sim::simulate(sim::load_gpu_spec("h200"), request.workload, sim::KernelKind::tiled, request.tiles);
+    QCOMPARE(report->kernels.size(), direct.kernels.size());
+    for (std::size_t i = 0; i < direct.kernels.size(); ++i) {
+      const auto& k = report->kernels[i];
+      const sim::LevelBytes& b = direct.kernels[i].totals;
+      QCOMPARE(k.name, direct.kernels[i].name);
+      QCOMPARE(metricValue(k.metrics, vocab::Metric::dram_read, Side::modeled).value(),
+               static_cast<double>(b.hbm_read));
+      QCOMPARE(metricValue(k.metrics, vocab::Metric::dram_write, Side::modeled).value(),
+               static_cast<double>(b.hbm_write));
+      QCOMPARE(metricValue(k.metrics, vocab::Metric::l2_read, Side::modeled).value(),
+               static_cast<double>(b.l2_read));
+      QCOMPARE(metricValue(k.metrics, vocab::Metric::l2_write, Side::modeled).value(),
+               static_cast<double>(b.l2_write));
+      QCOMPARE(metricValue(k.metrics, vocab::Metric::time, Side::modeled).value(), direct.kernels[i].time_s);
+    }
+    // Another backward tile is another answer.
+    WhatIfRequest other = request;
+    other.tiles.bwd_bc = 128;
+    const ReportPtr r128 = computeModel(other);
+    QVERIFY(metricValue(r128->kernels[1].metrics, vocab::Metric::l2_read, Side::modeled) !=
+            metricValue(report->kernels[1].metrics, vocab::Metric::l2_read, Side::modeled));
+
+    // The naive kind's backward: its five kernels.
+    request.kernels = KernelChoice::naive;
+    names.clear();
+    for (const auto& k : computeModel(request)->kernels) names << QString::fromStdString(k.name);
+    QCOMPARE(names,
+             (QStringList{"naive_bwd.dv", "naive_bwd.dp", "naive_bwd.ds", "naive_bwd.dq", "naive_bwd.dk"}));
+  }
+
+  // The runner runs a backward request off the UI thread; the result model lists the training step's
+  // kernels and the per-pass and per-step sums the model gives (sim's SimResult::forward, backward, totals).
+  void runnerRunsATrainingStepAndTheResultModelSumsItsPasses() {
+    WhatIfRequest request = backwardRequest();
+    request.workload.pass = sim::Pass::both;
+    request.tiles.bwd_br = 32;
+    request.sweep = false;
+    WhatIfRunner runner;
+    QSignalSpy ready(&runner, &WhatIfRunner::modelReady);
+    runner.request(request);
+    QTRY_VERIFY_WITH_TIMEOUT(ready.count() == 1 && runner.isIdle(), 60000);
+    const auto report = ready.front().front().value<ReportPtr>();
+    WhatIfResultModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setReport(report);
+    QStringList names;
+    for (const auto& row : model.rows()) names << row.name;
+    QCOMPARE(names, (QStringList{"tiled", "tiled_bwd.pre", "tiled_bwd", "tiled_bwd.post", "tiled forward",
+                                 "tiled backward", "tiled training step"}));
+    const sim::SimResult direct =
+        sim::simulate(sim::load_gpu_spec("h200"), request.workload, sim::KernelKind::tiled, request.tiles);
+    const auto* backward = model.find(QStringLiteral("tiled backward"));
+    QVERIFY(backward && backward->total);
+    QCOMPARE(backward->kernels, 3);
+    QCOMPARE(backward->hbm_read.value(), static_cast<double>(direct.backward.bytes.hbm_read));
+    QCOMPARE(backward->hbm_write.value(), static_cast<double>(direct.backward.bytes.hbm_write));
+    const auto* forward = model.find(QStringLiteral("tiled forward"));
+    QCOMPARE(forward->l2_read.value(), static_cast<double>(direct.forward.bytes.l2_read));
+    const auto* step = model.find(QStringLiteral("tiled training step"));
+    QCOMPARE(step->hbm_read.value(), static_cast<double>(direct.totals.hbm_read));
+    QCOMPARE(step->pass, QStringLiteral("training step"));
+    const int pre = static_cast<int>(std::distance(
+        model.rows().begin(), std::find_if(model.rows().begin(), model.rows().end(),
+                                           [](const auto& r) { return r.name == "tiled_bwd.pre"; })));
+    QCOMPARE(model.index(pre, WhatIfResultModel::passColumn).data().toString(), QStringLiteral("backward"));
+    QCOMPARE(model.index(pre, WhatIfResultModel::tileColumn).data().toString(),
+             QStringLiteral("bwd-Bc128-Br32-s2"));
+    QCOMPARE(model.index(0, WhatIfResultModel::tileColumn).data().toString(),
+             QStringLiteral("Br128-Bc64-w4-s2"));
+    model.setReport(nullptr);
+    QCOMPARE(model.rowCount(), 0);
+  }
+
+  // "head-dim default" is the command line's default: the request leaves the backward tile at 0 as
+  // `attnscope simulate` does without --bwd-*, which resolves to the head dim's compiled tile; the command
+  // line given the request's flags models the same bytes.
+  void defaultBackwardTileIsTheCommandLinesDefault() {
+    const WhatIfRequest plain;
+    const sim::TileConfig cli_default;  // what WorkloadOptions::tile_config() starts from
+    QCOMPARE(plain.tiles.bwd_bc, cli_default.bwd_bc);
+    QCOMPARE(plain.tiles.bwd_br, cli_default.bwd_br);
+    QCOMPARE(plain.tiles.bwd_stages, cli_default.bwd_stages);
+    for (const int d : {64, 128}) {
+      WhatIfRequest r;
+      r.workload.head_dim = d;
+      const vocab::TiledBwdConfig want = vocab::default_tiled_bwd_config(d);
+      const vocab::TiledBwdConfig got = backwardTile(r);
+      QCOMPARE(got.bc, want.bc);
+      QCOMPARE(got.br, want.br);
+      QCOMPARE(got.stages, want.stages);
+    }
+    WhatIfRequest request = backwardRequest();
+    const QStringList flags = request.cliFlags();
+    QVERIFY(flags.contains(QStringLiteral("--pass")));
+    QCOMPARE(flags.at(flags.indexOf(QStringLiteral("--pass")) + 1), QStringLiteral("bwd"));
+    QVERIFY(!flags.contains(QStringLiteral("--bwd-bc")));  // the default is the command line's own
+    QVERIFY(!flags.contains(QStringLiteral("--bwd-br")));
+    QVERIFY(!flags.contains(QStringLiteral("--bwd-stages")));
+    QVERIFY(!WhatIfRequest{}.cliFlags().contains(QStringLiteral("--pass")));  // the forward as before
+
+    // The command line itself, given the request's flags, gives the GUI's numbers (default and chosen tile).
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    WhatIfRequest chosen = request;
+    chosen.tiles.bwd_bc = 64;
+    chosen.tiles.bwd_stages = 3;
+    for (const WhatIfRequest& r : {request, chosen}) {
+      const QString json = dir.filePath(QStringLiteral("cli.json"));
+      QProcess cli;
+      cli.start(QStringLiteral(ATTNSCOPE_BIN), QStringList{QStringLiteral("simulate")} + r.cliFlags() +
+                                                   QStringList{QStringLiteral("--json"), json});
+      QVERIFY(cli.waitForFinished(60000));
+      QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+      const LoadedReport from_cli = loadReport(json);
+      QVERIFY2(from_cli.report, qPrintable(from_cli.error));
+      const ReportPtr from_gui = computeModel(r);
+      QCOMPARE(from_cli.report->tiles.bwd_label(r.workload.head_dim),
+               from_gui->tiles.bwd_label(r.workload.head_dim));
+      QCOMPARE(from_cli.report->kernels.size(), from_gui->kernels.size());
+      for (std::size_t i = 0; i < from_gui->kernels.size(); ++i) {
+        QCOMPARE(from_cli.report->kernels[i].name, from_gui->kernels[i].name);
+        for (const auto m : {vocab::Metric::dram_read, vocab::Metric::dram_write, vocab::Metric::l2_read})
+          QCOMPARE(metricValue(from_cli.report->kernels[i].metrics, m, Side::modeled),
+                   metricValue(from_gui->kernels[i].metrics, m, Side::modeled));
+      }
+    }
+  }
+
+  // Invalid combinations are the library's errors, with its reason, not a crash and not a forward run.
+  void invalidBackwardRequestsSayWhy() {
+    WhatIfRequest hopper = backwardRequest();
+    hopper.kernels = KernelChoice::hopper;
+    QString message;
+    try {
+      computeModel(hopper);
+    } catch (const sim::InvalidInput& e) {
+      message = QString::fromStdString(e.what());
+    }
+    QVERIFY2(message.contains(QStringLiteral("forward pass only")), qPrintable(message));
+
+    WhatIfRequest too_big = backwardRequest();
+    too_big.workload.head_dim = 128;
+    too_big.tiles.bwd_bc = 256;
+    too_big.tiles.bwd_br = 128;
+    too_big.tiles.bwd_stages = 4;
+    QString expected;
+    try {
+      sim::check_config(sim::load_gpu_spec("h200"), too_big.workload, sim::KernelKind::tiled, too_big.tiles);
+    } catch (const sim::InvalidInput& e) {
+      expected = QString::fromStdString(e.what());
+    }
+    QVERIFY2(expected.contains(QStringLiteral("tiled_bwd")), qPrintable(expected));
+    WhatIfRunner runner;
+    QSignalSpy failed(&runner, &WhatIfRunner::failed);
+    QSignalSpy ready(&runner, &WhatIfRunner::modelReady);
+    runner.request(too_big);
+    QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 1 && runner.isIdle(), 30000);
+    QCOMPARE(failed.front().front().toString(), expected);
+    runner.request(hopper);
+    QTRY_VERIFY_WITH_TIMEOUT(failed.count() == 2 && runner.isIdle(), 30000);
+    QVERIFY(failed.back().front().toString().contains(QStringLiteral("hopper")));
+    QCOMPARE(ready.count(), 0);  // nothing ran instead
+  }
+
+  // With a backward pass the sweep varies the backward tile (the forward tile stays), and marks the
+  // request's own backward tile.
+  void backwardSweepVariesTheBackwardTile() {
+    WhatIfRequest request = backwardRequest();
+    request.workload.seq_q = request.workload.seq_kv = 256;
+    const SweepTarget target = sweepTarget(request);
+    QVERIFY(target.backward);
+    QCOMPARE(target.bc, 128);
+    QCOMPARE(target.br, 64);
+    QCOMPARE(sweepTarget(WhatIfRequest{}).backward, false);
+    const auto points = computeSweep(request);
+    QCOMPARE(points.size(), static_cast<qsizetype>(std::size(kSweepBr) * std::size(kSweepBc)));
+    for (const auto& p : points) {
+      QVERIFY(p.backward);
+      QCOMPARE(p.warps, p.bc / 16);
+      QCOMPARE(p.stages, 2);
+      QVERIFY(p.feasible || !p.reason.isEmpty());
+      if (p.br == 64 && p.bc == 64) {
+        sim::TileConfig tiles = request.tiles;
+        tiles.bwd_bc = 64;
+        tiles.bwd_br = 64;
+        const auto direct =
+            sim::simulate(sim::load_gpu_spec("h200"), request.workload, sim::KernelKind::tiled, tiles, {});
+        QVERIFY(p.feasible);
+        QCOMPARE(p.hbm_bytes, static_cast<double>(direct.totals.hbm_read + direct.totals.hbm_write));
+      }
+    }
+    SweepModel model;
+    model.startSweep(target.br, target.bc, target.backward);
+    QVERIFY(model.backward());
+    for (const auto& p : points) model.appendPoint(p);
+    QVERIFY(model.currentRow() >= 0);
+    QCOMPARE(model.subject(), QStringLiteral("tiled backward, 2 stages"));
   }
 
   void runnerReportsBadInput() {

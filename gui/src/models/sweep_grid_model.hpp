@@ -37,6 +37,7 @@ class SweepGridModel : public QAbstractTableModel {
   int progressDone() const { return done_; }
   int progressTotal() const { return total_; }
   ColorScale scale() const;  // zero to the largest feasible value
+  const SweepModel* source() const { return source_; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -10,13 +10,22 @@ SweepModel::SweepModel(QObject* parent) : QAbstractTableModel(parent) {}
 void SweepModel::setPoints(QVector<SweepPointResult> points, int current_br, int current_bc) {
   beginResetModel();
   points_ = std::move(points);
+  if (!points_.isEmpty()) backward_ = points_.front().backward;
   current_br_ = current_br;
   current_bc_ = current_bc;
   endResetModel();
 }
 
-void SweepModel::startSweep(int current_br, int current_bc) {
+void SweepModel::startSweep(int current_br, int current_bc, bool backward) {
+  backward_ = backward;
   setPoints({}, current_br, current_bc);
+}
+
+QString SweepModel::subject() const {
+  if (!backward_) return tr("tiled kernel");
+  const int stages = points_.isEmpty() ? 0 : points_.front().stages;
+  if (stages <= 0) return tr("tiled backward");
+  return stages == 1 ? tr("tiled backward, 1 stage") : tr("tiled backward, %1 stages").arg(stages);
 }
 
 void SweepModel::appendPoint(const SweepPointResult& point) {

@@ -25,6 +25,24 @@ sim::GpuSpec resolveGpu(const WhatIfRequest& request) {
 
 }  // namespace
 
+vocab::TiledBwdConfig backwardTile(const WhatIfRequest& request) {
+  return request.tiles.tiled_bwd(request.workload.head_dim);
+}
+
+QString tilesLabel(const reports::Report& report) {
+  const sim::Pass pass = report.workload.pass;
+  std::string s;
+  if (pass != sim::Pass::bwd) s = report.tiles.label();
+  if (pass != sim::Pass::fwd) s += (s.empty() ? "" : ", ") + report.tiles.bwd_label(report.workload.head_dim);
+  return QString::fromStdString(s);
+}
+
+SweepTarget sweepTarget(const WhatIfRequest& request) {
+  if (request.workload.pass == sim::Pass::fwd) return {request.tiles.br, request.tiles.bc, false};
+  const vocab::TiledBwdConfig b = backwardTile(request);
+  return {b.br, b.bc, true};
+}
+
 int rowsPerWarp(const sim::TileConfig& tiles) {
   // The real kernel gives each warp a multiple of 16 rows (16 or 32); fall back to 16 for odd inputs.
   if (tiles.warps <= 0 || tiles.br % tiles.warps != 0 || (tiles.br / tiles.warps) % 16 != 0) return 16;
@@ -38,31 +56,40 @@ QStringList WhatIfRequest::cliFlags() const {
                          : kernels == KernelChoice::naive  ? QStringLiteral("naive")
                          : kernels == KernelChoice::hopper ? QStringLiteral("hopper")
                                                            : QStringLiteral("both");
-  return {QStringLiteral("--batch"),
-          QString::number(w.batch),
-          QStringLiteral("--heads"),
-          QString::number(w.heads),
-          QStringLiteral("--seq-q"),
-          QString::number(w.seq_q),
-          QStringLiteral("--seq-kv"),
-          QString::number(w.seq_kv),
-          QStringLiteral("--head-dim"),
-          QString::number(w.head_dim),
-          QStringLiteral("--dtype"),
-          QString::fromUtf8(dtype.data(), static_cast<qsizetype>(dtype.size())),
-          w.causal ? QStringLiteral("--causal") : QStringLiteral("--no-causal"),
-          QStringLiteral("--kernel"),
-          kernel,
-          QStringLiteral("--br"),
-          QString::number(tiles.br),
-          QStringLiteral("--bc"),
-          QString::number(tiles.bc),
-          QStringLiteral("--warps"),
-          QString::number(tiles.warps),
-          QStringLiteral("--stages"),
-          QString::number(tiles.stages),
-          QStringLiteral("--gpu"),
-          gpu};
+  QStringList flags{QStringLiteral("--batch"),
+                    QString::number(w.batch),
+                    QStringLiteral("--heads"),
+                    QString::number(w.heads),
+                    QStringLiteral("--seq-q"),
+                    QString::number(w.seq_q),
+                    QStringLiteral("--seq-kv"),
+                    QString::number(w.seq_kv),
+                    QStringLiteral("--head-dim"),
+                    QString::number(w.head_dim),
+                    QStringLiteral("--dtype"),
+                    QString::fromUtf8(dtype.data(), static_cast<qsizetype>(dtype.size())),
+                    w.causal ? QStringLiteral("--causal") : QStringLiteral("--no-causal"),
+                    QStringLiteral("--kernel"),
+                    kernel,
+                    QStringLiteral("--br"),
+                    QString::number(tiles.br),
+                    QStringLiteral("--bc"),
+                    QString::number(tiles.bc),
+                    QStringLiteral("--warps"),
+                    QString::number(tiles.warps),
+                    QStringLiteral("--stages"),
+                    QString::number(tiles.stages),
+                    QStringLiteral("--gpu"),
+                    gpu};
+  if (w.pass != sim::Pass::fwd) {
+    const std::string_view pass = sim::to_string(w.pass);
+    flags << QStringLiteral("--pass") << QString::fromUtf8(pass.data(), static_cast<qsizetype>(pass.size()));
+    // A field left at 0 is the command line's own default (the head dim's compiled tile): no flag.
+    if (tiles.bwd_bc > 0) flags << QStringLiteral("--bwd-bc") << QString::number(tiles.bwd_bc);
+    if (tiles.bwd_br > 0) flags << QStringLiteral("--bwd-br") << QString::number(tiles.bwd_br);
+    if (tiles.bwd_stages > 0) flags << QStringLiteral("--bwd-stages") << QString::number(tiles.bwd_stages);
+  }
+  return flags;
 }
 
 QString WhatIfRequest::commandLine() const {
@@ -82,11 +109,19 @@ std::vector<sim::KernelKind> kindsOf(const WhatIfRequest& request) {
   return kinds;
 }
 
-// Tiles of the largest kernel the request runs, roughly: (batch, head) pairs x query tiles x key tiles.
+// Tiles of the largest kernel the request runs, roughly: (batch, head) pairs x query tiles x key tiles, of
+// the forward tile or the backward's, whichever the pass runs (both: the larger).
 std::int64_t estimatedTiles(const WhatIfRequest& request) {
   const sim::Workload& w = request.workload;
-  const std::int64_t br = std::max(1, request.tiles.br), bc = std::max(1, request.tiles.bc);
-  return w.batch * w.heads * ((w.seq_q + br - 1) / br) * ((w.seq_kv + bc - 1) / bc);
+  const auto tiles = [&w](int br, int bc) {
+    br = std::max(1, br);
+    bc = std::max(1, bc);
+    return w.batch * w.heads * ((w.seq_q + br - 1) / br) * ((w.seq_kv + bc - 1) / bc);
+  };
+  const vocab::TiledBwdConfig b = backwardTile(request);
+  const std::int64_t forward = w.pass != sim::Pass::bwd ? tiles(request.tiles.br, request.tiles.bc) : 0;
+  const std::int64_t backward = w.pass != sim::Pass::fwd ? tiles(b.br, b.bc) : 0;
+  return std::max(forward, backward);
 }
 
 sim::GpuSpec previewGpu(const sim::GpuSpec& gpu, int sms) {
@@ -116,6 +151,11 @@ void scale(sim::LevelBytes& b, std::uint64_t k) {
 }
 
 }  // namespace
+
+void checkRequest(const WhatIfRequest& request) {
+  const sim::GpuSpec gpu = resolveGpu(request);
+  for (const auto kind : kindsOf(request)) sim::check_config(gpu, request.workload, kind, request.tiles);
+}
 
 QString PreviewShape::label() const {
   const QString pairs = total_batch > 1 && batch != total_batch
@@ -165,7 +205,7 @@ ReportPtr computePreview(const WhatIfRequest& request, const std::atomic<bool>* 
   const std::optional<PreviewShape> shape = previewShape(request, gpu);
   if (!shape) return nullptr;
   // The full shape must be valid on the full GPU (an infeasible tiling is an error, not a preview).
-  for (const auto kind : kindsOf(request)) sim::check_config(gpu, request.workload, kind, request.tiles);
+  checkRequest(request);
   sim::Workload w = request.workload;
   w.batch = shape->batch;
   w.heads = shape->heads;
@@ -232,10 +272,13 @@ ReportPtr computeModel(const WhatIfRequest& request, const std::atomic<bool>* ca
   options.cancel = cancel;
   const std::string command = request.commandLine().toStdString();
   const std::vector<sim::KernelKind> kinds = kindsOf(request);
+  // Every kind is checked before any runs, so that an invalid one (the Hopper kernel asked for a backward, a
+  // backward tile past shared memory) is an error with the library's reason, not a partial answer.
+  checkRequest(request);
   std::optional<reports::Report> merged;
   for (const auto kind : kinds) {
-    reports::Report part =
-        reports::report_from_simulation(sim::simulate(gpu, request.workload, kind, request.tiles, options), command);
+    reports::Report part = reports::report_from_simulation(
+        sim::simulate(gpu, request.workload, kind, request.tiles, options), command);
     if (!merged) {
       merged = std::move(part);
     } else {
@@ -254,18 +297,30 @@ QVector<SweepPointResult> computeSweep(const WhatIfRequest& request, const std::
   options.cancel = cancel;
   QVector<SweepPointResult> points;
   const int rows = rowsPerWarp(request.tiles);
+  const bool backward = request.workload.pass != sim::Pass::fwd;
+  const int bwd_stages = backwardTile(request).stages;
   for (const int br : kSweepBr) {
     for (const int bc : kSweepBc) {
       if (should_stop && should_stop()) return points;
       SweepPointResult p;
       sim::TileConfig tiles = request.tiles;
-      tiles.br = br;
-      tiles.bc = bc;
-      tiles.warps = std::max(1, br / rows);
       p.br = br;
       p.bc = bc;
-      p.warps = tiles.warps;
-      p.stages = tiles.stages;
+      p.backward = backward;
+      if (backward) {
+        // The backward tile varies (its warps follow from Bc); the forward tile of a training step stays.
+        tiles.bwd_br = br;
+        tiles.bwd_bc = bc;
+        tiles.bwd_stages = bwd_stages;
+        p.warps = vocab::tiled_bwd_warps(tiles.tiled_bwd(request.workload.head_dim));
+        p.stages = bwd_stages;
+      } else {
+        tiles.br = br;
+        tiles.bc = bc;
+        tiles.warps = std::max(1, br / rows);
+        p.warps = tiles.warps;
+        p.stages = tiles.stages;
+      }
       try {
         const sim::SimResult r = sim::simulate(gpu, request.workload, sim::KernelKind::tiled, tiles, options);
         p.feasible = true;

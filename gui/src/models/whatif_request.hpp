@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// One what-if question for the model: a workload, a kernel and its tiling, a shared-memory limit and a GPU
-// spec. computeModel() and computeSweep() answer it; they are plain functions (run on a worker thread by
-// WhatIfRunner) and throw sim::InvalidInput / std::exception with the reason on bad input.
+// One what-if question for the model: a workload (with its pass: forward, backward or a training step), a
+// kernel and its tilings (forward and backward), a shared-memory limit and a GPU spec. computeModel() and
+// computeSweep() answer it; they are plain functions (run on a worker thread by WhatIfRunner) and throw
+// sim::InvalidInput / std::exception with the reason on bad input.
 #pragma once
 #include <QString>
 #include <QStringList>
@@ -22,8 +23,12 @@ enum class KernelChoice { tiled, naive, both, hopper };  // hopper: its default 
 
 struct WhatIfRequest {
   QString gpu = QStringLiteral("h200");  // built-in spec name or a spec file path
-  sim::Workload workload;                // defaults are the llm-4k preset's shape
+  // Defaults are the llm-4k preset's shape; workload.pass picks the forward (fwd), the backward (bwd) or a
+  // training step (both), as `attnscope simulate --pass` does.
+  sim::Workload workload;
   KernelChoice kernels = KernelChoice::tiled;
+  // The forward tile (br, bc, warps, stages) and the tiled backward's (bwd_bc, bwd_br, bwd_stages: 0 = the
+  // compiled default for the head dim, vocab::default_tiled_bwd_config, as the command line's default).
   sim::TileConfig tiles;
   std::int64_t smem_limit = 0;  // bytes of shared memory one CTA may use; 0 = the GPU spec's own limit
   bool sweep = true;            // also run the tile-size sweep after the main result
@@ -36,16 +41,42 @@ struct WhatIfRequest {
 // Query rows each warp owns in a tiling (Br / warps), the quantity the sweep keeps fixed while Br changes.
 int rowsPerWarp(const sim::TileConfig& tiles);
 
+// The tiled backward's tile the request runs: its bwd_* fields, each 0 replaced by the head dim's compiled
+// default (sim::TileConfig::tiled_bwd).
+vocab::TiledBwdConfig backwardTile(const WhatIfRequest& request);
+
+// The tiles a result ran with, as `attnscope simulate` prints them: the forward tile (fwd), the backward's
+// (bwd, "bwd-Bc128-Br64-s2") or both (a training step).
+QString tilesLabel(const reports::Report& report);
+
+// Checks the request as the model will run it, with the library's own validation (sim::check_config for
+// every kind the request runs, its pass included: a kernel without a backward, a tile that does not fit
+// shared memory, a head dim or dtype the kernels are not built for, a backward whose tensors exceed the GPU's
+// HBM). Throws sim::InvalidInput with the reason.
+void checkRequest(const WhatIfRequest& request);
+
+// One point of the tile-size sweep. A forward sweep varies the tiled kernel's Br x Bc (warps keep the query
+// rows per warp); a backward sweep (a request whose pass is bwd or both) varies the tiled backward's Br
+// (query rows per step) x Bc (keys per CTA; warps = Bc / 16) at the request's backward stages, the forward
+// tile fixed; its bytes and time are those of the whole pass or step the request runs.
 struct SweepPointResult {
   int br = 0, bc = 0, warps = 0, stages = 0;
   bool feasible = false;
   QString reason;  // why not, when infeasible
   double hbm_bytes = 0, l2_bytes = 0, time_s = 0;
+  bool backward = false;  // a backward tile
 };
 
-// Tile sizes the sweep tries (the tiled kernel with the request's query rows per warp and stages).
+// Tile sizes the sweep tries, forward and backward alike.
 inline constexpr int kSweepBr[] = {32, 64, 128, 256};
 inline constexpr int kSweepBc[] = {32, 64, 128};
+
+// What a request's sweep varies, and the request's own point in it (the sweep grid marks it).
+struct SweepTarget {
+  int br = 0, bc = 0;
+  bool backward = false;
+};
+SweepTarget sweepTarget(const WhatIfRequest& request);
 
 // `cancel`, when given and raised, stops the model mid-run: computeModel then throws sim::Cancelled.
 ReportPtr computeModel(const WhatIfRequest& request, const std::atomic<bool>* cancel = nullptr);

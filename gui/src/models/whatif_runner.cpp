@@ -94,7 +94,10 @@ void WhatIfRunner::startNext() {
   in_flight_ = true;
   watcher_.setFuture(QtConcurrent::run(&model_thread_, &WhatIfRunner::run, this, running_));
   // Signalled once the run is in flight, so a slot that requests again only queues.
-  if (running_.stage == Stage::sweep) emit sweepStarted(running_.request.tiles.br, running_.request.tiles.bc);
+  if (running_.stage == Stage::sweep) {
+    const SweepTarget t = sweepTarget(running_.request);
+    emit sweepStarted(t.br, t.bc, t.backward);
+  }
 }
 
 void WhatIfRunner::onFinished() {
@@ -106,7 +109,8 @@ void WhatIfRunner::onFinished() {
     if (out.stage != Stage::sweep) setBusy(false);
     emit failed(out.error);
   } else if (out.stage == Stage::sweep) {
-    emit sweepReady(out.points, running_.request.tiles.br, running_.request.tiles.bc);
+    const SweepTarget t = sweepTarget(running_.request);
+    emit sweepReady(out.points, t.br, t.bc);
   } else if (out.stage == Stage::preview) {
     full_after_ = Job{running_.request, out.generation, Stage::full, latest_};
     if (out.report) {

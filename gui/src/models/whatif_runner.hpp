@@ -40,7 +40,8 @@ class WhatIfRunner : public QObject {
   void modelReady(attnscope::gui::ReportPtr report, double latency_ms);
   // The preview of the same request, before modelReady (only for a large workload; previewLabel() names it).
   void previewReady(attnscope::gui::ReportPtr report, double latency_ms);
-  void sweepStarted(int current_br, int current_bc);
+  // The request's own tile in the sweep (sweepTarget: the backward tile when its pass has a backward).
+  void sweepStarted(int current_br, int current_bc, bool backward);
   // Points of the sweep in flight done so far (for a progress bar), from the UI thread.
   void sweepProgress(int done, int total);
   // Each point of the sweep in flight as soon as it is modeled (sweepReady still brings them all).

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "views/main_window.hpp"
 
-#include "models/comparability.hpp"
-
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -23,6 +21,8 @@
 #include <vector>
 
 #include "attnscope/sim/gpu_spec.hpp"
+#include "attnscope/vocab/kernel.hpp"
+#include "models/comparability.hpp"
 #include "models/recent_files.hpp"
 #include "models/report_loader.hpp"
 #include "views/data_page.hpp"
@@ -40,8 +40,8 @@
 namespace attnscope::gui {
 
 QStringList MainWindow::viewNames() {
-  return {QStringLiteral("overview"), QStringLiteral("heatmap"), QStringLiteral("levels"), QStringLiteral("timeline"),
-          QStringLiteral("whatif"), QStringLiteral("data")};
+  return {QStringLiteral("overview"), QStringLiteral("heatmap"), QStringLiteral("levels"),
+          QStringLiteral("timeline"), QStringLiteral("whatif"),  QStringLiteral("data")};
 }
 
 MainWindow::MainWindow(QWidget* parent)
@@ -53,13 +53,14 @@ MainWindow::MainWindow(QWidget* parent)
       timeline_model_(new TimelineModel(this)),
       sweep_model_(new SweepModel(this)),
       sweep_grid_model_(new SweepGridModel(sweep_model_, this)),
+      result_model_(new WhatIfResultModel(this)),
       runner_(new WhatIfRunner(this)),
       tabs_(new QTabWidget(this)),
       overview_page_(new OverviewPage(overview_model_, this)),
       heatmap_page_(new HeatmapPage(tile_model_, this)),
       levels_page_(new LevelsPage(level_model_, this)),
       timeline_page_(new TimelinePage(timeline_model_, this)),
-      whatif_page_(new WhatIfPage(sweep_model_, sweep_grid_model_, this)),
+      whatif_page_(new WhatIfPage(sweep_model_, sweep_grid_model_, result_model_, this)),
       data_page_(new DataPage(level_model_, timeline_model_, sweep_model_, this)),
       source_label_(new QLabel(this)),
       latency_label_(new QLabel(this)) {
@@ -80,10 +81,11 @@ MainWindow::MainWindow(QWidget* parent)
   createActions();
 
   connect(document_, &ReportDocument::changed, this, &MainWindow::onDocumentChanged);
-  connect(overview_page_, &OverviewPage::metricActivated, this, [this](const QString& kernel, vocab::Metric m) {
-    heatmap_page_->showKernelMetric(kernel, m, TileGridModel::Mode::relativeError);
-    showView(View::heatmap);
-  });
+  connect(overview_page_, &OverviewPage::metricActivated, this,
+          [this](const QString& kernel, vocab::Metric m) {
+            heatmap_page_->showKernelMetric(kernel, m, TileGridModel::Mode::relativeError);
+            showView(View::heatmap);
+          });
   connect(runner_, &WhatIfRunner::busyChanged, whatif_page_, &WhatIfPage::setBusy);
   connect(runner_, &WhatIfRunner::busyChanged, this, [this](bool busy) {
     if (busy) latency_label_->setText(tr("model: computing…"));
@@ -91,10 +93,15 @@ MainWindow::MainWindow(QWidget* parent)
   connect(runner_, &WhatIfRunner::modelReady, this, &MainWindow::onModelReady);
   connect(runner_, &WhatIfRunner::previewReady, this, &MainWindow::onModelReady);
   connect(runner_, &WhatIfRunner::failed, whatif_page_, &WhatIfPage::showError);
-  connect(runner_, &WhatIfRunner::failed, this,
-          [this](const QString&) { latency_label_->setText(tr("model: error")); });
+  connect(runner_, &WhatIfRunner::failed, this, [this](const QString&) {
+    latency_label_->setText(tr("model: error"));
+    result_model_->setReport(nullptr);  // the rows of an earlier question are not this one's answer
+  });
   connect(runner_, &WhatIfRunner::sweepStarted, whatif_page_, &WhatIfPage::setSweepComputing);
   connect(runner_, &WhatIfRunner::sweepStarted, sweep_model_, &SweepModel::startSweep);
+  // A backward sweep marks the backward tiles the reports measured, a forward one the forward tiles.
+  connect(runner_, &WhatIfRunner::sweepStarted, sweep_grid_model_,
+          [this] { sweep_grid_model_->setMeasured(measuredTilings()); });
   connect(runner_, &WhatIfRunner::sweepPoint, sweep_model_, &SweepModel::appendPoint);
   connect(runner_, &WhatIfRunner::sweepReady, sweep_model_, &SweepModel::setPoints);
   // Progress: from the sweep's start to its answer (or to a newer request, which drops it).
@@ -140,8 +147,8 @@ void MainWindow::createActions() {
   quit->setShortcut(QKeySequence::Quit);
 
   auto* view = menuBar()->addMenu(tr("&View"));
-  const QStringList titles{tr("Error overview"), tr("Tile heatmap"), tr("Bytes per level"), tr("SM timeline"), tr("What-if"),
-                           tr("Data")};
+  const QStringList titles{tr("Error overview"), tr("Tile heatmap"), tr("Bytes per level"),
+                           tr("SM timeline"),    tr("What-if"),      tr("Data")};
   for (int i = 0; i < titles.size(); ++i) {
     auto* a = view->addAction(titles[i], this, [this, i] { tabs_->setCurrentIndex(i); });
     a->setShortcut(QKeySequence(Qt::CTRL | static_cast<Qt::Key>(Qt::Key_1 + i)));
@@ -191,8 +198,14 @@ bool MainWindow::openReport(const QString& path) {
   request.workload = loaded.report->workload;
   request.tiles = loaded.report->tiles;
   bool has_tiled = false, has_naive = false, has_hopper = false;
-  for (const auto& k : loaded.report->kernels)
-    (k.name == "tiled" ? has_tiled : k.name == "hopper" ? has_hopper : has_naive) = true;
+  for (const auto& k : loaded.report->kernels) {
+    const auto id = vocab::parse_kernel_id(k.name);
+    if (!id) continue;  // not a kernel of the model (a measured-only entry)
+    const vocab::KernelKind kind = vocab::kind_of(*id);
+    (kind == vocab::KernelKind::tiled    ? has_tiled
+     : kind == vocab::KernelKind::hopper ? has_hopper
+                                         : has_naive) = true;
+  }
   if (has_hopper && !has_tiled && !has_naive) {
     request.kernels = KernelChoice::hopper;
   } else if (has_tiled || has_naive) {
@@ -257,17 +270,19 @@ void MainWindow::onDocumentChanged() {
 }
 
 // The tiled kernel's (Br, Bc) of the opened and the compared report, where it has measured values: the
-// sweep grid marks them.
+// sweep grid marks them. For a backward sweep, the tiled backward's (Br, Bc) where tiled_bwd was measured.
 QVector<QPair<int, int>> MainWindow::measuredTilings() const {
   QVector<QPair<int, int>> out;
+  const bool backward = sweep_model_->backward();
   for (const ReportPtr& r :
        {document_->primaryIsLive() ? ReportPtr() : document_->primary(), document_->comparison()}) {
     if (!r) continue;
-    const reports::KernelEntry* tiled = reports::find_kernel(*r, "tiled");
+    const reports::KernelEntry* tiled = reports::find_kernel(*r, backward ? "tiled_bwd" : "tiled");
     if (!tiled) continue;
     const bool measured = std::any_of(tiled->metrics.begin(), tiled->metrics.end(),
                                       [](const auto& kv) { return kv.second.measured.has_value(); });
-    const auto t = qMakePair(r->tiles.br, r->tiles.bc);
+    const vocab::TiledBwdConfig bwd = r->tiles.tiled_bwd(r->workload.head_dim);
+    const auto t = backward ? qMakePair(bwd.br, bwd.bc) : qMakePair(r->tiles.br, r->tiles.bc);
     if (measured && !out.contains(t)) out.push_back(t);
   }
   return out;
@@ -283,8 +298,8 @@ void MainWindow::onModelReady(const ReportPtr& report, double model_ms) {
   // The opened file stays the primary report (the measurement is the anchor); the live result is the
   // what-if series beside it, or the primary only when no file is open.
   const QString preview = previewLabel(*report);
-  const QString what = tr("%1, %2").arg(QString::fromStdString(report->workload.name),
-                                        QString::fromStdString(report->tiles.label()));
+  const QString what = tr("%1, %2").arg(QString::fromStdString(report->workload.name), tilesLabel(*report));
+  result_model_->setReport(report);
   document_->setLiveResult(report, preview.isEmpty() ? tr("live model: %1").arg(what)
                                                      : tr("live model (%1): %2").arg(preview, what));
   last_model_ms_ = model_ms;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The main window: owns the report document, the models and the model runner, and wires them to the six
-// pages (error overview first, then heatmap, bytes per level, timeline, what-if, data), the menus and the shortcuts. Errors go to an
-// injectable sink (a QMessageBox by default) and the errorReported signal, so tests never block on a dialog.
+// pages (error overview first, then heatmap, bytes per level, timeline, what-if, data), the menus and the
+// shortcuts. Errors go to an injectable sink (a QMessageBox by default) and the errorReported signal, so
+// tests never block on a dialog.
 #pragma once
 #include <QMainWindow>
 #include <functional>
@@ -13,6 +14,7 @@
 #include "models/sweep_model.hpp"
 #include "models/tile_grid_model.hpp"
 #include "models/timeline_model.hpp"
+#include "models/whatif_result_model.hpp"
 #include "models/whatif_runner.hpp"
 
 class QLabel;
@@ -62,6 +64,7 @@ class MainWindow : public QMainWindow {
   TimelineModel* timelineModel() const { return timeline_model_; }
   SweepModel* sweepModel() const { return sweep_model_; }
   SweepGridModel* sweepGridModel() const { return sweep_grid_model_; }
+  WhatIfResultModel* whatIfResultModel() const { return result_model_; }
   QAction* profileAction() const { return profile_action_; }
   double lastModelLatencyMs() const { return last_model_ms_; }
   double lastViewsLatencyMs() const { return last_views_ms_; }
@@ -93,6 +96,7 @@ class MainWindow : public QMainWindow {
   TimelineModel* timeline_model_;
   SweepModel* sweep_model_;
   SweepGridModel* sweep_grid_model_;
+  WhatIfResultModel* result_model_;
   WhatIfRunner* runner_;
   QTabWidget* tabs_;
   OverviewPage* overview_page_;

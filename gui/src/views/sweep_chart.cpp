@@ -50,8 +50,12 @@ void SweepChart::rebuild() {
   x_axis->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
   const int rows =
       points.isEmpty() || points.front().warps == 0 ? 0 : points.front().br / points.front().warps;
-  x_axis->setTitleText(rows > 0 ? tr("Br×Bc (tiled kernel, %1 query rows per warp)").arg(rows)
-                                : tr("Br×Bc (tiled kernel)"));
+  if (model_->backward())
+    x_axis->setTitleText(
+        tr("Br×Bc (%1: Br query rows per step, Bc keys per CTA, Bc/16 warps)").arg(model_->subject()));
+  else
+    x_axis->setTitleText(rows > 0 ? tr("Br×Bc (tiled kernel, %1 query rows per warp)").arg(rows)
+                                  : tr("Br×Bc (tiled kernel)"));
   double max_mib = 0, max_us = 0;
   QStringList skipped;
   const int current = model_->currentRow();
@@ -100,8 +104,9 @@ void SweepChart::rebuild() {
     s->attachAxis(time_axis);
   }
   chart->legend()->markers(time_mark).front()->setVisible(false);
-  QString title = points.isEmpty() ? tr("Tile-size sweep: waiting for the model")
-                                   : tr("Tile-size sweep: HBM bytes and time vs Br×Bc");
+  QString title = points.isEmpty()     ? tr("Tile-size sweep: waiting for the model")
+                  : model_->backward() ? tr("Backward tile sweep: HBM bytes and time vs backward Br×Bc")
+                                       : tr("Tile-size sweep: HBM bytes and time vs Br×Bc");
   if (!skipped.isEmpty()) title += tr(" (not feasible: %1)").arg(skipped.join(QStringLiteral(", ")));
   chart->setTitle(title);
   chart->legend()->setAlignment(Qt::AlignBottom);

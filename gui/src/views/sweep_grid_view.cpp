@@ -72,7 +72,8 @@ SweepGridView::SweepGridView(SweepGridModel* model, QWidget* parent)
       table_(new QTableView(this)),
       metric_(new QComboBox(this)),
       progress_(new QProgressBar(this)),
-      legend_(new QLabel(this)) {
+      legend_(new QLabel(this)),
+      title_(new QLabel(this)) {
   table_->setObjectName(QStringLiteral("sweepGrid"));
   metric_->setObjectName(QStringLiteral("sweepGridMetric"));
   metric_->addItem(tr("modeled time"), static_cast<int>(SweepGridModel::Metric::time));
@@ -89,7 +90,8 @@ SweepGridView::SweepGridView(SweepGridModel* model, QWidget* parent)
   progress_->setVisible(false);
   legend_->setWordWrap(true);
   auto* bar = new QHBoxLayout();
-  bar->addWidget(new QLabel(tr("<b>Tile-size sweep</b> (tiled kernel, Br × Bc): colour ="), this));
+  title_->setObjectName(QStringLiteral("sweepGridTitle"));
+  bar->addWidget(title_);
   bar->addWidget(metric_);
   bar->addWidget(progress_, 1);
   auto* layout = new QVBoxLayout(this);
@@ -115,6 +117,7 @@ void SweepGridView::updateLegend() {
   const ColorScale s = model_->scale();
   const bool time = model_->metric() == SweepGridModel::Metric::time;
   const QString high = time ? formatSeconds(s.high()) : formatBytes(s.high());
+  title_->setText(tr("<b>Tile-size sweep</b> (%1, Br × Bc): colour =").arg(model_->source()->subject()));
   legend_->setText(
       tr("Scale from zero (dark) to %1 (yellow). Thick frame: the what-if panel's tiling; "
          "<span style='color:%2'>◥ measured</span>: a tiling an opened or compared report ran; hatched: "

@@ -31,6 +31,7 @@ class SweepGridView : public QWidget {
   QComboBox* metric_;
   QProgressBar* progress_;
   QLabel* legend_;
+  QLabel* title_;
 };
 
 }  // namespace attnscope::gui
