@@ -34,10 +34,10 @@ std::string run_key(const sim::Workload& w, sim::KernelKind kind, const sim::Til
 std::vector<sim::KernelResult> model_kernels(const sim::GpuSpec& gpu, const sim::Workload& w,
                                              sim::KernelKind kind, const sim::TileConfig& t,
                                              vocab::CacheProtocol protocol, bool record_tiles) {
-  if (kind == sim::KernelKind::naive && protocol == vocab::CacheProtocol::flush) {
-    // Flushed before every kernel: each naive kernel alone. Run back to back from one cold L2, pv would
-    // inherit softmax's dirty lines and write them back during its own run (tens of MB the GPU never
-    // writes while pv runs under this protocol).
+  if (protocol == vocab::CacheProtocol::flush && sim::kernels_of(kind, w.pass).size() > 1) {
+    // Flushed before every kernel: each kernel alone. Run back to back from one cold L2, naive.pv would
+    // inherit softmax's dirty lines and tiled_bwd.post the dQ accumulator's, and write them back during its
+    // own run (tens of MB the GPU never writes while it runs under this protocol).
     std::vector<sim::KernelResult> out;
     for (const sim::KernelId id : sim::kernels_of(kind, w.pass)) {
       sim::SimOptions o = options_for(protocol, record_tiles);
@@ -53,7 +53,7 @@ std::vector<sim::KernelResult> model_kernels(const sim::GpuSpec& gpu, const sim:
 sim::KernelResult model_kernel(const sim::GpuSpec& gpu, const sim::Workload& w, sim::KernelKind kind,
                                const sim::TileConfig& t, std::string_view kernel,
                                vocab::CacheProtocol protocol, bool record_tiles) {
-  if (kind == sim::KernelKind::naive && protocol == vocab::CacheProtocol::flush) {
+  if (protocol == vocab::CacheProtocol::flush && sim::kernels_of(kind, w.pass).size() > 1) {
     const auto id = sim::parse_kernel_id(kernel);
     if (!id) throw sim::InvalidInput(fmt::format("the model has no kernel '{}'", kernel));
     sim::SimOptions o = options_for(protocol, record_tiles);

@@ -99,7 +99,7 @@ reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
     model = std::async(std::launch::async, [&gpu, &request] {
       ModelOutput out;
       try {
-        // Under the measurement's cache protocol: with a flush before every kernel, each naive kernel alone.
+        // Under the measurement's cache protocol: with a flush before every kernel, each kernel alone.
         out.result = model_kernels(gpu, request.workload, request.kind, request.tiles, request.cache, true);
         for (const auto& w : request.windows)
           out.windows.push_back({w, model_window(gpu, request.workload, request.kind, request.tiles, w)});
