@@ -50,7 +50,8 @@ struct RunFlags {
 
 // A recorded profile of the same workload, L2 flushed before each kernel; for the tiled kernels also the same
 // tile configuration of the pass (the naive kernels' GEMM tiling is fixed). Under that protocol each kernel
-// is measured alone, so the backward kernels of a training-step recording are as good as a backward-only one.
+// is measured alone, so the backward kernels of a training-step recording are as good as a backward-only one
+// (the report then says which recording and which kernels of it were joined).
 bool same_problem(const reports::Report& r, const sim::Workload& w, const sim::TileConfig& t, bool naive) {
   const auto& rw = r.workload;
   const bool same_workload = r.kind == "profile" && r.provenance.cache == vocab::CacheProtocol::flush &&
@@ -58,6 +59,10 @@ bool same_problem(const reports::Report& r, const sim::Workload& w, const sim::T
                              rw.seq_kv == w.seq_kv && rw.head_dim == w.head_dim && rw.dtype == w.dtype &&
                              rw.causal == w.causal;
   if (!same_workload) return false;
+  // The forward from forward recordings (they carry the tile windows and timelines); the backward from a
+  // backward or training-step recording; a training step from a training step.
+  const bool same_pass = rw.pass == w.pass || (w.pass == sim::Pass::bwd && rw.pass == sim::Pass::both);
+  if (!same_pass) return false;
   if (naive) return true;
   const bool forward = w.pass == sim::Pass::bwd || (r.tiles.br == t.br && r.tiles.bc == t.bc &&
                                                     r.tiles.warps == t.warps && r.tiles.stages == t.stages);
@@ -183,6 +188,9 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
     }
   out = std::move(naive_part);
   append(out, std::move(tiled_part));
+  // The backward's kernels of a training-step recording, each measured and modeled alone: the report is of
+  // the pass asked for (the recordings it joined are listed with their kernels).
+  if (!out.kernels.empty()) out.workload.pass = w.pass;
   return out;
 }
 
