@@ -139,7 +139,11 @@ int run_single(const ProfileFlags& f, const std::string& command) {
 }
 
 int run_matrix(const ProfileFlags& f, const std::string& command) {
-  f.workload.require_forward_pass("profile --matrix");
+  if (f.workload.pass != "fwd")
+    throw sim::InvalidInput("--pass " + f.workload.pass +
+                            " with --matrix: each matrix fixes its points' pass (--matrix backward measures "
+                            "the backward)");
+  f.workload.require_plain_mask("profile --matrix");
   const auto points = profiler::measurement_matrix(f.matrix);
   if (f.only_metrics && f.metrics.empty())
     throw sim::InvalidInput("--only-metrics needs at least one --metric NAME to collect");
@@ -239,7 +243,8 @@ void add_profile_command(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"all", "head0", "measured", "windows"}))
       ->capture_default_str();
   cmd->add_flag("--no-timeline", flags->no_timeline, "skip the instrumented launch for per-tile timestamps");
-  cmd->add_option("--matrix", flags->matrix, "measure a fixed matrix of workloads: accuracy or quick");
+  cmd->add_option("--matrix", flags->matrix,
+                  "measure a fixed matrix of workloads: accuracy, quick, fresh[:SEED] or backward");
   cmd->add_option("--out-dir", flags->out_dir, "directory for --matrix reports")->capture_default_str();
   cmd->add_option("--deadline-s", flags->deadline_s,
                   "--matrix: stop starting new points after this many seconds");

@@ -53,6 +53,27 @@ std::vector<MatrixPoint> build(const std::vector<std::int64_t>& seqs, const std:
   return out;
 }
 
+// The backward pass (the tiled backward's three kernels at its head dim's default tile, and the naive
+// backward's five where its P and dP fit: S of at most 4 GiB, so up to 4k tokens at 2^19 query rows), on the
+// accuracy matrix's shapes.
+std::vector<MatrixPoint> backward_points(const std::vector<std::int64_t>& seqs) {
+  std::vector<MatrixPoint> out;
+  for (auto seq : seqs)
+    for (std::int64_t d : {64, 128})
+      for (bool causal : {false, true})
+        for (auto dtype : {sim::DType::fp16, sim::DType::bf16}) {
+          sim::Workload w = matrix_workload(seq, d, dtype, causal);
+          w.pass = sim::Pass::bwd;
+          w.name += "-bwd";
+          const double score_bytes = static_cast<double>(w.batch * w.heads) * static_cast<double>(seq) *
+                                     static_cast<double>(seq) * static_cast<double>(vocab::bytes_of(dtype));
+          if (score_bytes <= 4.0 * (1u << 30))
+            out.push_back({w.name + "-naive", w, sim::KernelKind::naive, sim::TileConfig{}});
+          out.push_back({w.name + "-tiled", w, sim::KernelKind::tiled, sim::TileConfig{}});
+        }
+  return out;
+}
+
 // SplitMix64: a generator whose sequence is fixed by its definition (std::uniform_int_distribution's is not),
 // so a seed names the same shapes on every machine and compiler.
 class SplitMix64 {
@@ -151,7 +172,7 @@ std::vector<sim::TileConfig> matrix_tile_configs() {
 }
 
 std::vector<std::string> matrix_names() {
-  return {"accuracy", "quick", "fresh"};
+  return {"accuracy", "quick", "fresh", "backward"};
 }
 
 std::vector<MatrixPoint> fresh_matrix(std::uint64_t seed, int count) {
@@ -166,6 +187,7 @@ std::vector<MatrixPoint> measurement_matrix(std::string_view name) {
                  matrix_tile_configs());
   if (name == "quick") return build({1024}, {64}, {DType::fp16}, {false, true}, {matrix_tile_configs()[0]});
   if (name == "fresh") return fresh(utc_date_seed(), kFreshPoints);
+  if (name == "backward") return backward_points({4096, 1024, 16384, 512, 2048, 8192});
   if (name.starts_with("fresh:")) {
     const std::string_view digits = name.substr(6);
     std::uint64_t seed = 0;
@@ -176,7 +198,7 @@ std::vector<MatrixPoint> measurement_matrix(std::string_view name) {
     return fresh(seed, kFreshPoints);
   }
   throw sim::InvalidInput("unknown measurement matrix '" + std::string(name) +
-                          "' (known: accuracy, quick, fresh, fresh:SEED)");
+                          "' (known: accuracy, quick, fresh, fresh:SEED, backward)");
 }
 
 }  // namespace attnscope::profiler

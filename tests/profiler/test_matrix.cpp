@@ -66,5 +66,30 @@ TEST(FreshMatrix, ABadSeedIsRefused) {
   EXPECT_THROW(measurement_matrix("fresh:"), sim::InvalidInput);
 }
 
+// The backward matrix: every point runs the backward pass only; the tiled backward at every shape of the
+// accuracy matrix, the naive backward where its [N x N] matrices stay within 4 GiB; each point's model is
+// the backward's kernels.
+TEST(Matrix, BackwardMatrixCoversTheAccuracyShapesForTheBackwardPass) {
+  const auto points = measurement_matrix("backward");
+  int naive = 0, tiled = 0;
+  std::set<std::string> labels;
+  for (const MatrixPoint& p : points) {
+    EXPECT_TRUE(labels.insert(p.label).second) << p.label << " twice";
+    EXPECT_EQ(p.workload.pass, sim::Pass::bwd) << p.label;
+    EXPECT_EQ(p.workload.seq_q * p.workload.batch * p.workload.heads, std::int64_t{1} << 19) << p.label;
+    if (p.kind == sim::KernelKind::naive) {
+      ++naive;
+      EXPECT_LE(p.workload.seq_q, 4096) << p.label;
+    } else {
+      ++tiled;
+      EXPECT_EQ(p.kind, sim::KernelKind::tiled) << p.label;
+    }
+    EXPECT_NO_THROW(sim::check_config(sim::load_gpu_spec("h200"), p.workload, p.kind, p.tiles)) << p.label;
+  }
+  EXPECT_EQ(tiled, 6 * 2 * 2 * 2);  // sequence x head dim x causal x dtype
+  EXPECT_EQ(naive, 4 * 2 * 2 * 2);  // 512, 1k, 2k, 4k
+  EXPECT_EQ(points.size(), 80u);
+}
+
 }  // namespace
 }  // namespace attnscope::profiler

@@ -26,7 +26,10 @@ struct MatrixPoint {
 // shapes come first (seq 4k, 1k, 16k, 512, 2k, 8k), so a run cut short by a deadline still covers the middle
 // of the range. "quick": a handful of small points of the same kind, to check the pipeline end to end.
 // "fresh" (seed = today's UTC date, e.g. 20261203) or "fresh:SEED": fresh_matrix(seed, kFreshPoints).
-// Throws sim::InvalidInput for another name.
+// "backward": the backward pass on the accuracy matrix's shapes (sequence, head dim, dtype, causal), the
+// tiled backward at its head dim's default tile at every point, the naive backward where its two [N x N]
+// matrices of 2^19 query rows stay within 4 GiB each (up to 4k tokens): 80 points. Throws sim::InvalidInput
+// for another name.
 std::vector<MatrixPoint> measurement_matrix(std::string_view name);
 
 // Shapes nobody fitted a constant on, drawn from a seed: each point's kernel (naive 1/4, tiled 1/2 with one
