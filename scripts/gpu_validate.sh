@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Measurements the model is validated on, for a GPU machine: the fresh shapes of the UTC day (never fitted
+# on), the backward matrix, the Hopper kernel's four llm-4k profiles with today's counter set (bulk-copy
+# counters in l2_read and smem_write) and the llm-4k training step. Reports are gzip'd, in dated folders
+# ready to commit under tests/data/h200/ (the accuracy table reads them there); a summary is printed last.
+#
+# Here (no GPU): build the `gpu` preset and pack what travels:
+#   scripts/gpu_validate.sh --pack            -> .device/validate.tar.gz (attnscope, libfmt)
+# There (the device tool's run, carry [".device"]), in two calls that each fit a 600 s limit:
+#   tar -xzf .device/validate.tar.gz -C .device && PART=1 scripts/gpu_validate.sh   # fresh shapes, Hopper
+#   tar -xzf .device/validate.tar.gz -C .device && PART=2 scripts/gpu_validate.sh   # backward matrix, step
+# Everything lands in $OUT/validate-PART.tar.gz.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--pack" ]; then
+  set -e
+  rm -rf .device/validate && mkdir -p .device/validate/lib
+  strip -o .device/validate/attnscope build/gpu/cli/attnscope
+  path=$(ldd .device/validate/attnscope | awk '$1 ~ /libfmt.so/ {print $3}' | head -1)
+  [ -n "$path" ] && cp -L "$path" .device/validate/lib/
+  tar -czf .device/validate.tar.gz -C .device validate && rm -rf .device/validate
+  ls -la .device/validate.tar.gz
+  exit 0
+fi
+part=${PART:-1}
+FINAL=${OUT:-$PWD/out}
+OUT=$FINAL/validate-$part
+bin=.device/validate
+export LD_LIBRARY_PATH=$PWD/$bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export ATTNSCOPE_GPU_SPEC_DIR=$PWD/sim/gpus  # the binary was built elsewhere
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+mkdir -p "$OUT"
+{ date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader; } | tee "$OUT/machine.txt"
+step() {  # name, timeout, command...: output into $OUT/name.log, exit code into $OUT/name.rc
+  local name=$1 limit=$2
+  shift 2
+  echo "$(date -u +%H:%M:%S) $name: $*" | tee -a "$OUT/commands.txt"
+  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
+  echo $? >"$OUT/$name.rc"
+}
+steps=()
+if [ "$part" = 1 ]; then
+  step fresh 300 "$bin/attnscope" profile --matrix fresh --out-dir "$OUT/fresh-$stamp" --deadline-s 240
+  steps+=(fresh)
+  for d in 64 128; do
+    for mask in --no-causal --causal; do
+      name=hopper-d$d-${mask#--}
+      step "$name" 120 "$bin/attnscope" profile --preset llm-4k --kernel hopper -d "$d" "$mask" \
+        -o "$OUT/hopper-counters-$stamp/llm-4k-hopper-fp16-d$d${mask#-}.json"
+      steps+=("$name")
+    done
+  done
+else
+  step backward 360 "$bin/attnscope" profile --matrix backward --out-dir "$OUT/backward-$stamp" --deadline-s 300
+  steps+=(backward)
+  step training_step 180 "$bin/attnscope" profile --preset llm-4k --kernel both --pass both --keep-tiles windows \
+    -o "$OUT/training-step-$stamp/llm-4k-training-step.json"
+  steps+=(training_step)
+fi
+find "$OUT" -name '*.json' -size +1M -exec gzip -9 {} \;
+echo
+echo "== summary (exit codes; logs and reports in validate-$part.tar.gz)"
+for s in "${steps[@]}"; do printf '%-24s %s\n' "$s" "$(cat "$OUT/$s.rc" 2>/dev/null || echo 'not run')"; done
+for s in "${steps[@]}"; do echo "-- $s"; grep -E "^\[|written|misses|meets|within|deadline" "$OUT/$s.log" | tail -30; done
+tar -czf "$FINAL/validate-$part.tar.gz" -C "$FINAL" "validate-$part" && rm -rf "$OUT"
