@@ -104,13 +104,7 @@ sim::TileConfig WorkloadOptions::tile_config() const {
   {
     // The Hopper kernel's default tile depends on the head dim (vocab::default_hopper_config); each flag
     // given overrides its own field.
-    const vocab::HopperConfig d = vocab::default_hopper_config(static_cast<int>(workload().head_dim));
-    t.hopper_bc = d.bc;
-    t.hopper_consumers = d.consumers;
-    t.hopper_stages = d.stages;
-    t.hopper_schedule =
-        d.overlap ? (d.pingpong ? sim::HopperSchedule::pingpong : sim::HopperSchedule::overlap)
-                  : (d.pingpong ? sim::HopperSchedule::serial_pingpong : sim::HopperSchedule::serial);
+    t.set_hopper(vocab::default_hopper_config(static_cast<int>(workload().head_dim)));
   }
   if (hopper_bc) t.hopper_bc = *hopper_bc;
   if (hopper_consumers) t.hopper_consumers = *hopper_consumers;

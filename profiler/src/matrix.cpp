@@ -132,13 +132,7 @@ std::vector<MatrixPoint> fresh(std::uint64_t seed, int count) {
       if (w.head_dim == 128 && t.br == 128 && t.bc == 128 && t.warps == 4) t.warps = 8;  // as build() does
       tile_label = fmt::format("-br{}-bc{}-w{}", t.br, t.bc, t.warps);
     } else if (kind == sim::KernelKind::hopper) {
-      const vocab::HopperConfig h = vocab::default_hopper_config(static_cast<int>(w.head_dim));
-      t.hopper_bc = h.bc;
-      t.hopper_consumers = h.consumers;
-      t.hopper_stages = h.stages;
-      t.hopper_schedule = h.pingpong  ? sim::HopperSchedule::pingpong
-                          : h.overlap ? sim::HopperSchedule::overlap
-                                      : sim::HopperSchedule::serial;
+      t.set_hopper(vocab::default_hopper_config(static_cast<int>(w.head_dim)));
     }
     w.name = fmt::format("fresh{:02}-b{}-h{}-q{}-k{}-d{}-{}{}", i, w.batch, w.heads, w.seq_q, w.seq_kv,
                          w.head_dim, sim::to_string(w.dtype), w.causal ? "-causal" : "");

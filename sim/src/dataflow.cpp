@@ -93,7 +93,9 @@ KernelDataflow::KernelDataflow(KernelId id, const Workload& w, const TileConfig&
   }
   if (id == KernelId::hopper) {
     if (!window.is_all())
-      throw InvalidInput("hopper: no tile windows for this kernel (it has no tile-window build)");
+      throw InvalidInput(
+          "hopper: a tile window inside the full grid is not modeled for this kernel (profiler::model_window "
+          "models a lone window as a workload of its own rows and keys)");
     hopper_grid();
     cta_count_ = (grid_.x1 - grid_.x0) * (grid_.y1 - grid_.y0) * (grid_.z1 - grid_.z0);
     return;
@@ -460,7 +462,8 @@ LevelBytes expected_bytes(KernelId k, const Workload& w, const TileConfig& tiles
       for (int i = 0; i < s.store_count; ++i) {
         const std::uint64_t bytes = s.stores[i].sectors(sector_bytes) * sector_bytes;
         if (s.stores[i].reduce)
-          reduced += bytes;  // not an L2 write (op_red); its old value is read from HBM, and it is written back
+          reduced +=
+              bytes;  // not an L2 write (op_red); its old value is read from HBM, and it is written back
         else
           total.l2_write += bytes;
       }

@@ -708,6 +708,49 @@ class GuiModelsTest : public QObject {
     }
   }
 
+  // The Hopper kernel (no tile controls on the page) runs its head dim's default tile, and a sliding window
+  // and ALiBi travel with the request: `attnscope simulate` with the request's flags gives the same bytes
+  // and time as the page's model.
+  void hopperAndMaskedRequestsMatchTheCommandLine() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    WhatIfRequest hopper64;
+    hopper64.kernels = KernelChoice::hopper;
+    hopper64.workload = sim::preset("llm-4k");
+    hopper64.workload.head_dim = 64;
+    const vocab::HopperConfig want = vocab::default_hopper_config(64);
+    const sim::TileConfig used = modelTiles(hopper64);
+    QCOMPARE(used.hopper_stages, want.stages);
+    QCOMPARE(used.hopper().overlap, want.overlap);
+    QCOMPARE(used.hopper().pingpong, want.pingpong);
+    WhatIfRequest masked;
+    masked.workload = sim::preset("llm-4k");
+    masked.workload.causal = true;
+    masked.workload.window = 512;
+    masked.workload.alibi = true;
+    QVERIFY(masked.cliFlags().contains(QStringLiteral("--alibi")));
+    QCOMPARE(masked.cliFlags().at(masked.cliFlags().indexOf(QStringLiteral("--window")) + 1),
+             QStringLiteral("512"));
+    for (const WhatIfRequest& r : {hopper64, masked}) {
+      const QString json = dir.filePath(QStringLiteral("cli.json"));
+      QProcess cli;
+      cli.start(QStringLiteral(ATTNSCOPE_BIN), QStringList{QStringLiteral("simulate")} + r.cliFlags() +
+                                                   QStringList{QStringLiteral("--json"), json});
+      QVERIFY(cli.waitForFinished(120000));
+      QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+      const LoadedReport from_cli = loadReport(json);
+      QVERIFY2(from_cli.report, qPrintable(from_cli.error));
+      const ReportPtr from_gui = computeModel(r);
+      QCOMPARE(from_cli.report->workload.window, r.workload.window);
+      QCOMPARE(from_cli.report->workload.alibi, r.workload.alibi);
+      QCOMPARE(from_cli.report->kernels.size(), from_gui->kernels.size());
+      for (std::size_t i = 0; i < from_gui->kernels.size(); ++i)
+        for (const auto m : {vocab::Metric::dram_read, vocab::Metric::l2_read, vocab::Metric::time})
+          QCOMPARE(metricValue(from_cli.report->kernels[i].metrics, m, Side::modeled),
+                   metricValue(from_gui->kernels[i].metrics, m, Side::modeled));
+    }
+  }
+
   // Invalid combinations are the library's errors, with its reason, not a crash and not a forward run.
   void invalidBackwardRequestsSayWhy() {
     WhatIfRequest hopper = backwardRequest();

@@ -230,7 +230,8 @@ TEST_F(Hopper, RefusesWhatTheKernelCannotBe) {
   window.q_tile_begin = 1;
   window.q_tile_end = 2;
   EXPECT_THAT([&] { KernelDataflow(KernelId::hopper, w, TileConfig{}, window); },
-              ::testing::ThrowsMessage<InvalidInput>(HasSubstr("no tile windows for this kernel")));
+              ::testing::ThrowsMessage<InvalidInput>(
+                  HasSubstr("a tile window inside the full grid is not modeled for this kernel")));
   // A GPU without wgmma cannot run it.
   EXPECT_THAT([&] { simulate(load_gpu_spec("a100"), w, KernelKind::hopper, TileConfig{}); },
               ::testing::ThrowsMessage<InvalidInput>(HasSubstr("wgmma")));

@@ -25,6 +25,12 @@ sim::GpuSpec resolveGpu(const WhatIfRequest& request) {
 
 }  // namespace
 
+sim::TileConfig modelTiles(const WhatIfRequest& request) {
+  sim::TileConfig t = request.tiles;
+  t.set_hopper(vocab::default_hopper_config(static_cast<int>(request.workload.head_dim)));
+  return t;
+}
+
 vocab::TiledBwdConfig backwardTile(const WhatIfRequest& request) {
   return request.tiles.tiled_bwd(request.workload.head_dim);
 }
@@ -81,6 +87,8 @@ QStringList WhatIfRequest::cliFlags() const {
                     QString::number(tiles.stages),
                     QStringLiteral("--gpu"),
                     gpu};
+  if (w.window > 0) flags << QStringLiteral("--window") << QString::number(w.window);
+  if (w.alibi) flags << QStringLiteral("--alibi");
   if (w.pass != sim::Pass::fwd) {
     const std::string_view pass = sim::to_string(w.pass);
     flags << QStringLiteral("--pass") << QString::fromUtf8(pass.data(), static_cast<qsizetype>(pass.size()));
@@ -154,7 +162,8 @@ void scale(sim::LevelBytes& b, std::uint64_t k) {
 
 void checkRequest(const WhatIfRequest& request) {
   const sim::GpuSpec gpu = resolveGpu(request);
-  for (const auto kind : kindsOf(request)) sim::check_config(gpu, request.workload, kind, request.tiles);
+  for (const auto kind : kindsOf(request))
+    sim::check_config(gpu, request.workload, kind, modelTiles(request));
 }
 
 QString PreviewShape::label() const {
@@ -218,7 +227,7 @@ ReportPtr computePreview(const WhatIfRequest& request, const std::atomic<bool>* 
   const auto k = static_cast<std::uint64_t>(shape->factor);
   std::optional<reports::Report> merged;
   for (const auto kind : kindsOf(request)) {
-    sim::SimResult r = sim::simulate(small, w, kind, request.tiles, options);
+    sim::SimResult r = sim::simulate(small, w, kind, modelTiles(request), options);
     std::vector<std::int64_t> tiles_total;
     r.totals = {};
     r.flops = 0;
@@ -278,7 +287,7 @@ ReportPtr computeModel(const WhatIfRequest& request, const std::atomic<bool>* ca
   std::optional<reports::Report> merged;
   for (const auto kind : kinds) {
     reports::Report part = reports::report_from_simulation(
-        sim::simulate(gpu, request.workload, kind, request.tiles, options), command);
+        sim::simulate(gpu, request.workload, kind, modelTiles(request), options), command);
     if (!merged) {
       merged = std::move(part);
     } else {
@@ -303,7 +312,7 @@ QVector<SweepPointResult> computeSweep(const WhatIfRequest& request, const std::
     for (const int bc : kSweepBc) {
       if (should_stop && should_stop()) return points;
       SweepPointResult p;
-      sim::TileConfig tiles = request.tiles;
+      sim::TileConfig tiles = modelTiles(request);
       p.br = br;
       p.bc = bc;
       p.backward = backward;

@@ -41,6 +41,11 @@ struct WhatIfRequest {
 // Query rows each warp owns in a tiling (Br / warps), the quantity the sweep keeps fixed while Br changes.
 int rowsPerWarp(const sim::TileConfig& tiles);
 
+// The tiles the model runs the request with: its own, and for the Hopper kernel (which has no tile controls
+// here) the default tile of the workload's head dim, as the command line starts from
+// (vocab::default_hopper_config).
+sim::TileConfig modelTiles(const WhatIfRequest& request);
+
 // The tiled backward's tile the request runs: its bwd_* fields, each 0 replaced by the head dim's compiled
 // default (sim::TileConfig::tiled_bwd).
 vocab::TiledBwdConfig backwardTile(const WhatIfRequest& request);

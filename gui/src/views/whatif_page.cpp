@@ -87,7 +87,9 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, SweepGridModel* grid, WhatIfResultMode
       warps_(spin(this, 1, 32, QStringLiteral("whatifWarps"))),
       stages_(spin(this, 1, 8, QStringLiteral("whatifStages"))),
       smem_kib_(spin(this, 0, 1024, QStringLiteral("whatifSmem"))),
+      window_(spin(this, 0, 1 << 20, QStringLiteral("whatifWindow"))),
       causal_(new QCheckBox(tr("causal"), this)),
+      alibi_(new QCheckBox(tr("ALiBi bias"), this)),
       auto_run_(new QCheckBox(tr("re-run on every change"), this)),
       sweep_(new QCheckBox(tr("sweep tile sizes after each run"), this)),
       preview_(new QCheckBox(tr("large workloads: a scaled preview first"), this)),
@@ -145,6 +147,11 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, SweepGridModel* grid, WhatIfResultMode
   wf->addRow(tr("Head dim"), head_dim_);
   wf->addRow(tr("Type"), dtype_);
   wf->addRow(QString(), causal_);
+  window_->setSpecialValueText(tr("none"));
+  window_->setToolTip(tr("Sliding window (local attention): each query sees the last N keys; needs causal"));
+  wf->addRow(tr("Window"), window_);
+  alibi_->setObjectName(QStringLiteral("whatifAlibi"));
+  wf->addRow(QString(), alibi_);
   auto* kernel = new QGroupBox(tr("Kernel and GPU"), this);
   auto* kf = new QFormLayout(kernel);
   kf->addRow(tr("Kernel"), kernel_);
@@ -192,7 +199,7 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, SweepGridModel* grid, WhatIfResultMode
 
   connect(run, &QPushButton::clicked, this, &WhatIfPage::runRequested);
   connect(preset_, &QComboBox::currentTextChanged, this, &WhatIfPage::applyPreset);
-  for (auto* s : {batch_, heads_, seq_q_, seq_kv_, head_dim_, warps_, stages_, smem_kib_}) {
+  for (auto* s : {batch_, heads_, seq_q_, seq_kv_, head_dim_, window_, warps_, stages_, smem_kib_}) {
     connect(s, &QSpinBox::valueChanged, this, &WhatIfPage::controlChanged);
   }
   for (auto* c : {dtype_, kernel_, bc_, bwd_bc_, bwd_br_, bwd_stages_})
@@ -214,6 +221,7 @@ WhatIfPage::WhatIfPage(SweepModel* sweep, SweepGridModel* grid, WhatIfResultMode
     controlChanged();
   });
   connect(causal_, &QCheckBox::toggled, this, &WhatIfPage::controlChanged);
+  connect(alibi_, &QCheckBox::toggled, this, &WhatIfPage::controlChanged);
   connect(sweep_, &QCheckBox::toggled, this, &WhatIfPage::controlChanged);
   connect(gpu_, &QComboBox::currentIndexChanged, this, [this](int i) {
     if (gpu_->itemData(i).toString().isEmpty()) {
@@ -260,7 +268,8 @@ void WhatIfPage::controlChanged() {
     const sim::Workload p = sim::preset(preset_->currentText().toStdString());
     matches = p.batch == r.workload.batch && p.heads == r.workload.heads && p.seq_q == r.workload.seq_q &&
               p.seq_kv == r.workload.seq_kv && p.head_dim == r.workload.head_dim &&
-              p.dtype == r.workload.dtype && p.causal == r.workload.causal;
+              p.dtype == r.workload.dtype && p.causal == r.workload.causal && p.window == r.workload.window &&
+              p.alibi == r.workload.alibi;
   } catch (const std::exception&) {
   }
   if (!matches) preset_->setCurrentText(tr("custom"));
@@ -278,6 +287,8 @@ WhatIfRequest WhatIfPage::request() const {
   r.workload.head_dim = head_dim_->value();
   r.workload.dtype = sim::parse_dtype(dtype_->currentText().toStdString()).value_or(sim::DType::fp16);
   r.workload.causal = causal_->isChecked();
+  r.workload.window = window_->value();
+  r.workload.alibi = alibi_->isChecked();
   r.kernels = static_cast<KernelChoice>(kernel_->currentData().toInt());
   r.workload.pass = static_cast<sim::Pass>(pass_->currentData().toInt());
   r.tiles.bwd_bc = bwd_bc_->currentData().toInt();
@@ -308,6 +319,8 @@ void WhatIfPage::setRequest(const WhatIfRequest& r) {
   const std::string_view dtype = sim::to_string(w.dtype);
   dtype_->setCurrentText(QString::fromUtf8(dtype.data(), static_cast<qsizetype>(dtype.size())));
   causal_->setChecked(w.causal);
+  window_->setValue(clampInt(w.window));
+  alibi_->setChecked(w.alibi);
   sweep_->setChecked(r.sweep);
   preview_->setChecked(r.preview);
   kernel_->setCurrentIndex(kernel_->findData(static_cast<int>(r.kernels)));

@@ -68,7 +68,8 @@ class WhatIfPage : public QWidget {
   QGroupBox* backward_;
   QTableView* results_;
   QSpinBox *batch_, *heads_, *seq_q_, *seq_kv_, *head_dim_, *warps_, *stages_, *smem_kib_;
-  QCheckBox *causal_, *auto_run_, *sweep_, *preview_;
+  QSpinBox* window_;  // sliding window: keys each query sees (0 = none; needs causal)
+  QCheckBox *causal_, *alibi_, *auto_run_, *sweep_, *preview_;
   QLabel *status_, *summary_;
   SweepChart* sweep_chart_;
   SweepGridView* sweep_grid_;

@@ -75,6 +75,15 @@ struct TileConfig {
   int hopper_stages = vocab::HopperConfig{}.stages;        // slots of the K/V ring in shared memory
   HopperSchedule hopper_schedule = HopperSchedule::serial;
 
+  // Sets the Hopper fields to `c` (e.g. vocab::default_hopper_config of the workload's head dim).
+  constexpr void set_hopper(const vocab::HopperConfig& c) {
+    hopper_bc = c.bc;
+    hopper_consumers = c.consumers;
+    hopper_stages = c.stages;
+    hopper_schedule = c.overlap ? (c.pingpong ? HopperSchedule::pingpong : HopperSchedule::overlap)
+                                : (c.pingpong ? HopperSchedule::serial_pingpong : HopperSchedule::serial);
+  }
+
   constexpr vocab::HopperConfig hopper() const {
     return vocab::HopperConfig{
         64 * hopper_consumers,
