@@ -117,6 +117,25 @@ def derive(doc):
     out.append(("sm_l2_bytes_per_cycle", cp["median"],
                 f"cp_async: best of 4..32 warps per SM ({cp['params']['warps_per_sm']:.0f}), cp.async.cg 16 B from an "
                 f"L2-resident 8 MB source, {cp['median']:.1f} B per SM per cycle"))
+    # The launch cost of one kernel as the time metric sees it (an event, one launch, an event, synchronize):
+    # cta_dispatch times exactly that, for grids of empty CTAs. Its kernel_time at 256 CTAs per SM less the
+    # dispatch of those CTAs at the benchmark's own slope (ns_per_cta_per_sm, between 256 and 4096 CTAs per SM)
+    # is the event pair around a launch without its CTAs. 128-thread CTAs: the nearest row to the kernels'
+    # 128- and 256-thread CTAs. (launch_overhead's numbers time other things: the interval between queued
+    # launches, a host-clock round trip, an event pair around nothing.)
+    def dispatch(threads):
+        kt = one(doc, "cta_dispatch", "kernel_time", threads_per_cta=threads, ctas_per_sm=256.0)["median"]
+        ns = one(doc, "cta_dispatch", "ns_per_cta_per_sm", threads_per_cta=threads)["median"]
+        return kt, ns, kt - 256 * ns * 1e-3
+
+    kt, ns, launch = dispatch(128.0)
+    rows = ", ".join(f"{t:.0f} threads {dispatch(t)[2]:.3f}" for t in (32.0, 1024.0))
+    lo = {r["metric"]: r["median"] for r in doc["benchmarks"]["launch_overhead"]["results"]}
+    out.append(("launch_overhead_ns", launch * 1e3,
+                f"cta_dispatch 128-thread CTAs: kernel_time at 256 CTAs/SM {kt:.2f} us - 256 x ns_per_cta_per_sm "
+                f"{ns:.2f} ns = {launch:.3f} us ({rows} us; launch_overhead, not this protocol: back to back "
+                f"{lo['back_to_back_per_launch']:.2f}, round trip {lo['launch_sync_round_trip']:.2f}, empty event "
+                f"pair {lo['empty_event_pair']:.2f} us)"))
     return out
 
 

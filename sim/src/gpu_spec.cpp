@@ -132,6 +132,8 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   g.warp_step_overhead_cycles =
       r.optional_number("warp_step_overhead_cycles", false, g.warp_step_overhead_cycles);
   g.hbm_capacity_bytes = static_cast<std::int64_t>(r.optional_number("hbm_capacity_bytes", true, 0.0));
+  // A millisecond is far beyond any launch latency: a value that large is a unit mistake (us or s for ns).
+  g.launch_overhead_ns = r.optional_number("launch_overhead_ns", false, g.launch_overhead_ns, 1e6);
 
   // Consistency the cache model relies on.
   if (g.hbm_efficiency > 1.0) r.fail("hbm_efficiency", "must be at most 1");

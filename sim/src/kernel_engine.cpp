@@ -12,6 +12,18 @@
 // channels it occupies, each a first-come-first-served BandwidthServer, plus the L2 or HBM latency. Events
 // are processed in time order, so the cache sees accesses in the order a real GPU would (at step
 // granularity).
+//
+// The last wave's tail needs no term of its own: a CTA starts on a slot as soon as the slot's previous CTA
+// finishes, so when the CTAs do not fill the last wave (or finish unevenly) the kernel ends with the last
+// CTA's own end, and the slots that ran out of CTAs sit idle meanwhile. Dispatching a CTA takes no time
+// here. The H200 starts at most one empty CTA every 79 ns per SM (microbenchmark `cta_dispatch`), while
+// other CTAs run; it binds only where a CTA lasts less than (resident CTAs per SM) x 79 ns. In the
+// naive softmax at vit-b16 (73 CTAs per SM: 5.8 us of dispatch against 11.8 us of CTAs) and tiled_bwd.pre
+// and .post at llm-4k (31 per SM: 2.5 against 13 us) the dispatcher keeps ahead, and what this leaves out is
+// about the first wave's staggered start, 8 resident CTAs x 79 ns = 0.6 us (docs/microbenchmarks.md).
+//
+// The kernel's time is the CTAs' (first start to last end) plus the GPU spec's launch cost, once per
+// launch: CUDA events around a launch see it before the first CTA starts (GpuSpec::launch_overhead_ns).
 #include "kernel_engine.hpp"
 
 #include <algorithm>
@@ -308,7 +320,8 @@ KernelResult Engine::run() {
         break;
     }
   }
-  result_.time_s = last;
+  result_.launch_s = gpu_.launch_overhead_ns * 1e-9;
+  result_.time_s = result_.launch_s + last;
   result_.cycles = static_cast<std::uint64_t>(std::llround(last * gpu_.sm_clock_hz));
   if (opt_.l2_reuse) {
     result_.l2_resident_end = l2_.resident_bytes();

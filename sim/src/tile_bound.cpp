@@ -194,7 +194,8 @@ TileBound tiled_forward_bound(const GpuSpec& gpu, const Workload& w, const TileC
   floors[static_cast<std::size_t>(BoundFloor::hbm)] =
       b.hbm_read_min / (gpu.hbm_bandwidth * gpu.hbm_efficiency) + gpu.hbm_latency_ns * 1e-9;
   const auto most = std::max_element(floors.begin(), floors.end());
-  b.time_s = *most;
+  // The model adds the launch cost to the CTAs' time (kernel_engine.cpp), so the bound does too.
+  b.time_s = *most + gpu.launch_overhead_ns * 1e-9;
   b.limiter = static_cast<BoundFloor>(most - floors.begin());
   b.flops = flops;
   b.smem_read = smem_read;

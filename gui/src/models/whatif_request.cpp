@@ -244,7 +244,7 @@ ReportPtr computePreview(const WhatIfRequest& request, const std::atomic<bool>* 
       time_scales.push_back(t);
       scale(kr.totals, k);
       kr.flops *= static_cast<double>(k);
-      kr.time_s *= t;
+      kr.time_s = kr.launch_s + (kr.time_s - kr.launch_s) * t;  // one launch, whatever the waves
       kr.cycles = static_cast<std::uint64_t>(std::llround(static_cast<double>(kr.cycles) * t));
       kr.ctas = static_cast<int>(ctas);
       kr.waves = static_cast<int>(waves);

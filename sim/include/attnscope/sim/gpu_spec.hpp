@@ -62,6 +62,15 @@ struct GpuSpec {
   double smem_bytes_per_cycle = 128;     // shared-memory (ldmatrix) bandwidth per SM
   double warp_step_overhead_cycles = 0;  // issue cycles a warp spends per CTA step on the non-MMA work
                                          // (barrier, cp.async wait, row reductions), on its sub-partition
+  // Kernel launch (optional in spec files; absent: 0, no launch cost). What CUDA events recorded right before
+  // and after one launch measure beyond the kernel's CTAs: the launch latency (the launch call, the front
+  // end, the grid's setup). The model adds it once to every kernel's time (KernelResult::launch_s), before
+  // the first CTA starts; `cycles` and the tile records stay the CTAs' own. The `time` metric is an event
+  // pair around one launch after an L2 flush (profiler and kernel benchmarks alike), so the H200 value is the
+  // microbenchmark that times the same thing, `cta_dispatch` (event, one launch, event, synchronize), less
+  // its CTAs' dispatch: not `launch_overhead`'s back-to-back interval (queued launches overlap), round trip
+  // (host clock, includes the host's wake-up) or empty event pair (nothing launched). sim/gpus/h200.json.
+  double launch_overhead_ns = 0;
 
   double tensor_flops(DType t) const { return t == DType::fp32 ? tensor_flops_fp32 : tensor_flops_fp16; }
 };

@@ -47,7 +47,9 @@ struct KernelResult {
   LevelBytes totals;
   double flops = 0;
   std::uint64_t cycles = 0;  // SM cycles from first CTA start to last CTA end
+  // Seconds, what CUDA events around the launch measure: launch_s, then the CTAs (cycles / sm_clock_hz).
   double time_s = 0;
+  double launch_s = 0;  // the launch cost in time_s (GpuSpec::launch_overhead_ns)
   int ctas = 0;
   int waves = 0;
   int ctas_per_sm = 0;  // occupancy the model chose

@@ -17,6 +17,7 @@
 //             L2 partitions and each SM's L2 port;
 //   hbm       the compulsory reads (Q, K and V once each: the model starts with a cold L2) at the achievable
 //             HBM bandwidth.
+// The bound is the largest floor plus the GPU's launch cost, which the model adds to every kernel.
 // Work is whole CTAs: the busiest SM holds at least ceil(CTAs / SMs) of them (pigeonhole) and the busiest
 // slot ceil(CTAs / slots), so the floors use the larger of that count times the lightest CTA and the average.
 //
