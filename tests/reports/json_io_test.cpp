@@ -366,6 +366,29 @@ TEST(JsonIo, EmptyAndMissingFiles) {
   std::filesystem::remove_all(dir);
 }
 
+// A gzip'd report (report.json.gz) reads as the plain one; a damaged or truncated one is an error that names
+// the file, never a partial report.
+TEST(JsonIo, GzippedReportsReadAndDamagedOnesAreRefused) {
+  const auto dir = std::filesystem::temp_directory_path() / "attnscope_json_io_gz_test";
+  std::filesystem::create_directories(dir);
+  const auto plain = dir / "report.json";
+  std::filesystem::copy_file(fixture("simulate-tiled-small.json"), plain,
+                             std::filesystem::copy_options::overwrite_existing);
+  ASSERT_EQ(std::system(("gzip -kf " + plain.string()).c_str()), 0);
+  const auto packed = dir / "report.json.gz";
+  EXPECT_EQ(to_json_string(read_report(packed)), to_json_string(read_report(plain)));
+  const std::string bytes = read_text(packed);
+  write_file_atomic(dir / "cut.json.gz", bytes.substr(0, bytes.size() / 2));
+  EXPECT_THAT([&] { read_report(dir / "cut.json.gz"); },
+              ::testing::ThrowsMessage<ReportError>(
+                  AllOf(HasSubstr("cut.json.gz"), HasSubstr("gzip'd but cannot be inflated"))));
+  std::string damaged = bytes;
+  for (std::size_t i = 20; i < damaged.size() - 8; i += 7) damaged[i] = static_cast<char>(damaged[i] ^ 0x5a);
+  write_file_atomic(dir / "damaged.json.gz", damaged);
+  EXPECT_THROW(read_report(dir / "damaged.json.gz"), ReportError);
+  std::filesystem::remove_all(dir);
+}
+
 TEST(JsonIo, AtomicWriteReplacesTargetAndLeavesNoTemporaryFile) {
   const auto dir = std::filesystem::temp_directory_path() / "attnscope_atomic_test";
   std::filesystem::remove_all(dir);
