@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "attnscope/reports/writers.hpp"
 #include "test_support.hpp"
 
 namespace attnscope::reports {
@@ -387,6 +388,27 @@ TEST(JsonIo, GzippedReportsReadAndDamagedOnesAreRefused) {
   write_file_atomic(dir / "damaged.json.gz", damaged);
   EXPECT_THROW(read_report(dir / "damaged.json.gz"), ReportError);
   std::filesystem::remove_all(dir);
+}
+
+// A Hopper profile recorded before the bulk-copy counters were collected (the H200, 2026-12-03): its l2_read
+// (the load pipe's share, 0 for a kernel that loads by bulk copies) and smem_write (without the bulk copies'
+// fills) are not shown as measured, the kernel says why, and the text report gives each reason once.
+TEST(JsonIo, OlderRecordingsFollowTodaysMetricTable) {
+  const Report r =
+      read_report(std::filesystem::path(ATTNSCOPE_DATA_DIR) / "h200" / "hopper-epilogue-20261203T215057Z" /
+                  "hopper-profile" / "llm-4k-hopper-fp16-d64-no-causal.json.gz");
+  ASSERT_EQ(r.kernels.size(), 1u);
+  const KernelEntry& k = r.kernels[0];
+  EXPECT_DOUBLE_EQ(k.counters.at("l1tex__m_xbar2l1tex_read_bytes_pipe_lsu.sum"), 0.0);  // as recorded
+  EXPECT_FALSE(measured_of(k.metrics, Metric::l2_read).has_value());
+  EXPECT_FALSE(measured_of(k.metrics, Metric::smem_write).has_value());
+  EXPECT_TRUE(measured_of(k.metrics, Metric::dram_read).has_value());
+  EXPECT_TRUE(measured_of(k.metrics, Metric::l2_read_lts).has_value());
+  EXPECT_FALSE(modeled_of(k.metrics, Metric::l2_read_lts).has_value());  // measured only
+  EXPECT_THAT(k.notes.at("measure.not_comparable"), HasSubstr("l2_read, smem_write"));
+  const std::string text = to_text_table(r);
+  EXPECT_THAT(text, HasSubstr("l2_read_lts not modeled: the L2 request coalescer"));
+  EXPECT_THAT(text, HasSubstr("hopper: l2_read, smem_write: not shown as measured"));
 }
 
 TEST(JsonIo, AtomicWriteReplacesTargetAndLeavesNoTemporaryFile) {
