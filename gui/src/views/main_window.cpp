@@ -239,7 +239,7 @@ bool MainWindow::openComparison(const QString& path) {
 void MainWindow::openDialog(bool comparison) {
   const QString path =
       QFileDialog::getOpenFileName(this, comparison ? tr("Open report to compare") : tr("Open report"),
-                                   QString(), tr("attnscope reports (*.json);;All files (*)"));
+                                   QString(), tr("attnscope reports (*.json *.json.gz);;All files (*)"));
   if (path.isEmpty()) return;
   comparison ? openComparison(path) : openReport(path);
 }
