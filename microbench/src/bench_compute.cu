@@ -68,23 +68,6 @@ DeviceBuffer<std::uint32_t> random_halves(std::size_t words, std::uint32_t seed,
   return b;
 }
 
-bool all_finite(const std::vector<float>& v) {
-  return std::all_of(v.begin(), v.end(), [](float x) { return std::isfinite(x); });
-}
-double sum_of(const std::vector<float>& v) {
-  double s = 0;
-  for (float x : v) s += x;
-  return s;
-}
-
-// Checks the kernel's per-thread results; records the check once per configuration.
-void check_finite(Context& ctx, const std::string& bench, const std::string& what,
-                  const DeviceBuffer<float>& out) {
-  const std::vector<float> h = out.copy_out();
-  ctx.rec->check(bench, what + ": results finite and nonzero", all_finite(h) && sum_of(h) != 0.0,
-                 "checksum " + std::to_string(sum_of(h)));
-}
-
 // ---- sm_clock
 // -----------------------------------------------------------------------------------------------
 __global__ void clock_probe_kernel(std::uint64_t ns, float* out, BlockClock* clk) {

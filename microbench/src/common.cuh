@@ -5,6 +5,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -185,6 +186,20 @@ __device__ __forceinline__ std::uint64_t ld_cg_u64(const std::uint64_t* p) {
 }
 
 }  // namespace dev
+
+// Checks a kernel's per-thread results (finite, not all zero); records the check once per configuration.
+inline void check_finite(Context& ctx, const std::string& bench, const std::string& what,
+                         const DeviceBuffer<float>& out) {
+  const std::vector<float> h = out.copy_out();
+  double sum = 0;
+  bool finite = true;
+  for (float x : h) {
+    finite = finite && std::isfinite(x);
+    sum += x;
+  }
+  ctx.rec->check(bench, what + ": results finite and nonzero", finite && sum != 0.0,
+                 "checksum " + std::to_string(sum));
+}
 
 // Launch helper: sets the dynamic shared-memory limit when a kernel asks for more than 48 KB.
 template <typename Kernel>
