@@ -72,11 +72,6 @@ bool same_problem(const reports::Report& r, const sim::Workload& w, const sim::T
   return forward && backward;
 }
 
-// The kernels `run` shows of one kind for the workload's pass, by name.
-std::vector<std::string> wanted_kernels(sim::KernelKind kind, sim::Pass pass) {
-  return profiler::kernel_names(kind, pass);
-}
-
 // Appends `part`'s kernels to `into` (the first part gives provenance, workload and tiles).
 void append(reports::Report& into, reports::Report part) {
   if (into.kernels.empty()) {
@@ -123,8 +118,8 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
   };
   std::vector<Recording> recordings;
   bool naive_with_tiles = false, tiled_with_tiles = false;
-  const std::vector<std::string> naive_names = wanted_kernels(sim::KernelKind::naive, w.pass);
-  const std::vector<std::string> tiled_names = wanted_kernels(sim::KernelKind::tiled, w.pass);
+  const std::vector<std::string> naive_names = profiler::kernel_names(sim::KernelKind::naive, w.pass);
+  const std::vector<std::string> tiled_names = profiler::kernel_names(sim::KernelKind::tiled, w.pass);
   const auto holds = [](const reports::Report& r, const std::vector<std::string>& names) {
     return std::all_of(names.begin(), names.end(),
                        [&](const std::string& n) { return reports::find_kernel(r, n) != nullptr; });
@@ -198,7 +193,7 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
 void add_modeled_only(reports::Report& into, const sim::Workload& w, const sim::TileConfig& t,
                       const sim::GpuSpec& gpu, const std::string& command) {
   for (auto kind : {sim::KernelKind::naive, sim::KernelKind::tiled}) {
-    const std::string first = wanted_kernels(kind, w.pass).front();
+    const std::string first = profiler::kernel_names(kind, w.pass).front();
     if (reports::find_kernel(into, first) != nullptr) continue;
     auto part = reports::report_from_simulation(sim::simulate(gpu, w, kind, t, {}), command);
     for (auto& k : part.kernels) k.notes["source"] = "model only: no recorded measurement of this kernel";

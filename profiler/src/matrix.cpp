@@ -53,6 +53,14 @@ std::vector<MatrixPoint> build(const std::vector<std::int64_t>& seqs, const std:
   return out;
 }
 
+// The naive kernels keep S (and P, and in the backward dP) in HBM: the matrices' naive points stay at or
+// below this many bytes of S.
+constexpr double kNaiveScoreBytesMax = 4.0 * (1u << 30);
+double score_bytes(const sim::Workload& w) {
+  return static_cast<double>(w.batch * w.heads) * static_cast<double>(w.seq_q) *
+         static_cast<double>(w.seq_kv) * static_cast<double>(vocab::bytes_of(w.dtype));
+}
+
 // The backward pass (the tiled backward's three kernels at its head dim's default tile, and the naive
 // backward's five where its P and dP fit: S of at most 4 GiB, so up to 4k tokens at 2^19 query rows), on the
 // accuracy matrix's shapes.
@@ -65,9 +73,7 @@ std::vector<MatrixPoint> backward_points(const std::vector<std::int64_t>& seqs) 
           sim::Workload w = matrix_workload(seq, d, dtype, causal);
           w.pass = sim::Pass::bwd;
           w.name += "-bwd";
-          const double score_bytes = static_cast<double>(w.batch * w.heads) * static_cast<double>(seq) *
-                                     static_cast<double>(seq) * static_cast<double>(vocab::bytes_of(dtype));
-          if (score_bytes <= 4.0 * (1u << 30))
+          if (score_bytes(w) <= kNaiveScoreBytesMax)
             out.push_back({w.name + "-naive", w, sim::KernelKind::naive, sim::TileConfig{}});
           out.push_back({w.name + "-tiled", w, sim::KernelKind::tiled, sim::TileConfig{}});
         }
@@ -100,9 +106,6 @@ class SplitMix64 {
   std::uint64_t state_;
 };
 
-// The naive kernels keep S (and P) in HBM: fresh naive points stay below this many bytes of S.
-constexpr double kFreshNaiveScoreBytes = 4.0 * (1u << 30);
-
 std::vector<MatrixPoint> fresh(std::uint64_t seed, int count) {
   SplitMix64 rng(seed);
   std::vector<MatrixPoint> out;
@@ -124,9 +127,7 @@ std::vector<MatrixPoint> fresh(std::uint64_t seed, int count) {
                            : pick == 3 ? sim::KernelKind::hopper
                                        : sim::KernelKind::tiled;
     sim::TileConfig t = tiles[static_cast<std::size_t>(rng.below(static_cast<std::int64_t>(tiles.size())))];
-    const double score_bytes = static_cast<double>(w.batch * w.heads) * static_cast<double>(w.seq_q) *
-                               static_cast<double>(w.seq_kv) * static_cast<double>(vocab::bytes_of(w.dtype));
-    if (kind == sim::KernelKind::naive && score_bytes > kFreshNaiveScoreBytes) kind = sim::KernelKind::tiled;
+    if (kind == sim::KernelKind::naive && score_bytes(w) > kNaiveScoreBytesMax) kind = sim::KernelKind::tiled;
     std::string tile_label;
     if (kind == sim::KernelKind::tiled) {
       if (w.head_dim == 128 && t.br == 128 && t.bc == 128 && t.warps == 4) t.warps = 8;  // as build() does

@@ -93,6 +93,22 @@ WhatIfRequest backwardRequest() {
   return r;
 }
 
+// `attnscope simulate` run with the request's own flags (cliFlags), its JSON report loaded from `dir`; the
+// loader's error says what went wrong, the command's stderr included.
+LoadedReport simulateOnTheCommandLine(const WhatIfRequest& r, const QTemporaryDir& dir) {
+  const QString json = dir.filePath(QStringLiteral("cli.json"));
+  QProcess cli;
+  cli.start(QStringLiteral(ATTNSCOPE_BIN), QStringList{QStringLiteral("simulate")} + r.cliFlags() +
+                                               QStringList{QStringLiteral("--json"), json});
+  if (!cli.waitForFinished(120000) || cli.exitCode() != 0) {
+    LoadedReport failed;
+    failed.error =
+        QStringLiteral("attnscope simulate failed: ") + QString::fromUtf8(cli.readAllStandardError());
+    return failed;
+  }
+  return loadReport(json);
+}
+
 }  // namespace
 
 class GuiModelsTest : public QObject {
@@ -687,13 +703,7 @@ class GuiModelsTest : public QObject {
     chosen.tiles.bwd_bc = 64;
     chosen.tiles.bwd_stages = 3;
     for (const WhatIfRequest& r : {request, chosen}) {
-      const QString json = dir.filePath(QStringLiteral("cli.json"));
-      QProcess cli;
-      cli.start(QStringLiteral(ATTNSCOPE_BIN), QStringList{QStringLiteral("simulate")} + r.cliFlags() +
-                                                   QStringList{QStringLiteral("--json"), json});
-      QVERIFY(cli.waitForFinished(60000));
-      QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
-      const LoadedReport from_cli = loadReport(json);
+      const LoadedReport from_cli = simulateOnTheCommandLine(r, dir);
       QVERIFY2(from_cli.report, qPrintable(from_cli.error));
       const ReportPtr from_gui = computeModel(r);
       QCOMPARE(from_cli.report->tiles.bwd_label(r.workload.head_dim),
@@ -732,13 +742,7 @@ class GuiModelsTest : public QObject {
     QCOMPARE(masked.cliFlags().at(masked.cliFlags().indexOf(QStringLiteral("--window")) + 1),
              QStringLiteral("512"));
     for (const WhatIfRequest& r : {hopper64, masked}) {
-      const QString json = dir.filePath(QStringLiteral("cli.json"));
-      QProcess cli;
-      cli.start(QStringLiteral(ATTNSCOPE_BIN), QStringList{QStringLiteral("simulate")} + r.cliFlags() +
-                                                   QStringList{QStringLiteral("--json"), json});
-      QVERIFY(cli.waitForFinished(120000));
-      QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
-      const LoadedReport from_cli = loadReport(json);
+      const LoadedReport from_cli = simulateOnTheCommandLine(r, dir);
       QVERIFY2(from_cli.report, qPrintable(from_cli.error));
       const ReportPtr from_gui = computeModel(r);
       QCOMPARE(from_cli.report->workload.window, r.workload.window);
