@@ -20,6 +20,10 @@
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/reports/writers.hpp"
 #include "attnscope/sim/error.hpp"
+#include "attnscope/sim/gpu_spec.hpp"
+#include "attnscope/sim/simulate.hpp"
+#include "attnscope/vocab/backward.hpp"
+#include "attnscope/vocab/geometry.hpp"
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
@@ -107,10 +111,40 @@ profiler::ProfileOptions options_from(const ProfileFlags& f, const sim::Workload
   return o;
 }
 
+// The sliding-window / ALiBi kernels are compiled for one tile per pass (vocab): another tile is a what-if
+// for `simulate` and `sweep`, not something the GPU can run.
+void require_general_mask_tiles(const sim::Workload& w, const sim::TileConfig& t) {
+  const vocab::TiledConfig f = vocab::general_mask_tiled_config(w.head_dim), asked = t.tiled();
+  if (w.pass != sim::Pass::bwd &&
+      (asked.br != f.br || asked.bc != f.bc || asked.warps != f.warps || asked.stages != f.stages))
+    throw sim::InvalidInput(fmt::format(
+        "--window/--alibi: the tiled kernel's sliding-window / ALiBi variant is compiled for --br {} --bc {} "
+        "--warps {} --stages {} at head dim {} only (asked --br {} --bc {} --warps {} --stages {}); leave the "
+        "tile flags out to measure it, or price other tiles with `attnscope simulate`",
+        f.br, f.bc, f.warps, f.stages, w.head_dim, asked.br, asked.bc, asked.warps, asked.stages));
+  const vocab::TiledBwdConfig b = vocab::general_mask_tiled_bwd_config(), bwd = t.tiled_bwd(w.head_dim);
+  if (w.pass != sim::Pass::fwd && (bwd.bc != b.bc || bwd.br != b.br || bwd.stages != b.stages))
+    throw sim::InvalidInput(fmt::format(
+        "--window/--alibi: the tiled backward's sliding-window / ALiBi variant is compiled for --bwd-bc {} "
+        "--bwd-br {} --bwd-stages {} only (asked --bwd-bc {} --bwd-br {} --bwd-stages {})",
+        b.bc, b.br, b.stages, bwd.bc, bwd.br, bwd.stages));
+}
+
 int run_single(const ProfileFlags& f, const std::string& command) {
-  f.workload.require_plain_mask("profile");
   const sim::Workload w = f.workload.workload();
-  for (auto kind : f.workload.kinds()) (void)options_from(f, w, kind);  // bad flags before the GPU
+  std::vector<sim::KernelKind> kinds = f.workload.kinds();
+  // `--kernel all` with a sliding window or ALiBi: the Hopper kernel is not built for them; the others run.
+  if (w.general_mask() && kinds.size() > 1)
+    std::erase(kinds, sim::KernelKind::hopper);
+  {
+    // Bad flags, tiles the model refuses (a named --kernel hopper with a mask, shared memory) before the GPU.
+    const sim::GpuSpec gpu = sim::load_gpu_spec(f.workload.gpu);
+    for (auto kind : kinds) {
+      const sim::TileConfig t = options_from(f, w, kind).request.tiles;
+      sim::check_config(gpu, w, kind, t);
+      if (w.general_mask() && kind == sim::KernelKind::tiled) require_general_mask_tiles(w, t);
+    }
+  }
   profiler::SessionOptions so;
   so.extra_metrics = f.metrics;
   so.standard_metrics = !f.only_metrics;
@@ -119,7 +153,7 @@ int run_single(const ProfileFlags& f, const std::string& command) {
   so.flush = *profiler::parse_flush_method(f.flush);
   profiler::GpuSession session(so);
   reports::Report report;
-  for (auto kind : f.workload.kinds()) {
+  for (auto kind : kinds) {
     reports::Report r = profiler::run_profile(session, options_from(f, w, kind), command);
     if (report.kernels.empty()) {
       report = std::move(r);
@@ -143,7 +177,8 @@ int run_matrix(const ProfileFlags& f, const std::string& command) {
     throw sim::InvalidInput("--pass " + f.workload.pass +
                             " with --matrix: each matrix fixes its points' pass (--matrix backward measures "
                             "the backward)");
-  f.workload.require_plain_mask("profile --matrix");
+  if ((f.workload.window && *f.workload.window > 0) || f.workload.alibi)
+    throw sim::InvalidInput("--window/--alibi with --matrix: each matrix fixes its points' workloads");
   const auto points = profiler::measurement_matrix(f.matrix);
   if (f.only_metrics && f.metrics.empty())
     throw sim::InvalidInput("--only-metrics needs at least one --metric NAME to collect");

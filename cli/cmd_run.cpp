@@ -57,7 +57,7 @@ bool same_problem(const reports::Report& r, const sim::Workload& w, const sim::T
   const bool same_workload = r.kind == "profile" && r.provenance.cache == vocab::CacheProtocol::flush &&
                              rw.batch == w.batch && rw.heads == w.heads && rw.seq_q == w.seq_q &&
                              rw.seq_kv == w.seq_kv && rw.head_dim == w.head_dim && rw.dtype == w.dtype &&
-                             rw.causal == w.causal;
+                             rw.causal == w.causal && rw.window == w.window && rw.alibi == w.alibi;
   if (!same_workload) return false;
   // The forward from forward recordings (they carry the tile windows and timelines); the backward from a
   // backward or training-step recording; a training step from a training step.
@@ -203,7 +203,6 @@ void add_modeled_only(reports::Report& into, const sim::Workload& w, const sim::
 
 int run(const RunFlags& f) {
   const std::string command = invoked_command_line();
-  f.workload.require_plain_mask("run");
   const sim::Workload w = f.workload.workload();
   const sim::TileConfig t = f.workload.tile_config();
   const sim::GpuSpec gpu = sim::load_gpu_spec(f.workload.gpu);

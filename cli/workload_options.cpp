@@ -94,6 +94,20 @@ sim::Workload WorkloadOptions::workload() const {
 
 sim::TileConfig WorkloadOptions::tile_config() const {
   sim::TileConfig t;
+  const sim::Workload w = workload();
+  if (w.general_mask()) {
+    // Sliding window and ALiBi: the GPU kernels are compiled for one tile per pass (vocab), so that is the
+    // default; flags still choose another tile for the model (a what-if the GPU cannot run).
+    const vocab::TiledConfig f = vocab::general_mask_tiled_config(w.head_dim);
+    t.br = f.br;
+    t.bc = f.bc;
+    t.warps = f.warps;
+    t.stages = f.stages;
+    const vocab::TiledBwdConfig b = vocab::general_mask_tiled_bwd_config();
+    t.bwd_bc = b.bc;
+    t.bwd_br = b.br;
+    t.bwd_stages = b.stages;
+  }
   if (br) t.br = *br;
   if (bc) t.bc = *bc;
   if (warps) t.warps = *warps;
@@ -104,7 +118,7 @@ sim::TileConfig WorkloadOptions::tile_config() const {
   {
     // The Hopper kernel's default tile depends on the head dim (vocab::default_hopper_config); each flag
     // given overrides its own field.
-    t.set_hopper(vocab::default_hopper_config(static_cast<int>(workload().head_dim)));
+    t.set_hopper(vocab::default_hopper_config(static_cast<int>(w.head_dim)));
   }
   if (hopper_bc) t.hopper_bc = *hopper_bc;
   if (hopper_consumers) t.hopper_consumers = *hopper_consumers;
@@ -132,22 +146,6 @@ std::vector<sim::KernelKind> WorkloadOptions::kinds() const {
   }
   if (const auto k = sim::parse_kernel_kind(kernel)) return {*k};
   throw sim::InvalidInput("--kernel '" + kernel + "' is not one of naive, tiled, hopper, both, all");
-}
-
-void WorkloadOptions::require_forward_pass(const char* command) const {
-  if (pass != "fwd")
-    throw sim::InvalidInput(std::string("--pass ") + pass + ": `attnscope " + command +
-                            "` runs the forward pass only so far; `attnscope simulate --pass " + pass +
-                            "` and `sweep --pass " + pass + "` model the backward kernels");
-  require_plain_mask(command);
-}
-
-void WorkloadOptions::require_plain_mask(const char* command) const {
-  if ((window && *window > 0) || alibi)
-    throw sim::InvalidInput(
-        std::string("--window/--alibi: `attnscope ") + command +
-        "` runs unmasked and causal workloads only so far; `attnscope simulate` and `sweep` model "
-        "sliding windows and ALiBi (the GPU tests and benchmarks run those kernels)");
 }
 
 }  // namespace attnscope::cli

@@ -32,15 +32,12 @@ struct WorkloadOptions {
   std::string gpu{"h200"};                        // h200 | h100 | a100 | FILE
 
   sim::Workload workload() const;  // preset with the flags applied; throws sim::InvalidInput
+  // The tile flags over the defaults; under a sliding window or ALiBi the defaults are the one tile per pass
+  // the GPU kernels are compiled for (vocab::general_mask_tiled_config, general_mask_tiled_bwd_config).
   sim::TileConfig tile_config() const;
   // The kinds --kernel names, in order: naive, tiled, hopper; "both" = naive and tiled (as before the Hopper
   // kernel), "all" = the three, the Hopper kernel only for the forward pass (it has no backward).
   std::vector<sim::KernelKind> kinds() const;
-  // For commands that run only the forward pass without a sliding window or ALiBi: throws sim::InvalidInput
-  // naming `command` unless --pass is fwd and neither --window nor --alibi is given.
-  void require_forward_pass(const char* command) const;
-  // For commands that measure: throws sim::InvalidInput naming `command` if --window or --alibi is given.
-  void require_plain_mask(const char* command) const;
 };
 
 // Adds --preset, --batch, --heads, --seq, --seq-q, --seq-kv, --head-dim, --dtype, --causal/--no-causal,

@@ -3,13 +3,14 @@
 # Measurements the model is validated on, for a GPU machine: the fresh shapes of the UTC day (never fitted
 # on), the backward matrix, the Hopper kernel's four llm-4k profiles with today's counter set (bulk-copy
 # counters in l2_read and smem_write) and the llm-4k training step. Reports are gzip'd, in dated folders
-# ready to commit under tests/data/h200/ (the accuracy table reads them there); a summary is printed last.
+# ready to commit under tests/data/h200/ (the accuracy table reads them there), and the llm-4k training step
+# under a sliding window with ALiBi; a summary is printed last.
 #
 # Here (no GPU): build the `gpu` preset and pack what travels:
 #   scripts/gpu_validate.sh --pack            -> .device/validate.tar.gz (attnscope, libfmt)
 # There (the device tool's run, carry [".device"]), in two calls that each fit a 600 s limit:
 #   tar -xzf .device/validate.tar.gz -C .device && PART=1 scripts/gpu_validate.sh   # fresh shapes, Hopper
-#   tar -xzf .device/validate.tar.gz -C .device && PART=2 scripts/gpu_validate.sh   # backward matrix, step
+#   tar -xzf .device/validate.tar.gz -C .device && PART=2 scripts/gpu_validate.sh   # backward matrix, steps
 # Everything lands in $OUT/validate-PART.tar.gz.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -57,6 +58,10 @@ else
   step training_step 180 "$bin/attnscope" profile --preset llm-4k --kernel both --pass both --keep-tiles windows \
     -o "$OUT/training-step-$stamp/llm-4k-training-step.json"
   steps+=(training_step)
+  # A sliding window with ALiBi (the general-mask kernels at their compiled tiles), forward and backward.
+  step masks 180 "$bin/attnscope" profile --preset llm-4k --kernel both --pass both --window 1024 --alibi \
+    -o "$OUT/masks-$stamp/llm-4k-window1024-alibi-training-step.json"
+  steps+=(masks)
 fi
 find "$OUT" -name '*.json' -size +1M -exec gzip -9 {} \;
 echo

@@ -110,6 +110,9 @@ reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
     });
   }
   Measurement measurement = session.measure(request);
+  if (request.workload.general_mask() && options.tile_mode != TileMode::none)
+    measurement.notes.push_back(
+        "no tile windows: a lone tile cannot reproduce a sliding window's or ALiBi's position in the grid");
   ModelOutput modeled;
   if (model.valid()) modeled = model.get();
   if (!modeled.error.empty()) measurement.notes.push_back("the model failed: " + modeled.error);

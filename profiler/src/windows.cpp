@@ -55,7 +55,9 @@ bool tile_visited(const sim::Workload& w, const sim::TileConfig& t, const std::s
 std::vector<WindowSpec> plan_windows(const sim::Workload& w, sim::KernelKind kind, const sim::TileConfig& t,
                                      TileMode mode) {
   std::vector<WindowSpec> out;
-  if (mode == TileMode::none) return out;
+  // A lone window runs one tile as a workload of its own rows and keys, which keeps a causal mask's effect on
+  // bytes (none inside a visited tile) but not a sliding window's or ALiBi's position along the diagonal.
+  if (mode == TileMode::none || w.general_mask()) return out;
   for (const auto& kernel : kernel_names(kind)) {
     const TileGrid g = tile_grid(w, t, kernel);
     std::set<int> rows;

@@ -106,10 +106,11 @@ TEST_F(CliBackward, CommandsWithoutABackwardPassRefuseIt) {
   EXPECT_EQ(run("simulate --pass sideways").exit_code, 2);
 }
 
-// Sliding window and ALiBi: the model prices them (the header names the mask and the compiled tiles), a
-// window without causality is refused, the measuring commands refuse them with what does run them, and a
-// sweep prices them.
-TEST_F(CliBackward, MasksAreModeledAndRefusedWhereNotMeasured) {
+// Sliding window and ALiBi: the model prices them at the compiled tiles by default (the header names the
+// mask and those tiles), a window without causality is refused, `run` without a GPU models them and never
+// joins a recording of another mask, `profile` accepts them (then needs a GPU) except for the Hopper kernel
+// and the matrices, and a sweep prices them.
+TEST_F(CliBackward, MasksAreModeledMeasuredWhereBuiltAndRefusedElsewhere) {
   const CommandResult sim = run("simulate --kernel tiled --window 1024 --alibi --pass both");
   ASSERT_EQ(sim.exit_code, 0) << sim.err;
   EXPECT_THAT(sim.out, HasSubstr("causal window=1024 alibi"));
@@ -118,11 +119,38 @@ TEST_F(CliBackward, MasksAreModeledAndRefusedWhereNotMeasured) {
   const CommandResult open = run("simulate --window 64 --no-causal");
   EXPECT_EQ(open.exit_code, 2);
   EXPECT_THAT(open.err, HasSubstr("--window is a causal mask"));
-  for (const char* command : {"profile --alibi", "run --window 256"}) {
-    const CommandResult r = run(command);
-    EXPECT_EQ(r.exit_code, 2) << command;
-    EXPECT_THAT(r.err, HasSubstr("runs unmasked and causal workloads only")) << command;
+
+  // `run` on a masked llm-4k: the committed llm-4k recordings are unmasked or causal, so the model alone.
+  const fs::path out = dir_ / "run-window";
+  const CommandResult ran = run("run --window 256 --alibi -d 128 --device never --out " + out.string());
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  EXPECT_THAT(ran.out + ran.err, HasSubstr("model only"));
+  const auto report = attnscope::reports::read_report(out / "report.json");
+  EXPECT_EQ(report.workload.window, 256);
+  EXPECT_TRUE(report.workload.alibi);
+  EXPECT_EQ(report.tiles.warps, 8);  // d 128's compiled general-mask tile: Br 128, Bc 64, 8 warps
+  ASSERT_FALSE(report.kernels.empty());
+  for (const auto& k : report.kernels) {
+    for (const auto& [m, v] : k.metrics) EXPECT_FALSE(v.measured.has_value()) << k.name;
   }
+
+  // `profile` takes masks; without a GPU it stops at the device, not at the mask.
+  const CommandResult profiled = run("profile --alibi --window 128 --kernel tiled -o p.json");
+  EXPECT_NE(profiled.exit_code, 0);
+  EXPECT_THAT(profiled.err, Not(HasSubstr("--window/--alibi")));
+  const CommandResult hopper = run("profile --kernel hopper --window 128 -o p.json");
+  EXPECT_EQ(hopper.exit_code, 2);
+  EXPECT_THAT(hopper.err, HasSubstr("no sliding window or ALiBi"));
+  const CommandResult other_tile = run("profile --kernel tiled --alibi --bc 128 -o p.json");
+  EXPECT_EQ(other_tile.exit_code, 2);
+  EXPECT_THAT(other_tile.err, HasSubstr("compiled for --br 128 --bc 64 --warps 4 --stages 2 at head dim 64"));
+  const CommandResult other_bwd = run("profile --kernel tiled --alibi --pass bwd --bwd-br 64 -o p.json");
+  EXPECT_EQ(other_bwd.exit_code, 2);
+  EXPECT_THAT(other_bwd.err, HasSubstr("--bwd-bc 128 --bwd-br 32 --bwd-stages 2 only"));
+  const CommandResult matrix = run("profile --matrix quick --alibi --out-dir m");
+  EXPECT_EQ(matrix.exit_code, 2);
+  EXPECT_THAT(matrix.err, HasSubstr("each matrix fixes its points' workloads"));
+
   // A sweep models them (cycle fidelity).
   const CommandResult swept = run("sweep --window 256 --seq 512 --kernel tiled --no-progress -o s.json");
   ASSERT_EQ(swept.exit_code, 0) << swept.err;

@@ -12,6 +12,8 @@
 #include "attnscope/profiler/gpu_session.hpp"
 #include "attnscope/profiler/metric_set.hpp"
 #include "attnscope/profiler/windows.hpp"
+#include "attnscope/vocab/backward.hpp"
+#include "attnscope/vocab/geometry.hpp"
 
 using namespace attnscope;
 using namespace attnscope::profiler;
@@ -192,5 +194,49 @@ TEST(GpuSession, HopperKernelHasTileWindowsAndATimeline) {
     std::printf("hopper%s: l2_write %.0f (O+LSE %.0f)\n", causal ? " causal" : "", l2_write, o + lse);
     EXPECT_GE(l2_write, 0.99 * (o + lse));
     EXPECT_LE(l2_write, 1.05 * (o + lse));
+  }
+}
+
+// A sliding window with ALiBi, forward and backward, both kinds: measured like the plain masks with the
+// general-mask kernels at their compiled tiles; no tile windows are planned and no timeline is taken (those
+// kernels have no instrumented build), and every output is stored.
+TEST(GpuSession, SlidingWindowAndAlibiAreMeasured) {
+  GpuSession session(SessionOptions{});
+  const double rows = 8.0 * 1024, tensor = rows * 64 * 2, lse = rows * 4;
+  for (const auto kind : {sim::KernelKind::tiled, sim::KernelKind::naive}) {
+    MeasureRequest req = tiled_request(1, 8, 1024);
+    req.kind = kind;
+    req.workload.causal = true;
+    req.workload.window = 256;
+    req.workload.alibi = true;
+    req.workload.pass = sim::Pass::both;
+    const vocab::TiledConfig f = vocab::general_mask_tiled_config(64);
+    req.tiles.br = f.br;
+    req.tiles.bc = f.bc;
+    req.tiles.warps = f.warps;
+    req.tiles.stages = f.stages;
+    const vocab::TiledBwdConfig b = vocab::general_mask_tiled_bwd_config();
+    req.tiles.bwd_bc = b.bc;
+    req.tiles.bwd_br = b.br;
+    req.tiles.bwd_stages = b.stages;
+    req.windows = plan_windows(req.workload, req.kind, req.tiles, TileMode::sample);
+    EXPECT_TRUE(req.windows.empty());
+    const Measurement m = session.measure(req);
+    const std::vector<std::string> names = kernel_names(kind, sim::Pass::both);
+    ASSERT_EQ(m.kernels.size(), names.size());
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const auto& k = m.kernels[i];
+      EXPECT_EQ(k.name, names[i]);
+      EXPECT_TRUE(k.timeline.empty()) << k.name;
+      const reports::Metrics dm = derive_report_metrics(k.counters);
+      const double l2_write = reports::measured_of(dm, vocab::Metric::l2_write).value_or(-1.0);
+      std::printf("window 256 + alibi %-16s l2_write %.4g\n", k.name.c_str(), l2_write);
+      double must_write = 0.0;  // what the kernel stores at least once
+      if (k.name == "tiled") must_write = tensor + lse;  // O, LSE
+      if (k.name == "naive.pv" || k.name == "tiled_bwd.post" || k.name == "naive_bwd.dq") must_write = tensor;
+      if (k.name == "tiled_bwd") must_write = 2 * tensor;  // dK, dV
+      if (k.name == "naive_bwd.dk" || k.name == "naive_bwd.dv") must_write = tensor;
+      EXPECT_GE(l2_write, 0.99 * must_write) << k.name;
+    }
   }
 }

@@ -116,3 +116,17 @@ TEST(Request, ModesParseAndPrintBack) {
   EXPECT_FALSE(parse_cache_mode("cold"));
   EXPECT_EQ(kernel_names(sim::KernelKind::naive).size(), 3u);
 }
+
+// A lone tile is a workload of its own rows and keys, which cannot put a sliding window or an ALiBi bias at
+// the tile's place along the diagonal: under those masks no window is planned (whole kernels are measured).
+TEST(Windows, SlidingWindowAndAlibiPlanNoWindows) {
+  sim::Workload w = small(true);
+  const sim::TileConfig t;
+  ASSERT_FALSE(plan_windows(w, sim::KernelKind::tiled, t, TileMode::sample).empty());
+  w.window = 256;
+  EXPECT_TRUE(plan_windows(w, sim::KernelKind::tiled, t, TileMode::sample).empty());
+  EXPECT_TRUE(plan_windows(w, sim::KernelKind::naive, t, TileMode::all).empty());
+  w.window = 0;
+  w.alibi = true;
+  EXPECT_TRUE(plan_windows(w, sim::KernelKind::tiled, t, TileMode::row).empty());
+}

@@ -11,6 +11,7 @@
 #include "attnscope/kernels/reference.hpp"
 #include "attnscope/profiler/error.hpp"
 #include "attnscope/sim/dataflow.hpp"
+#include "attnscope/vocab/geometry.hpp"
 #include "attnscope/vocab/kernel.hpp"
 #include "checked_call.hpp"
 #include "device_kernels.hpp"
@@ -122,6 +123,8 @@ DeviceWorkload::DeviceWorkload(const sim::Workload& w, sim::KernelKind kind, con
   shape_.head_dim = to_int(w.head_dim, "head_dim");
   shape_.dtype = to_kernel_dtype(w.dtype);
   shape_.causal = w.causal;
+  shape_.window = to_int(w.window, "window");
+  shape_.alibi = w.alibi;
   shape_.scale = static_cast<float>(w.effective_scale());
   tiled_.br = tiles.br;
   tiled_.bc = tiles.bc;
@@ -134,6 +137,16 @@ DeviceWorkload::DeviceWorkload(const sim::Workload& w, sim::KernelKind kind, con
         fmt::format("the Hopper kernel is not compiled for {} at head dim {} {}; compiled: {}",
                     tiles.hopper_label(), shape_.head_dim, kernels::dtype_name(shape_.dtype),
                     hopper_config_list(shape_.head_dim, shape_.dtype)));
+  if (kind == sim::KernelKind::tiled && shape_.general_mask() &&
+      kernels::tiled_smem_bytes(shape_, tiled_) == 0) {
+    const vocab::TiledConfig c = vocab::general_mask_tiled_config(shape_.head_dim);
+    throw ProfilerError(ErrorCode::config_not_compiled,
+                        fmt::format("the tiled kernel's sliding-window / ALiBi variant is compiled for --br {} "
+                                    "--bc {} --warps {} --stages {} at head dim {} only (asked: --br {} --bc {} "
+                                    "--warps {} --stages {}); leave the tile flags out to run it",
+                                    c.br, c.bc, c.warps, c.stages, shape_.head_dim, tiled_.br, tiled_.bc,
+                                    tiled_.warps, tiled_.stages));
+  }
   if (kind == sim::KernelKind::tiled && kernels::tiled_smem_bytes(shape_, tiled_) == 0)
     throw ProfilerError(
         ErrorCode::config_not_compiled,
@@ -168,7 +181,13 @@ DeviceWorkload::DeviceWorkload(const sim::Workload& w, sim::KernelKind kind, con
     ATTNSCOPE_CUDA(cudaGetLastError());
     ATTNSCOPE_CUDA(cudaStreamSynchronize(stream_));
   }
-  tensors_ = {q_, k_, v_, o_, lse_, s_};
+  if (shape_.alibi) {
+    const std::vector<float> slopes = kernels::alibi_slopes(shape_.heads);
+    alibi_slopes_ = static_cast<float*>(allocate(slopes.size() * sizeof(float)));
+    ATTNSCOPE_CUDA(cudaMemcpy(alibi_slopes_, slopes.data(), slopes.size() * sizeof(float),
+                              cudaMemcpyHostToDevice));
+  }
+  tensors_ = {q_, k_, v_, o_, lse_, s_, alibi_slopes_};
   if (w.pass == sim::Pass::fwd) return;
 
   // The backward: dO random, gradients and scratch allocated; its tile from the model's TileConfig.
@@ -201,6 +220,7 @@ DeviceWorkload::DeviceWorkload(const sim::Workload& w, sim::KernelKind kind, con
   backward_.dv = dv_;
   backward_.workspace = workspace_;
   backward_.ds = ds_;
+  backward_.alibi_slopes = alibi_slopes_;
   if (w.pass == sim::Pass::bwd) {  // the forward the backward reads, once, outside any measurement
     NvtxRange fwd("forward_for_backward");
     for (const sim::KernelId id : sim::kernels_of(kind, sim::Pass::fwd))
@@ -210,7 +230,8 @@ DeviceWorkload::DeviceWorkload(const sim::Workload& w, sim::KernelKind kind, con
 }
 
 DeviceWorkload::~DeviceWorkload() {
-  for (void* p : {q_, k_, v_, o_, s_, static_cast<void*>(lse_), d_o_, dq_, dk_, dv_, ds_, workspace_})
+  for (void* p : {q_, k_, v_, o_, s_, static_cast<void*>(lse_), static_cast<void*>(alibi_slopes_), d_o_, dq_,
+                  dk_, dv_, ds_, workspace_})
     if (p) cudaFree(p);
 }
 
@@ -267,6 +288,7 @@ void DeviceWorkload::launch_window(const WindowSpec& w) {
   t.o = at(o_, slice * nq * d * elem);
   t.lse = lse_ + slice * nq;
   t.s = s_ ? at(s_, slice * nq * nkv * elem) : nullptr;
+  t.alibi_slopes = alibi_slopes_ ? alibi_slopes_ + w.head : nullptr;
   kernels::AttentionShape one = shape_;
   one.batch = 1;
   one.heads = 1;
@@ -288,6 +310,7 @@ std::size_t DeviceWorkload::timeline_capacity(const std::string& kernel) const {
 bool DeviceWorkload::timeline_compiled(const std::string& kernel) const {
   if (const auto id = vocab::parse_kernel_id(kernel); id && vocab::pass_of(*id) == vocab::Pass::bwd)
     return false;
+  if (shape_.general_mask()) return false;  // the sliding-window / ALiBi variants have no timeline build
   if (kernel == "tiled") return kernels::tiled_instrumented_compiled(shape_.head_dim, shape_.dtype, tiled_);
   if (kernel == "hopper")
     return kernels::hopper_instrumented_compiled(shape_.head_dim, shape_.dtype, hopper_);

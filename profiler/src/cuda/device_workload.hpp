@@ -50,6 +50,7 @@ class DeviceWorkload {
   void* o_ = nullptr;
   void* s_ = nullptr;
   float* lse_ = nullptr;
+  float* alibi_slopes_ = nullptr;  // [H] fp32, when the workload has ALiBi
   void* d_o_ = nullptr;
   void* dq_ = nullptr;
   void* dk_ = nullptr;
