@@ -741,7 +741,14 @@ class GuiModelsTest : public QObject {
     QVERIFY(masked.cliFlags().contains(QStringLiteral("--alibi")));
     QCOMPARE(masked.cliFlags().at(masked.cliFlags().indexOf(QStringLiteral("--window")) + 1),
              QStringLiteral("512"));
-    for (const WhatIfRequest& r : {hopper64, masked}) {
+    // A masked training step: the command line's default backward tile is then the general-mask one, so the
+    // request spells out the page's (the head dim's default) instead of leaving it to the command line.
+    WhatIfRequest masked_step = masked;
+    masked_step.workload.pass = sim::Pass::both;
+    masked_step.kernels = KernelChoice::tiled;
+    QCOMPARE(masked_step.cliFlags().at(masked_step.cliFlags().indexOf(QStringLiteral("--bwd-br")) + 1),
+             QString::number(vocab::default_tiled_bwd_config(64).br));
+    for (const WhatIfRequest& r : {hopper64, masked, masked_step}) {
       const LoadedReport from_cli = simulateOnTheCommandLine(r, dir);
       QVERIFY2(from_cli.report, qPrintable(from_cli.error));
       const ReportPtr from_gui = computeModel(r);

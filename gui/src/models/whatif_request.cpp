@@ -92,10 +92,14 @@ QStringList WhatIfRequest::cliFlags() const {
   if (w.pass != sim::Pass::fwd) {
     const std::string_view pass = sim::to_string(w.pass);
     flags << QStringLiteral("--pass") << QString::fromUtf8(pass.data(), static_cast<qsizetype>(pass.size()));
-    // A field left at 0 is the command line's own default (the head dim's compiled tile): no flag.
-    if (tiles.bwd_bc > 0) flags << QStringLiteral("--bwd-bc") << QString::number(tiles.bwd_bc);
-    if (tiles.bwd_br > 0) flags << QStringLiteral("--bwd-br") << QString::number(tiles.bwd_br);
-    if (tiles.bwd_stages > 0) flags << QStringLiteral("--bwd-stages") << QString::number(tiles.bwd_stages);
+    // A field left at 0 is the head dim's default tile, which is the command line's own default (no flag)
+    // except under a sliding window or ALiBi, where the command line defaults to the general-mask tile: then
+    // every field is spelled out.
+    const vocab::TiledBwdConfig b = tiles.tiled_bwd(w.head_dim);
+    const bool all = w.general_mask();
+    if (all || tiles.bwd_bc > 0) flags << QStringLiteral("--bwd-bc") << QString::number(b.bc);
+    if (all || tiles.bwd_br > 0) flags << QStringLiteral("--bwd-br") << QString::number(b.br);
+    if (all || tiles.bwd_stages > 0) flags << QStringLiteral("--bwd-stages") << QString::number(b.stages);
   }
   return flags;
 }
