@@ -119,7 +119,8 @@ void require_general_mask_tiles(const sim::Workload& w, const sim::TileConfig& t
       (asked.br != f.br || asked.bc != f.bc || asked.warps != f.warps || asked.stages != f.stages))
     throw sim::InvalidInput(fmt::format(
         "--window/--alibi: the tiled kernel's sliding-window / ALiBi variant is compiled for --br {} --bc {} "
-        "--warps {} --stages {} at head dim {} only (asked --br {} --bc {} --warps {} --stages {}); leave the "
+        "--warps {} --stages {} at head dim {} only (asked --br {} --bc {} --warps {} --stages {}); leave "
+        "the "
         "tile flags out to measure it, or price other tiles with `attnscope simulate`",
         f.br, f.bc, f.warps, f.stages, w.head_dim, asked.br, asked.bc, asked.warps, asked.stages));
   const vocab::TiledBwdConfig b = vocab::general_mask_tiled_bwd_config(), bwd = t.tiled_bwd(w.head_dim);
@@ -134,8 +135,7 @@ int run_single(const ProfileFlags& f, const std::string& command) {
   const sim::Workload w = f.workload.workload();
   std::vector<sim::KernelKind> kinds = f.workload.kinds();
   // `--kernel all` with a sliding window or ALiBi: the Hopper kernel is not built for them; the others run.
-  if (w.general_mask() && kinds.size() > 1)
-    std::erase(kinds, sim::KernelKind::hopper);
+  if (w.general_mask() && kinds.size() > 1) std::erase(kinds, sim::KernelKind::hopper);
   {
     // Bad flags, tiles the model refuses (a named --kernel hopper with a mask, shared memory) before the GPU.
     const sim::GpuSpec gpu = sim::load_gpu_spec(f.workload.gpu);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// `attnscope run`: the quick start's main job. On a machine with a GPU it profiles the naive and the tiled
-// kernels of the pass (--pass: the forward by default, the backward, or a training step) on the workload
-// (llm-4k by default) with the model beside them. Without one it re-runs the model
-// against the H200 measurements committed under tests/data/h200/ for the same workload and tiles, so the
-// report still puts real counters next to the model; with no matching measurement it reports the model alone
-// and says so. Always ends in a directory of reports: JSON, HTML, Markdown, CSV, Chrome trace (+ JUnit with
-// gates).
+// `attnscope run`: the quick start's main job. On a machine with a GPU it profiles the kernels --kernel names
+// (the naive and the tiled by default; the Hopper kernel with `hopper` or `all`) of the pass (--pass: the
+// forward by default, the backward, or a training step) on the workload (llm-4k by default) with the model
+// beside them. Without one it re-runs the model against the H200 measurements committed under
+// tests/data/h200/ for the same workload and tiles, so the report still puts real counters next to the model;
+// with no matching measurement it reports the model alone and says so. Always ends in a directory of
+// reports: JSON, HTML, Markdown, CSV, Chrome trace (+ JUnit with gates).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -48,11 +48,12 @@ struct RunFlags {
   std::vector<std::string> gates;
 };
 
-// A recorded profile of the same workload, L2 flushed before each kernel; for the tiled kernels also the same
-// tile configuration of the pass (the naive kernels' GEMM tiling is fixed). Under that protocol each kernel
-// is measured alone, so the backward kernels of a training-step recording are as good as a backward-only one
-// (the report then says which recording and which kernels of it were joined).
-bool same_problem(const reports::Report& r, const sim::Workload& w, const sim::TileConfig& t, bool naive) {
+// A recorded profile of the same workload, L2 flushed before each kernel; for the tiled and Hopper kernels
+// also the same tile configuration of the pass (the naive kernels' GEMM tiling is fixed). Under that protocol
+// each kernel is measured alone, so the backward kernels of a training-step recording are as good as a
+// backward-only one (the report then says which recording and which kernels of it were joined).
+bool same_problem(const reports::Report& r, const sim::Workload& w, const sim::TileConfig& t,
+                  sim::KernelKind kind) {
   const auto& rw = r.workload;
   const bool same_workload = r.kind == "profile" && r.provenance.cache == vocab::CacheProtocol::flush &&
                              rw.batch == w.batch && rw.heads == w.heads && rw.seq_q == w.seq_q &&
@@ -63,7 +64,17 @@ bool same_problem(const reports::Report& r, const sim::Workload& w, const sim::T
   // backward or training-step recording; a training step from a training step.
   const bool same_pass = rw.pass == w.pass || (w.pass == sim::Pass::bwd && rw.pass == sim::Pass::both);
   if (!same_pass) return false;
-  if (naive) return true;
+  switch (kind) {
+    case sim::KernelKind::naive:
+      return true;
+    case sim::KernelKind::hopper: {
+      const vocab::HopperConfig a = r.tiles.hopper(), b = t.hopper();
+      return a.bc == b.bc && a.consumers == b.consumers && a.stages == b.stages && a.overlap == b.overlap &&
+             a.pingpong == b.pingpong;
+    }
+    case sim::KernelKind::tiled:
+      break;
+  }
   const bool forward = w.pass == sim::Pass::bwd || (r.tiles.br == t.br && r.tiles.bc == t.bc &&
                                                     r.tiles.warps == t.warps && r.tiles.stages == t.stages);
   const vocab::TiledBwdConfig rb = r.tiles.tiled_bwd(w.head_dim), tb = t.tiled_bwd(w.head_dim);
@@ -81,9 +92,10 @@ void append(reports::Report& into, reports::Report part) {
   for (auto& k : part.kernels) into.kernels.push_back(std::move(k));
 }
 
-// Committed measurements of this problem, re-modeled by this build: naive first, then tiled.
+// Committed measurements of this problem, re-modeled by this build, for each of `kinds` in order.
 reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const sim::TileConfig& t,
-                              const sim::GpuSpec& gpu, std::vector<reports::Recording>& used) {
+                              const std::vector<sim::KernelKind>& kinds, const sim::GpuSpec& gpu,
+                              std::vector<reports::Recording>& used) {
   reports::Report out;
   if (!fs::is_directory(f.measurements)) return out;
   std::vector<fs::path> files;
@@ -92,14 +104,22 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
         (e.path().extension() == ".json" || e.path().filename().string().ends_with(".json.gz")))
       files.push_back(e.path());
   // Newest run folder first, by the UTC stamp its name ends with (h200-20261203T091131Z,
-  // profile-check-20261203T030040Z, ...), files in name order within one.
+  // profile-check-20261203T030040Z, ...) or, for a folder inside a run (hopper-epilogue-20261203T215057Z/
+  // hopper-profile/), the stamp of the nearest folder above it that has one; files in name order within one.
   static const std::regex at_end(R"((\d{8}T\d{6}Z)$)");
   std::map<fs::path, std::string> stamps;  // run folder -> its stamp ("" when it has none)
   for (const auto& file : files) {
     auto [it, fresh] = stamps.try_emplace(file.parent_path());
-    std::smatch m;
-    const std::string folder = file.parent_path().filename().string();
-    if (fresh && std::regex_search(folder, m, at_end)) it->second = m[1].str();
+    if (!fresh) continue;
+    for (fs::path folder = file.parent_path(); !folder.empty() && folder != folder.parent_path();
+         folder = folder.parent_path()) {
+      std::smatch m;
+      const std::string name = folder.filename().string();
+      if (std::regex_search(name, m, at_end)) {
+        it->second = m[1].str();
+        break;
+      }
+    }
   }
   std::sort(files.begin(), files.end(), [&](const fs::path& a, const fs::path& b) {
     if (a.parent_path() != b.parent_path()) {
@@ -109,23 +129,26 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
     }
     return a.filename() < b.filename();
   });
+  // Per kind: its kernels' names, whether a recording with tile entries (heatmaps and timelines) was found,
+  // and the part of the report it contributes.
+  struct Kind {
+    sim::KernelKind kind;
+    std::vector<std::string> names;
+    bool with_tiles = false;
+    reports::Report part;
+  };
+  std::vector<Kind> wanted;
+  for (const auto kind : kinds) wanted.push_back({kind, profiler::kernel_names(kind, w.pass), false, {}});
   // Each file is read once; the recordings of this problem are kept, in that order.
   struct Recording {
     fs::path file;
     reports::Report report;
-    bool naive = false;  // holds the naive kernels of this workload
-    bool tiled = false;  // holds the tiled kernel of this workload and tiles
+    std::vector<bool> holds;  // per wanted kind: all its kernels, of this workload and tiles
   };
   std::vector<Recording> recordings;
-  bool naive_with_tiles = false, tiled_with_tiles = false;
-  const std::vector<std::string> naive_names = profiler::kernel_names(sim::KernelKind::naive, w.pass);
-  const std::vector<std::string> tiled_names = profiler::kernel_names(sim::KernelKind::tiled, w.pass);
-  const auto holds = [](const reports::Report& r, const std::vector<std::string>& names) {
-    return std::all_of(names.begin(), names.end(),
-                       [&](const std::string& n) { return reports::find_kernel(r, n) != nullptr; });
+  const auto all_found = [&wanted] {
+    return std::all_of(wanted.begin(), wanted.end(), [](const Kind& k) { return k.with_tiles; });
   };
-  const char* naive_first = naive_names.front().c_str();
-  const char* tiled_first = tiled_names.front().c_str();
   for (const auto& file : files) {
     Recording rec;
     rec.file = file;
@@ -138,51 +161,51 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
     if (r.kernels.empty()) continue;
     // CUPTI's own kernel replay restores memory between passes, so its L2 state is not the flushed one.
     if (r.provenance.replay == vocab::ReplayMode::kernel) continue;
-    rec.naive = holds(r, naive_names) && same_problem(r, w, t, true);
-    rec.tiled = holds(r, tiled_names) && same_problem(r, w, t, false);
-    if (!rec.naive && !rec.tiled) continue;
-    const auto with_tiles = [&r](const char* name) { return !reports::find_kernel(r, name)->tiles.empty(); };
-    naive_with_tiles = naive_with_tiles || (rec.naive && with_tiles(naive_first));
-    tiled_with_tiles = tiled_with_tiles || (rec.tiled && with_tiles(tiled_first));
+    bool any = false;
+    for (auto& k : wanted) {
+      const bool holds =
+          std::all_of(k.names.begin(), k.names.end(),
+                      [&](const std::string& n) { return reports::find_kernel(r, n) != nullptr; }) &&
+          same_problem(r, w, t, k.kind);
+      rec.holds.push_back(holds);
+      any = any || holds;
+      if (holds && !reports::find_kernel(r, k.names.front())->tiles.empty()) k.with_tiles = true;
+    }
+    if (!any) continue;
     recordings.push_back(std::move(rec));
-    if (naive_with_tiles && tiled_with_tiles)
-      break;  // the choice below is made: older files cannot change it
+    if (all_found()) break;  // the choice below is made: older files cannot change it
   }
-  // A recording may hold naive kernels, the tiled kernel or both: take the first recording of each, in a
-  // first pass only recordings with tile entries (heatmaps and timelines), in a second any.
-  reports::Report naive_part, tiled_part;
+  // A recording may hold several kinds: take the first recording of each kind, in a first pass only
+  // recordings with tile entries, in a second any.
   for (int pass = 0; pass < 2; ++pass)
     for (const auto& rec : recordings) {
-      if (!naive_part.kernels.empty() && !tiled_part.kernels.empty()) break;
-      const auto has_tiles = [&](const char* name) {
-        const reports::KernelEntry* k = reports::find_kernel(rec.report, name);
-        return pass == 1 || !k->tiles.empty();
-      };
-      const bool want_naive = naive_part.kernels.empty() && rec.naive && has_tiles(naive_first);
-      const bool want_tiled = tiled_part.kernels.empty() && rec.tiled && has_tiles(tiled_first);
-      if (!want_naive && !want_tiled) continue;
+      std::vector<bool> take(wanted.size(), false);
+      bool any = false;
+      for (std::size_t i = 0; i < wanted.size(); ++i) {
+        const reports::KernelEntry* first =
+            rec.holds[i] ? reports::find_kernel(rec.report, wanted[i].names.front()) : nullptr;
+        take[i] = wanted[i].part.kernels.empty() && first != nullptr && (pass == 1 || !first->tiles.empty());
+        any = any || take[i];
+      }
+      if (!any) continue;
       reports::Recording joined{
           rec.file.string(), rec.report.provenance.date, rec.report.provenance.git_revision, {}};
       const reports::Report fresh = profiler::remodel_report(rec.report, gpu);
-      for (const auto& k : fresh.kernels) {
-        const auto in = [&k](const std::vector<std::string>& names) {
-          return std::find(names.begin(), names.end(), k.name) != names.end();
-        };
-        const bool is_naive = in(naive_names);
-        if (!is_naive && !in(tiled_names)) continue;  // the other pass's kernels of a training step
-        if (!(is_naive ? want_naive : want_tiled)) continue;
-        reports::Report& part = is_naive ? naive_part : tiled_part;
-        if (part.kernels.empty()) {
-          part = fresh;
-          part.kernels.clear();
-        }
-        part.kernels.push_back(k);
-        joined.kernels.push_back(k.name);
+      for (std::size_t i = 0; i < wanted.size(); ++i) {
+        if (!take[i]) continue;
+        reports::Report& part = wanted[i].part;
+        part = fresh;
+        part.kernels.clear();
+        // Only this kind's kernels of this pass (not the other pass's kernels of a training step).
+        for (const auto& k : fresh.kernels)
+          if (std::find(wanted[i].names.begin(), wanted[i].names.end(), k.name) != wanted[i].names.end()) {
+            part.kernels.push_back(k);
+            joined.kernels.push_back(k.name);
+          }
       }
       used.push_back(std::move(joined));
     }
-  out = std::move(naive_part);
-  append(out, std::move(tiled_part));
+  for (auto& k : wanted) append(out, std::move(k.part));
   // The backward's kernels of a training-step recording, each measured and modeled alone: the report is of
   // the pass asked for (the recordings it joined are listed with their kernels).
   if (!out.kernels.empty()) out.workload.pass = w.pass;
@@ -191,8 +214,9 @@ reports::Report from_recorded(const RunFlags& f, const sim::Workload& w, const s
 
 // The model alone for the kinds `into` does not hold yet (no GPU and no recording of them).
 void add_modeled_only(reports::Report& into, const sim::Workload& w, const sim::TileConfig& t,
-                      const sim::GpuSpec& gpu, const std::string& command) {
-  for (auto kind : {sim::KernelKind::naive, sim::KernelKind::tiled}) {
+                      const std::vector<sim::KernelKind>& kinds, const sim::GpuSpec& gpu,
+                      const std::string& command) {
+  for (auto kind : kinds) {
     const std::string first = profiler::kernel_names(kind, w.pass).front();
     if (reports::find_kernel(into, first) != nullptr) continue;
     auto part = reports::report_from_simulation(sim::simulate(gpu, w, kind, t, {}), command);
@@ -206,7 +230,10 @@ int run(const RunFlags& f) {
   const sim::Workload w = f.workload.workload();
   const sim::TileConfig t = f.workload.tile_config();
   const sim::GpuSpec gpu = sim::load_gpu_spec(f.workload.gpu);
-  sim::check_config(gpu, w, sim::KernelKind::tiled, t);
+  std::vector<sim::KernelKind> kinds = f.workload.kinds();
+  // `--kernel all` with a sliding window or ALiBi: the Hopper kernel is not built for them; the others run.
+  if (w.general_mask() && kinds.size() > 1) std::erase(kinds, sim::KernelKind::hopper);
+  for (auto kind : kinds) sim::check_config(gpu, w, kind, t);
 
   reports::Report report;
   std::string source;
@@ -215,7 +242,7 @@ int run(const RunFlags& f) {
       profiler::GpuSession session({});
       std::fprintf(stderr, "attnscope run: profiling %s on %s (model beside it)\n", w.name.c_str(),
                    session.device().name.c_str());
-      for (auto kind : {sim::KernelKind::naive, sim::KernelKind::tiled}) {
+      for (auto kind : kinds) {
         profiler::ProfileOptions o;
         o.request.workload = w;
         o.request.kind = kind;
@@ -237,7 +264,7 @@ int run(const RunFlags& f) {
     std::fprintf(stderr,
                  "attnscope run: no GPU here; re-running the model against recorded measurements in %s\n",
                  f.measurements.c_str());
-    report = from_recorded(f, w, t, gpu, used);
+    report = from_recorded(f, w, t, kinds, gpu, used);
     if (!report.kernels.empty()) {
       // The report now holds what this build joined: its provenance names this run and every recording.
       const reports::Provenance recorded = report.provenance;
@@ -257,12 +284,12 @@ int run(const RunFlags& f) {
       source = "model only (no GPU, no matching recorded measurement)";
     }
     const std::size_t recorded = report.kernels.size();
-    add_modeled_only(report, w, t, gpu, command);
+    add_modeled_only(report, w, t, kinds, gpu, command);
     if (report.kernels.size() != recorded) {
       std::fprintf(stderr,
                    "attnscope run: no recorded measurement of %s with this workload and tile configuration: "
                    "the model alone stands for it\n",
-                   recorded == 0 ? "either kernel" : "one kernel");
+                   recorded == 0 ? "any kernel asked for" : "some kernels");
       if (recorded != 0) source += "\n    (kernels without a recording: model only)";
     }
   }

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "attnscope/reports/json_io.hpp"
 #include "cli_support.hpp"
@@ -112,6 +114,30 @@ TEST_F(CliHopper, SweepsItsTilesAndListsTheInfeasibleOnesWithTheReason) {
   // and 4 stages (288, 544 KiB) and Bc 128 at 4 stages (288 KiB), each for both schedules.
   EXPECT_EQ(infeasible, 6);
   EXPECT_THAT(r.out, HasSubstr("best tile: hopper-"));
+}
+
+}  // namespace
+
+namespace {
+
+// `run --kernel hopper` (and `all`) without a GPU joins the newest committed recording of the Hopper kernel
+// at the workload and its default tile: the one of the kernel as it is now (recorded in a folder inside a
+// dated run), not an older recording of an earlier version of the kernel at the same shape.
+TEST_F(CliHopper, RunJoinsTheNewestHopperRecording) {
+  const fs::path out = dir_ / "run-hopper";
+  const CommandResult r = run("run --kernel hopper -d 128 --device never --out " + out.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = attnscope::reports::read_report(out / "report.json");
+  ASSERT_EQ(report.kernels.size(), 1u);
+  EXPECT_EQ(report.kernels[0].name, "hopper");
+  ASSERT_EQ(report.provenance.recordings.size(), 1u);
+  EXPECT_THAT(report.provenance.recordings[0].file, HasSubstr("hopper-epilogue-20261203T215057Z"));
+  const CommandResult all = run("run --kernel all --device never --out " + (dir_ / "run-all").string());
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  const auto three = attnscope::reports::read_report(dir_ / "run-all" / "report.json");
+  std::vector<std::string> names;
+  for (const auto& k : three.kernels) names.push_back(k.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"naive.qk", "naive.softmax", "naive.pv", "tiled", "hopper"}));
 }
 
 }  // namespace

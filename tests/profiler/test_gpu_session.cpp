@@ -231,7 +231,7 @@ TEST(GpuSession, SlidingWindowAndAlibiAreMeasured) {
       const reports::Metrics dm = derive_report_metrics(k.counters);
       const double l2_write = reports::measured_of(dm, vocab::Metric::l2_write).value_or(-1.0);
       std::printf("window 256 + alibi %-16s l2_write %.4g\n", k.name.c_str(), l2_write);
-      double must_write = 0.0;  // what the kernel stores at least once
+      double must_write = 0.0;                           // what the kernel stores at least once
       if (k.name == "tiled") must_write = tensor + lse;  // O, LSE
       if (k.name == "naive.pv" || k.name == "tiled_bwd.post" || k.name == "naive_bwd.dq") must_write = tensor;
       if (k.name == "tiled_bwd") must_write = 2 * tensor;  // dK, dV

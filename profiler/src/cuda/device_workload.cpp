@@ -140,12 +140,13 @@ DeviceWorkload::DeviceWorkload(const sim::Workload& w, sim::KernelKind kind, con
   if (kind == sim::KernelKind::tiled && shape_.general_mask() &&
       kernels::tiled_smem_bytes(shape_, tiled_) == 0) {
     const vocab::TiledConfig c = vocab::general_mask_tiled_config(shape_.head_dim);
-    throw ProfilerError(ErrorCode::config_not_compiled,
-                        fmt::format("the tiled kernel's sliding-window / ALiBi variant is compiled for --br {} "
-                                    "--bc {} --warps {} --stages {} at head dim {} only (asked: --br {} --bc {} "
-                                    "--warps {} --stages {}); leave the tile flags out to run it",
-                                    c.br, c.bc, c.warps, c.stages, shape_.head_dim, tiled_.br, tiled_.bc,
-                                    tiled_.warps, tiled_.stages));
+    throw ProfilerError(
+        ErrorCode::config_not_compiled,
+        fmt::format("the tiled kernel's sliding-window / ALiBi variant is compiled for --br {} "
+                    "--bc {} --warps {} --stages {} at head dim {} only (asked: --br {} --bc {} "
+                    "--warps {} --stages {}); leave the tile flags out to run it",
+                    c.br, c.bc, c.warps, c.stages, shape_.head_dim, tiled_.br, tiled_.bc, tiled_.warps,
+                    tiled_.stages));
   }
   if (kind == sim::KernelKind::tiled && kernels::tiled_smem_bytes(shape_, tiled_) == 0)
     throw ProfilerError(
@@ -184,8 +185,8 @@ DeviceWorkload::DeviceWorkload(const sim::Workload& w, sim::KernelKind kind, con
   if (shape_.alibi) {
     const std::vector<float> slopes = kernels::alibi_slopes(shape_.heads);
     alibi_slopes_ = static_cast<float*>(allocate(slopes.size() * sizeof(float)));
-    ATTNSCOPE_CUDA(cudaMemcpy(alibi_slopes_, slopes.data(), slopes.size() * sizeof(float),
-                              cudaMemcpyHostToDevice));
+    ATTNSCOPE_CUDA(
+        cudaMemcpy(alibi_slopes_, slopes.data(), slopes.size() * sizeof(float), cudaMemcpyHostToDevice));
   }
   tensors_ = {q_, k_, v_, o_, lse_, s_, alibi_slopes_};
   if (w.pass == sim::Pass::fwd) return;
