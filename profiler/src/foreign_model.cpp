@@ -113,6 +113,8 @@ sim::Workload workload_of(const AnnotatedShape& s, vocab::KernelId id) {
 // over block_m query rows (Br).
 struct TileParts {
   std::optional<int> block_m, block_n, warps, stages;
+  std::optional<int> consumers;           // the Hopper kernel's consumer warpgroups
+  std::optional<bool> overlap, pingpong;  // and its schedule
   std::string origin;
 };
 
@@ -129,6 +131,9 @@ std::variant<TileParts, std::string> tile_parts(const KernelRow& row, const Capt
       t.stages = int_capture(c, "stages");
       if (const auto single = bool_capture(c, "single_buffer")) t.stages = *single ? 1 : row.default_stages;
       if (!t.stages && row.default_stages > 0) t.stages = row.default_stages;
+      t.consumers = int_capture(c, "consumers");
+      t.overlap = bool_capture(c, "overlap");
+      t.pingpong = bool_capture(c, "pingpong");
       t.origin = "the kernel name's template arguments";
       return t;
     case TileSource::triton: {
@@ -182,6 +187,21 @@ std::string set_tile(ForeignModelPlan& p, const TileParts& t, const ForeignLaunc
         return fmt::format("the launch's block has {} threads but the kernel has {} warps", threads,
                            *t.warps);
       return "";
+    case vocab::KernelId::hopper: {
+      if (!t.block_m || !t.block_n || !t.consumers || !t.stages || !t.overlap || !t.pingpong)
+        return "the table row gives no complete Hopper tile (block_m, block_n, consumers, stages, overlap, "
+               "pingpong)";
+      const vocab::HopperConfig h{*t.block_m, *t.block_n, *t.consumers, *t.stages, *t.overlap, *t.pingpong};
+      if (h.br != vocab::kWgmmaRows * h.consumers)
+        return fmt::format("the kernel's Br {} is not 64 rows per consumer warpgroup ({} consumers)", h.br,
+                           h.consumers);
+      p.tiles.set_hopper(h);
+      p.tile_label = p.tiles.hopper_label();
+      if (threads != vocab::hopper_threads_per_cta(h))
+        return fmt::format("the launch's block has {} threads, the Hopper kernel with {} consumers has {}",
+                           threads, h.consumers, vocab::hopper_threads_per_cta(h));
+      return "";
+    }
     case vocab::KernelId::tiled_bwd:
     case vocab::KernelId::tiled_bwd_pre:
     case vocab::KernelId::tiled_bwd_post: {

@@ -311,6 +311,20 @@ TEST(Plan, AttnscopeOwnKernelsUseTheVocabularyGeometry) {
   const ForeignLaunch pre = launch(name_of("tiled_bwd_pre_kernel"), {128, 32, 1}, 256);
   const PlanResult pp = plan_foreign_model(pre, recognize(pre.demangled_name), {llm_4k(true), ""}, {});
   ASSERT_TRUE(pp.plan) << pp.not_modeled;  // 4096 rows / (256 / (64 / 8)) = 128 row blocks
+  // The Hopper kernel at d 64's default tile (Br 128 = 2 consumers, Bc 128, 3 stages, overlapped ping-pong):
+  // one CTA per (q tile, head, batch), a producer and two consumer warpgroups.
+  const std::string hopper_name =
+      "void attnscope::kernels::detail::hopper_attention_kernel<__half, 64, 128, 128, 2, 3, true, true, "
+      "false>(attnscope::kernels::detail::HopperParams)";
+  const ForeignLaunch hop = launch(hopper_name, {32, 32, 1}, 384);
+  const PlanResult h = plan_foreign_model(hop, recognize(hop.demangled_name), {llm_4k(false), ""}, {});
+  ASSERT_TRUE(h.plan) << h.not_modeled;
+  EXPECT_EQ(h.plan->kernel, vocab::KernelId::hopper);
+  EXPECT_EQ(h.plan->tile_label, "hopper-Br128-Bc128-c2-s3-pingpong");
+  const ForeignLaunch hop_block = launch(hopper_name, {32, 32, 1}, 256);
+  EXPECT_NE(plan_foreign_model(hop_block, recognize(hopper_name), {llm_4k(false), ""}, {})
+                .not_modeled.find("the Hopper kernel with 2 consumers has 384"),
+            std::string::npos);
   // naive.qk: 128 x 128 S tiles, 4 per CTA along x: (32 / 4, 4096 / 128, B * H), 8 warps.
   const ForeignLaunch qk = launch(name_of("naive_qk_kernel"), {8, 32, 32}, 256);
   const PlanResult q = plan_foreign_model(qk, recognize(qk.demangled_name), {llm_4k(false), ""}, {});

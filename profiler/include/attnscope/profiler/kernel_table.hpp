@@ -11,6 +11,9 @@
 //   block_n        keys of one step (forward) or of a CTA (backward): the model's Bc
 //   warps          warps per CTA (checked against the launch's block)
 //   stages         depth of the K/V (forward) or Q/dO (backward) copy ring
+//   consumers      consumer warpgroups of a warp-specialized CTA (attnscope's Hopper kernel: Br = 64 x this)
+//   overlap        true/1: softmax of one kv tile overlapped with the next tile's QK^T (Hopper kernel)
+//   pingpong       true/1: the consumers take turns on the tensor cores (Hopper kernel)
 //   single_buffer  true/1: the ring has one stage (FlashAttention-2's No_double_buffer)
 //   dtype          element type spelled as in C++ (cutlass::half_t, __nv_bfloat16, ...)
 //   causal         true/1 or false/0 (checked against the annotation)
@@ -209,6 +212,12 @@ inline constexpr std::array kKernelTable = {
               vocab::Pass::fwd, std::nullopt,
               "the sliding-window / ALiBi variant needs the window and bias, which the annotation does not carry",
               TileSource::captures, 0, GridRule::none, ""},
+    KernelRow{"attnscope", "hopper_attention_kernel",
+              "{own_ns}hopper_attention_kernel<{own_elem},\\s*(?<head_dim>\\d+),\\s*(?<block_m>\\d+),\\s*"
+              "(?<block_n>\\d+),\\s*(?<consumers>\\d+),\\s*(?<stages>\\d+),\\s*(?<overlap>{bool}),\\s*"
+              "(?<pingpong>{bool}),\\s*{bool}>",
+              vocab::Pass::fwd, vocab::KernelId::hopper, "", TileSource::captures, 0, GridRule::model,
+              kOwnAssumes},
     KernelRow{"attnscope", "tiled_bwd_pre_kernel",
               "{own_ns}tiled_bwd_pre_kernel<{own_elem},\\s*(?<head_dim>\\d+)>",
               vocab::Pass::bwd, vocab::KernelId::tiled_bwd_pre, "", TileSource::captures, 0,
