@@ -14,11 +14,16 @@ cmake --build "$build" --target attnscope -j2 >/dev/null
 "$build/cli/attnscope" accuracy --data "$root/tests/data" --markdown "$root/docs/accuracy.md" \
   --baseline "$root/tests/accuracy/baseline.json" --write-baseline --threads 2 --csv "$build/accuracy_points.csv" \
   --gate-baseline "$root/tests/accuracy/baseline_ci.json" --gate-skip "n(2048|8192|16384)-"
-# The README carries the same table between the same markers.
+# The README carries the same table between the same markers: the metrics with a target (the rows after the
+# untargeted marker, and the list under them, stay in docs/accuracy.md, to which it links).
 python3 - "$root/docs/accuracy.md" "$root/README.md" <<'PY'
 import re, sys
 begin, end = "<!-- accuracy:begin -->", "<!-- accuracy:end -->"
 table = open(sys.argv[1]).read().split(begin)[1].split(end)[0]
+untargeted = "<!-- accuracy:untargeted -->"
+if untargeted in table:
+    table = (table.split(untargeted)[0].rstrip("\n") + "\n\nThe metrics measured and modeled without a target have their rows "
+             "in [docs/accuracy.md](docs/accuracy.md#table).\n")
 readme = open(sys.argv[2]).read()
 head, rest = readme.split(begin)
 open(sys.argv[2], "w").write(head + begin + table + end + rest.split(end)[1])

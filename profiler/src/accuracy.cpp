@@ -57,11 +57,14 @@ double median_of(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// The rows of the table: metrics with a target, then tile windows.
+// The rows of the table: every metric a report shows an error for (vocab::comparable), those with a target
+// first, then tile windows.
 std::vector<AccuracyMetric> table_metrics() {
   std::vector<AccuracyMetric> out;
   for (const auto& m : vocab::kMetrics)
-    if (m.target) out.emplace_back(m.id);
+    if (m.target && vocab::comparable(m.id)) out.emplace_back(m.id);
+  for (const auto& m : vocab::kMetrics)
+    if (!m.target && vocab::comparable(m.id)) out.emplace_back(m.id);
   out.emplace_back(std::nullopt);
   return out;
 }
@@ -146,8 +149,7 @@ std::vector<AccuracyCase> cases_from_report(const reports::Report& remodeled, co
     c.training = is_training_case(k.name, remodeled.workload);
     c.fresh = is_fresh_origin(shown);
     for (const auto& [metric, value] : k.metrics) {
-      if (!vocab::info(metric).target || !value.measured || !value.modeled || !(*value.measured > 0))
-        continue;
+      if (!vocab::comparable(metric) || !value.measured || !value.modeled || !(*value.measured > 0)) continue;
       c.points[metric] =
           AccuracyPoint{c.id, k.name, metric, *value.measured, *value.modeled, c.training, c.fresh};
     }
@@ -417,26 +419,48 @@ std::string accuracy_headline(const std::vector<AccuracyRow>& rows) {
 
 std::string accuracy_markdown(const std::vector<AccuracyRow>& rows) {
   auto pct = [](const std::optional<double>& x) { return x ? fmt::format("{:.1f} %", 100 * *x) : "-"; };
-  std::string out = accuracy_headline(rows);
-  out +=
+  const std::string header =
       "| metric | kernel | n (training) | median | worst | validation median | validation worst | fresh n | "
       "fresh median | fresh worst | target (median / worst) | meets |\n"
       "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const AccuracyRow& r : rows) {
-    const std::string target =
-        r.target ? fmt::format("{:.0f} % / {}", 100 * r.target->median,
-                               r.target->worst ? fmt::format("{:.0f} %", 100 * *r.target->worst) : "-")
-                 : "-";
-    if (r.n == 0) {
-      out += fmt::format("| {} | {} | 0 | no measurement | | | | | | | {} | - |\n",
-                         accuracy_metric_name(r.metric), r.kernel, target);
-      continue;
+  const auto table = [&](bool with_target) {
+    std::string out = header;
+    for (const AccuracyRow& r : rows) {
+      if (r.target.has_value() != with_target) continue;
+      const std::string target =
+          r.target ? fmt::format("{:.0f} % / {}", 100 * r.target->median,
+                                 r.target->worst ? fmt::format("{:.0f} %", 100 * *r.target->worst) : "-")
+                   : "-";
+      if (r.n == 0) {
+        out += fmt::format("| {} | {} | 0 | no measurement | | | | | | | {} | - |\n",
+                           accuracy_metric_name(r.metric), r.kernel, target);
+        continue;
+      }
+      out += fmt::format("| {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                         accuracy_metric_name(r.metric), r.kernel, r.n, r.n_training, pct(r.median),
+                         pct(r.worst), pct(r.median_validation), pct(r.worst_validation), r.n_fresh,
+                         pct(r.median_fresh), pct(r.worst_fresh), target,
+                         !r.target   ? "-"
+                         : r.meets() ? "yes"
+                                     : "**no**");
     }
-    out += fmt::format("| {} | {} | {} ({}) | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                       accuracy_metric_name(r.metric), r.kernel, r.n, r.n_training, pct(r.median),
-                       pct(r.worst), pct(r.median_validation), pct(r.worst_validation), r.n_fresh,
-                       pct(r.median_fresh), pct(r.worst_fresh), target, r.meets() ? "yes" : "**no**");
+    return out;
+  };
+  std::string out = accuracy_headline(rows) + table(true);
+  // Every other metric a report shows an error for, under the same join (the README stops at the marker).
+  out += "\n" + std::string(kAccuracyUntargetedMarker) +
+         "\n\n**Measured and modeled, without a target** (reports show their errors too):\n\n" + table(false);
+  // What a report shows without an error, and why (vocab), so the table and the reports agree on every key.
+  out += "\nNot in the tables (no error to take): ";
+  bool first = true;
+  for (const auto& m : vocab::kMetrics) {
+    if (vocab::comparable(m.id) || m.unit != vocab::Unit::bytes) continue;
+    out += fmt::format("{}`{}`: {}", first ? "" : "; ", m.key,
+                       !m.modeled ? fmt::format("not modeled ({})", m.not_modeled)
+                                  : fmt::format("not measured ({})", m.not_measured));
+    first = false;
   }
+  out += ".\n";
   return out;
 }
 

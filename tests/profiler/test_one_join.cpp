@@ -2,7 +2,8 @@
 // One join: for every committed recording under tests/data/h200, the rows a user reads (the report that
 // `attnscope run` and `attnscope report` show: remodel_report) and the accuracy table's points for the same
 // case (`attnscope accuracy`: cases_from_recording) are the same numbers, measured and modeled, value for
-// value; and every report row with an accuracy target is a point of the table.
+// value; and every report row with an error (measured and modeled: vocab::comparable) is a point of the
+// table.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,14 +29,16 @@ struct Checked {
 };
 
 // Compares one recording, counting what it compared in `n`. Failures name the file.
-void check_recording(const reports::Report& recorded, const std::string& shown, ModelCache& models, Checked& n) {
+void check_recording(const reports::Report& recorded, const std::string& shown, ModelCache& models,
+                     Checked& n) {
   const reports::Report seen = remodel_report(recorded, models);  // what the user reads
   const std::vector<AccuracyCase> cases = cases_from_recording(recorded, shown, models);
   ++n.reports;
   for (const reports::KernelEntry& k : seen.kernels) {
-    const auto c = std::find_if(cases.begin(), cases.end(), [&](const AccuracyCase& x) { return x.kernel == k.name; });
+    const auto c =
+        std::find_if(cases.begin(), cases.end(), [&](const AccuracyCase& x) { return x.kernel == k.name; });
     for (const auto& [metric, v] : k.metrics) {
-      const bool in_table = vocab::info(metric).target && v.measured && v.modeled && *v.measured > 0;
+      const bool in_table = vocab::comparable(metric) && v.measured && v.modeled && *v.measured > 0;
       if (!in_table) continue;
       ASSERT_NE(c, cases.end()) << shown << ": kernel " << k.name << " has report rows but no accuracy case";
       const auto p = c->points.find(metric);
@@ -47,10 +50,10 @@ void check_recording(const reports::Report& recorded, const std::string& shown, 
     }
     if (c == cases.end()) continue;
     // (A loop, not std::count_if: Metrics::const_iterator has no iterator_traits.)
-    std::size_t rows_with_target = 0;
+    std::size_t rows_with_error = 0;
     for (const auto& [m, v] : k.metrics)
-      if (vocab::info(m).target && v.measured && v.modeled && *v.measured > 0) ++rows_with_target;
-    EXPECT_EQ(c->points.size(), rows_with_target)
+      if (vocab::comparable(m) && v.measured && v.modeled && *v.measured > 0) ++rows_with_error;
+    EXPECT_EQ(c->points.size(), rows_with_error)
         << shown << ": " << k.name << ": the accuracy table has points the report does not show";
     // Lone windows: the same tile-level values, in the same order.
     std::vector<std::pair<double, double>> rows;

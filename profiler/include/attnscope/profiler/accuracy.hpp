@@ -16,6 +16,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "attnscope/profiler/model_cache.hpp"
@@ -116,8 +117,11 @@ struct AccuracyRow {
 
 // The rows every table has (metric x kernel, "no measurement" where nothing was measured).
 std::vector<AccuracyRow> accuracy_table(const std::vector<AccuracyPoint>& points);
-// The table, led by the fresh shapes' verdict (accuracy_headline) when there are any.
+// The tables, led by the fresh shapes' verdict (accuracy_headline): the metrics with a target, then (after
+// kAccuracyUntargetedMarker, where the README's copy stops) the other measured and modeled metrics, then the
+// keys a report shows without an error and why.
 std::string accuracy_markdown(const std::vector<AccuracyRow>& rows);
+inline constexpr std::string_view kAccuracyUntargetedMarker = "<!-- accuracy:untargeted -->";
 // One line per kernel measured on fresh shapes: its DRAM read, DRAM write and time errors there (median /
 // worst) against the targets (a line saying none were measured, without fresh points). The README's headline
 // accuracy.

@@ -180,6 +180,11 @@ constexpr const MetricInfo& info(Metric m) {
 constexpr std::string_view key(Metric m) {
   return info(m).key;
 }
+// Measured by counters and modeled: a report shows its error, and the accuracy table has its rows (with or
+// without a target).
+constexpr bool comparable(Metric m) {
+  return info(m).modeled && info(m).not_measured.empty();
+}
 constexpr std::optional<Metric> metric_from_key(std::string_view key) {
   for (const auto& i : kMetrics)
     if (i.key == key) return i.id;
