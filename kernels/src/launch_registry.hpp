@@ -117,6 +117,9 @@ struct TiledBwdParams {
   int causal;
   float scale;
   float scale_log2;
+  // Instrumented main kernel: one record per (kv tile, q tile) step, at
+  // ((batch * heads + head) * kv tiles + kv tile) * q tiles + q tile (tiled_bwd_timeline_capacity records).
+  TileTiming* timeline;
 };
 
 // One compiled backward instantiation. `launch` runs pre, main and post; returns a cudaError_t as int.
@@ -125,6 +128,7 @@ struct TiledBwdEntry {
   int head_dim;
   vocab::TiledBwdConfig config;
   bool general_mask;  // the sliding-window / ALiBi variant
+  bool instrumented;  // the main kernel writes TiledBwdParams::timeline
   std::size_t smem_bytes;
   // `parts`: bit 0 pre, bit 1 main, bit 2 post (kAllBwdParts: all three, in order).
   int (*launch)(const TiledBwdParams& params, const MaskParams& mask, int batch, int parts, Stream stream);
@@ -134,6 +138,7 @@ struct TiledBwdEntry {
 void append_tiled_bwd_fp16(std::vector<TiledBwdEntry>& out);
 void append_tiled_bwd_bf16(std::vector<TiledBwdEntry>& out);
 void append_tiled_bwd_general_mask(std::vector<TiledBwdEntry>& out);
+void append_tiled_bwd_instrumented(std::vector<TiledBwdEntry>& out);
 const std::vector<TiledBwdEntry>& tiled_bwd_registry();
 
 // The naive backward's five launches (naive_bwd.cu); returns a cudaError_t as int.

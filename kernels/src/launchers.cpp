@@ -346,10 +346,11 @@ std::string bwd_config_name(const TiledBwdConfig& c) {
   return "Bc=" + std::to_string(c.bc) + " Br=" + std::to_string(c.br) + " stages=" + std::to_string(c.stages);
 }
 
-const detail::TiledBwdEntry* find_bwd_entry(const AttentionShape& s, const TiledBwdConfig& c) {
+const detail::TiledBwdEntry* find_bwd_entry(const AttentionShape& s, const TiledBwdConfig& c,
+                                            bool instrumented = false) {
   for (const detail::TiledBwdEntry& e : detail::tiled_bwd_registry()) {
     if (e.dtype == s.dtype && e.head_dim == s.head_dim && e.config.bc == c.bc && e.config.br == c.br &&
-        e.config.stages == c.stages && e.general_mask == s.general_mask()) {
+        e.config.stages == c.stages && e.general_mask == s.general_mask() && e.instrumented == instrumented) {
       return &e;
     }
   }
@@ -372,6 +373,7 @@ const std::vector<TiledBwdEntry>& tiled_bwd_registry() {
     append_tiled_bwd_fp16(all);
     append_tiled_bwd_bf16(all);
     append_tiled_bwd_general_mask(all);
+    append_tiled_bwd_instrumented(all);
     return all;
   }();
   return registry;
@@ -381,8 +383,23 @@ const std::vector<TiledBwdEntry>& tiled_bwd_registry() {
 std::vector<TiledBwdConfig> compiled_tiled_bwd_configs(int head_dim, DType dtype) {
   std::vector<TiledBwdConfig> out;
   for (const detail::TiledBwdEntry& e : detail::tiled_bwd_registry())
-    if (e.dtype == dtype && e.head_dim == head_dim && !e.general_mask) out.push_back(e.config);
+    if (e.dtype == dtype && e.head_dim == head_dim && !e.general_mask && !e.instrumented)
+      out.push_back(e.config);
   return out;
+}
+
+bool tiled_bwd_instrumented_compiled(int head_dim, DType dtype, const TiledBwdConfig& config) {
+  AttentionShape s;
+  s.head_dim = head_dim;
+  s.dtype = dtype;
+  return find_bwd_entry(s, config, true) != nullptr;
+}
+
+std::size_t tiled_bwd_timeline_capacity(const AttentionShape& s, const TiledBwdConfig& c) {
+  if (c.bc < 1 || c.br < 1 || s.batch < 1 || s.heads < 1 || s.seq_q < 1 || s.seq_kv < 1) return 0;
+  return static_cast<std::size_t>(s.batch) * static_cast<std::size_t>(s.heads) *
+         static_cast<std::size_t>(vocab::tiled_bwd_grid(c, s.seq_kv, 1, 1).x) *
+         static_cast<std::size_t>(vocab::tiled_bwd_q_tiles(c, s.seq_q));
 }
 
 TiledBwdConfig default_tiled_bwd_config(int head_dim) {
@@ -396,11 +413,23 @@ std::size_t tiled_bwd_workspace_bytes(const AttentionShape& s, const TiledBwdCon
 
 namespace {
 
-// The launches `parts` (bit 0 pre, 1 main, 2 post) of the tiled backward.
+// The launches `parts` (bit 0 pre, 1 main, 2 post) of the tiled backward; with a `timeline`, the main
+// kernel alone, instrumented.
 Status tiled_backward_parts(const AttentionShape& shape, const TiledBwdConfig& config,
-                            const BackwardTensors& t, int parts, Stream stream) {
+                            const BackwardTensors& t, int parts, Stream stream,
+                            TileTiming* timeline = nullptr) {
   if (Status st = check_shape(shape); !st) return st;
-  const detail::TiledBwdEntry* entry = find_bwd_entry(shape, config);
+  if (timeline != nullptr && parts != 2)
+    return fail(StatusCode::config_not_compiled,
+                "only the tiled backward's main kernel (tiled_bwd) has a timeline build");
+  const detail::TiledBwdEntry* entry = find_bwd_entry(shape, config, timeline != nullptr);
+  if (entry == nullptr && timeline != nullptr) {
+    return fail(StatusCode::config_not_compiled,
+                "the tiled backward's timeline build is compiled for fp16 at each head dim's default tile (" +
+                    bwd_config_name(vocab::default_tiled_bwd_config(shape.head_dim)) +
+                    ") without a sliding window or ALiBi; asked: " + std::string(dtype_name(shape.dtype)) +
+                    " " + bwd_config_name(config) + (shape.general_mask() ? " with a general mask" : ""));
+  }
   if (entry == nullptr && shape.general_mask()) {
     return fail(StatusCode::config_not_compiled,
                 "the tiled backward with a sliding window or ALiBi is compiled for one tile only (" +
@@ -452,7 +481,8 @@ Status tiled_backward_parts(const AttentionShape& shape, const TiledBwdConfig& c
                            to_int(vocab::tiled_bwd_padded_rows(config, shape.seq_q)),
                            shape.causal ? 1 : 0,
                            shape.scale,
-                           shape.scale * 1.4426950408889634f};
+                           shape.scale * 1.4426950408889634f,
+                           timeline};
   const detail::MaskParams mask{shape.window, shape.alibi ? t.alibi_slopes : nullptr};
   return cuda_status(entry->launch(p, mask, shape.batch, parts, stream), "launch_tiled_backward");
 }
@@ -492,13 +522,18 @@ Status launch_naive_backward(const AttentionShape& shape, const BackwardTensors&
 }
 
 Status launch_backward_kernel(vocab::KernelId kernel, const AttentionShape& shape,
-                              const TiledBwdConfig& config, const BackwardTensors& t, Stream stream) {
+                              const TiledBwdConfig& config, const BackwardTensors& t, Stream stream,
+                              TileTiming* timeline) {
   using vocab::KernelId;
+  if (timeline != nullptr && kernel != KernelId::tiled_bwd)
+    return fail(StatusCode::config_not_compiled,
+                std::string(vocab::to_string(kernel)) +
+                    ": no timeline build (of the backward's kernels only tiled_bwd has one)");
   switch (kernel) {
     case KernelId::tiled_bwd_pre:
       return tiled_backward_parts(shape, config, t, 1, stream);
     case KernelId::tiled_bwd:
-      return tiled_backward_parts(shape, config, t, 2, stream);
+      return tiled_backward_parts(shape, config, t, 2, stream, timeline);
     case KernelId::tiled_bwd_post:
       return tiled_backward_parts(shape, config, t, 4, stream);
     case KernelId::naive_bwd_dv:

@@ -137,11 +137,14 @@ __global__ void __launch_bounds__(vocab::kBwdRowThreads) tiled_bwd_post_kernel(c
 }
 
 // ---- main ---------------------------------------------------------------------------------------------
-// The main kernel's body, for the two kernels below. GeneralMask: the variant for a sliding window and/or
+// The main kernel's body, for the kernels below. GeneralMask: the variant for a sliding window and/or
 // ALiBi (`m`), compiled for one tile (vocab::general_mask_tiled_bwd_config): every recomputed probability
 // is tested against the key band and gets the bias, and q tiles below the last row that sees the tile's
 // keys are skipped. With GeneralMask = false `m` is never read and the code is the plain kernel's.
-template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask>
+// Instrumented: thread 0 writes one TileTiming per step (q tile) into p.timeline, %globaltimer at the
+// step's start and at the next step's start (the last one after the dK/dV stores); the start time waits in
+// shared memory and the record index is recomputed when written, so no register is held across the loop.
+template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask, bool Instrumented = false>
 __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const MaskParams& m) {
   using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
   using Traits = device::ElementTraits<T>;
@@ -234,6 +237,21 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
       device::smem_addr(smem.ds) +
       (ds_row * Br + Shape::ds_swizzle(ds_row, 2 * wm + ((lane / 8) & 1)) * 8) * static_cast<int>(sizeof(T));
 
+  __shared__ std::uint64_t step_start;
+  // Writes the record of q tile `q_tile` (0 <= q_tile < q_tiles), started at step_start, ended now.
+  const auto write_step_record = [&](int q_tile, std::uint64_t end_ns) {
+    const std::size_t at =
+        ((static_cast<std::size_t>(blockIdx.z) * p.heads + blockIdx.y) * gridDim.x + blockIdx.x) *
+            static_cast<std::size_t>(q_tiles) +
+        static_cast<std::size_t>(q_tile);
+    p.timeline[at] =
+        TileTiming{blockIdx.z, blockIdx.y, static_cast<std::uint32_t>(q_tile), blockIdx.x, device::sm_id(),
+                   step_start, end_ns};
+  };
+  if constexpr (Instrumented) {
+    if (tid == 0) step_start = device::global_timer_ns();
+  }
+
   std::uint32_t k_frag[kKvInRegisters ? kDSteps : 1][4];
   std::uint32_t v_frag[kKvInRegisters ? kDSteps : 1][4];
   float dk_acc[kDTiles][4];
@@ -251,6 +269,14 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
   for (int step = 0; step < n_steps; ++step) {
     const int slot = step % Stages;
     const int row0 = (first + step) * Br;
+    if constexpr (Instrumented) {
+      // The previous step's record ends where this step starts (one timer read for both).
+      if (tid == 0 && step > 0) {
+        const std::uint64_t now = device::global_timer_ns();
+        write_step_record(first + step - 1, now);
+        step_start = now;
+      }
+    }
     device::cp_async_wait<Stages - 2>();
     __syncthreads();  // step's tiles landed for all; every warp is done with step - 1 (slot and dS^T)
     if (step + Stages - 1 < n_steps) load_step(step + Stages - 1);
@@ -438,6 +464,12 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
       *reinterpret_cast<uint4*>(dv + dst) = *reinterpret_cast<const uint4*>(smem.v + at);
     }
   }
+  if constexpr (Instrumented) {
+    // The last record ends when the whole CTA has stored dK and dV. A kv tile no q tile sees still stores
+    // zeros, as one record at the model's key: its first visible q tile, clipped to the last q tile.
+    __syncthreads();
+    if (tid == 0) write_step_record(min(first + max(n_steps - 1, 0), q_tiles - 1), device::global_timer_ns());
+  }
 }
 
 // The plain main kernel (no mask, or causal).
@@ -448,6 +480,14 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
   tiled_bwd_body<T, D, Bc, Br, Stages, false>(p, MaskParams{0, nullptr});
 }
 
+// The instrumented main kernel (no mask, or causal): the plain kernel plus its timeline.
+template <typename T, int D, int Bc, int Br, int Stages>
+__global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
+                                  TiledBwdShape<T, D, Bc, Br, Stages>::kMinBlocks)
+    tiled_bwd_instrumented_kernel(const TiledBwdParams p) {
+  tiled_bwd_body<T, D, Bc, Br, Stages, false, true>(p, MaskParams{0, nullptr});
+}
+
 // The general-mask main kernel: sliding window and/or ALiBi.
 template <typename T, int D, int Bc, int Br, int Stages>
 __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
@@ -456,7 +496,7 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
   tiled_bwd_body<T, D, Bc, Br, Stages, true>(p, m);
 }
 
-template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false>
+template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false, bool Instrumented = false>
 int launch_tiled_bwd_instance(const TiledBwdParams& p, const MaskParams& mask, int batch, int parts,
                               Stream stream) {
   using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
@@ -474,7 +514,14 @@ int launch_tiled_bwd_instance(const TiledBwdParams& p, const MaskParams& mask, i
     const vocab::Dim3 grid = vocab::tiled_bwd_grid(Shape::kConfig, p.seq_kv, p.heads, batch);
     const dim3 main_grid(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y),
                          static_cast<unsigned>(grid.z));
-    if constexpr (GeneralMask) {
+    static_assert(!(GeneralMask && Instrumented), "the general-mask backward has no timeline build");
+    if constexpr (Instrumented) {
+      auto* kernel = &tiled_bwd_instrumented_kernel<T, D, Bc, Br, Stages>;
+      err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(Shape::kSmemBytes));
+      if (err != cudaSuccess) return static_cast<int>(err);
+      kernel<<<main_grid, Shape::kThreads, Shape::kSmemBytes, s>>>(p);
+    } else if constexpr (GeneralMask) {
       auto* kernel = &tiled_bwd_general_mask_kernel<T, D, Bc, Br, Stages>;
       err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  static_cast<int>(Shape::kSmemBytes));
@@ -497,15 +544,16 @@ int launch_tiled_bwd_instance(const TiledBwdParams& p, const MaskParams& mask, i
   return static_cast<int>(err);
 }
 
-template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false>
+template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false, bool Instrumented = false>
 TiledBwdEntry tiled_bwd_entry(DType dtype) {
   using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
   return TiledBwdEntry{dtype,
                        D,
                        Shape::kConfig,
                        GeneralMask,
+                       Instrumented,
                        Shape::kSmemBytes,
-                       &launch_tiled_bwd_instance<T, D, Bc, Br, Stages, GeneralMask>};
+                       &launch_tiled_bwd_instance<T, D, Bc, Br, Stages, GeneralMask, Instrumented>};
 }
 
 }  // namespace attnscope::kernels::detail

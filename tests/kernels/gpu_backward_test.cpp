@@ -140,7 +140,8 @@ class BwdProblem {
         for (std::size_t j = band.first; j < band.end; ++j) {
           double dot = 0.0;
           for (std::size_t c = 0; c < d; ++c)
-            dot += double{do_.values[(h * s_.seq_q + i) * d + c]} * double{v_.values[(h * s_.seq_kv + j) * d + c]};
+            dot += double{do_.values[(h * s_.seq_q + i) * d + c]} *
+                   double{v_.values[(h * s_.seq_kv + j) * d + c]};
           m = std::max(m, 2.0 * std::fabs(dot));
         }
       }
@@ -269,6 +270,62 @@ TEST(TiledBackward, EveryCompiledConfig) {
                                    " " + describe(p.shape()));
         }
       }
+    }
+  }
+}
+
+// The instrumented build of tiled_bwd (the profiler's timeline) computes the same gradients, and writes one
+// record per (kv tile CTA, visited q tile) step at its documented index, keys matching, times ordered; the
+// pre and post kernels refuse a timeline.
+TEST(TiledBackward, InstrumentedMainKernelMatchesAndRecordsEveryStep) {
+  const unsigned seed = fresh_seed();
+  for (const int d : {64, 128}) {
+    for (const bool causal : {false, true}) {
+      BwdProblem p(bwd_shape(1, 2, 333, causal ? 400 : 259, d, DType::fp16, causal), seed);
+      ASSERT_TRUE(p.ok());
+      const AttentionShape& sh = p.shape();
+      const TiledBwdConfig cfg = default_tiled_bwd_config(d);
+      ASSERT_TRUE(tiled_bwd_instrumented_compiled(d, DType::fp16, cfg));
+      const std::size_t capacity = tiled_bwd_timeline_capacity(sh, cfg);
+      DeviceBuffer records(capacity * sizeof(TileTiming));
+      ASSERT_NE(records.get(), nullptr);
+      ATTN_CUDA_CHECK(cudaMemset(records.get(), 0, capacity * sizeof(TileTiming)));
+      auto* timeline = static_cast<TileTiming*>(records.get());
+      const Status f = launch_tiled(sh, TiledConfig{}, p.forward_tensors(), TileWindow{}, nullptr, nullptr);
+      ASSERT_TRUE(f) << f.message;
+      ASSERT_TRUE(p.poison_gradients());
+      using vocab::KernelId;
+      EXPECT_FALSE(
+          launch_backward_kernel(KernelId::tiled_bwd_pre, sh, cfg, p.backward_tensors(), nullptr, timeline));
+      for (const KernelId id : {KernelId::tiled_bwd_pre, KernelId::tiled_bwd, KernelId::tiled_bwd_post}) {
+        const Status st = launch_backward_kernel(id, sh, cfg, p.backward_tensors(), nullptr,
+                                                 id == KernelId::tiled_bwd ? timeline : nullptr);
+        ASSERT_TRUE(st) << st.message;
+      }
+      ATTN_CUDA_CHECK(cudaDeviceSynchronize());
+      p.expect_gradients_match("instrumented tiled bwd " + describe(sh));
+      std::vector<TileTiming> got(capacity);
+      ATTN_CUDA_CHECK(
+          cudaMemcpy(got.data(), records.get(), capacity * sizeof(TileTiming), cudaMemcpyDeviceToHost));
+      const int q_tiles = (sh.seq_q + cfg.br - 1) / cfg.br, kv_tiles = (sh.seq_kv + cfg.bc - 1) / cfg.bc;
+      std::size_t expected = 0, written = 0, wrong = 0;
+      for (int h = 0; h < sh.heads; ++h)
+        for (int j = 0; j < kv_tiles; ++j) {
+          const int first = vocab::bwd_first_q_tile<int>(cfg.br, cfg.bc, sh.seq_q, sh.seq_kv,
+                                                         causal ? vocab::Mask::causal : vocab::Mask::none, j);
+          for (int i = 0; i < q_tiles; ++i) {
+            const TileTiming& r = got[(static_cast<std::size_t>(h) * kv_tiles + j) * q_tiles + i];
+            const bool visited = i >= std::min(first, q_tiles - 1);
+            expected += visited;
+            if (r.start_ns == 0 && r.end_ns == 0) continue;
+            ++written;
+            wrong += !visited || r.batch != 0 || r.head != static_cast<unsigned>(h) ||
+                     r.q_tile != static_cast<unsigned>(i) || r.kv_tile != static_cast<unsigned>(j) ||
+                     r.end_ns < r.start_ns;
+          }
+        }
+      EXPECT_EQ(written, expected) << describe(sh);
+      EXPECT_EQ(wrong, 0u) << describe(sh);
     }
   }
 }

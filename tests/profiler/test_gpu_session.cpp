@@ -240,3 +240,41 @@ TEST(GpuSession, SlidingWindowAndAlibiAreMeasured) {
     }
   }
 }
+
+// The tiled backward's timeline: its main kernel's instrumented build writes one record per (kv tile CTA,
+// q tile) step, the model's records of tiled_bwd; pre and post have no timeline build and say so.
+TEST(GpuSession, TiledBackwardMainKernelHasATimeline) {
+  GpuSession session(SessionOptions{});
+  for (const bool causal : {false, true}) {
+    MeasureRequest req = tiled_request(1, 8, 1024);
+    req.workload.pass = sim::Pass::bwd;
+    req.workload.causal = causal;
+    req.timeline = true;
+    const Measurement m = session.measure(req);
+    ASSERT_EQ(m.kernels.size(), 3u);
+    const vocab::TiledBwdConfig c = vocab::default_tiled_bwd_config(64);  // Bc 128, Br 64
+    const int kv_tiles = 1024 / c.bc, q_tiles = 1024 / c.br;
+    std::size_t steps = 0;  // per head: every (kv tile, q tile) pair, or those on or below the diagonal
+    for (int j = 0; j < kv_tiles; ++j)
+      for (int i = 0; i < q_tiles; ++i)
+        if (!causal || (i + 1) * c.br - 1 >= j * c.bc) ++steps;
+    for (const auto& k : m.kernels) {
+      if (k.name != "tiled_bwd") {
+        EXPECT_TRUE(k.timeline.empty()) << k.name;
+        continue;
+      }
+      EXPECT_EQ(k.timeline.size(), 8 * steps) << (causal ? "causal" : "non-causal");
+      for (const auto& r : k.timeline) {
+        EXPECT_LE(r.start_s, r.end_s);
+        EXPECT_LT(r.kv_tile, kv_tiles);
+        EXPECT_LT(r.q_tile, q_tiles);
+        if (causal) {
+          EXPECT_GE((r.q_tile + 1) * c.br - 1, r.kv_tile * c.bc);
+        }
+      }
+    }
+    bool noted = false;
+    for (const auto& n : m.notes) noted = noted || n.find("tiled_bwd.pre: no instrumented build") == 0;
+    EXPECT_TRUE(noted);
+  }
+}

@@ -252,16 +252,16 @@ void DeviceWorkload::run(const std::string& kernel, const kernels::AttentionShap
   } else if (kernel == "naive.pv") {
     s = kernels::launch_naive_pv(shape, t, window, timeline, stream_);
   } else if (const auto id = vocab::parse_kernel_id(kernel); id && vocab::pass_of(*id) == vocab::Pass::bwd) {
-    // The backward kernels run whole: no tile windows, no instrumented build (timeline_compiled says so).
+    // The backward kernels run whole: no tile windows; tiled_bwd has an instrumented build for its
+    // timeline (timeline_compiled says which), the launcher refuses a timeline of the others.
     const bool whole = window.q_tile_begin == 0 && window.q_tile_end == -1 && window.kv_tile_begin == 0 &&
                        window.kv_tile_end == -1;
-    if (!whole || timeline != nullptr)
-      throw ProfilerError(ErrorCode::bad_input, kernel +
-                                                    ": tile windows and timelines of the backward kernels "
-                                                    "are not available");
+    if (!whole)
+      throw ProfilerError(ErrorCode::bad_input,
+                          kernel + ": tile windows of the backward kernels are not available");
     if (backward_.d_o == nullptr)
       throw ProfilerError(ErrorCode::bad_input, kernel + ": the workload's pass has no backward");
-    s = kernels::launch_backward_kernel(*id, shape, tiled_bwd_, backward_, stream_);
+    s = kernels::launch_backward_kernel(*id, shape, tiled_bwd_, backward_, stream_, timeline);
   } else {
     throw ProfilerError(ErrorCode::bad_input, "unknown kernel '" + kernel + "'");
   }
@@ -304,14 +304,17 @@ void DeviceWorkload::launch_window(const WindowSpec& w) {
 }
 
 std::size_t DeviceWorkload::timeline_capacity(const std::string& kernel) const {
+  if (kernel == vocab::to_string(vocab::KernelId::tiled_bwd))
+    return kernels::tiled_bwd_timeline_capacity(shape_, tiled_bwd_);
   if (kernel == "hopper") return kernels::hopper_timeline_capacity(shape_, hopper_, kernels::TileWindow{});
   return kernels::timeline_capacity(kernel.c_str(), shape_, tiled_, kernels::TileWindow{});
 }
 
 bool DeviceWorkload::timeline_compiled(const std::string& kernel) const {
-  if (const auto id = vocab::parse_kernel_id(kernel); id && vocab::pass_of(*id) == vocab::Pass::bwd)
-    return false;
   if (shape_.general_mask()) return false;  // the sliding-window / ALiBi variants have no timeline build
+  if (const auto id = vocab::parse_kernel_id(kernel); id && vocab::pass_of(*id) == vocab::Pass::bwd)
+    return *id == vocab::KernelId::tiled_bwd &&
+           kernels::tiled_bwd_instrumented_compiled(shape_.head_dim, shape_.dtype, tiled_bwd_);
   if (kernel == "tiled") return kernels::tiled_instrumented_compiled(shape_.head_dim, shape_.dtype, tiled_);
   if (kernel == "hopper")
     return kernels::hopper_instrumented_compiled(shape_.head_dim, shape_.dtype, hopper_);

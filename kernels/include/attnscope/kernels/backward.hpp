@@ -49,9 +49,18 @@ Status launch_naive_backward(const AttentionShape& shape, const BackwardTensors&
 // One launch of a backward pass, for a profiler that measures each kernel on its own: `kernel` is one of the
 // backward KernelIds (tiled_bwd.pre, tiled_bwd, tiled_bwd.post with the tiled `config`; naive_bwd.dv, .dp,
 // .ds, .dq, .dk, config ignored). Run in that order they do what launch_tiled_backward or
-// launch_naive_backward does. A forward KernelId is refused (bad_shape).
-Status launch_backward_kernel(vocab::KernelId kernel, const AttentionShape& shape, const TiledBwdConfig& config,
-                              const BackwardTensors& tensors, Stream stream);
+// launch_naive_backward does. A forward KernelId is refused (bad_shape). With a `timeline` (device memory of
+// tiled_bwd_timeline_capacity records) tiled_bwd runs its instrumented build, which writes one TileTiming
+// per step: (batch, head, q tile, kv tile = the CTA's), %globaltimer at the step's start and end, at index
+// ((batch * H + head) * kv tiles + kv tile) * q tiles + q tile; records of q tiles a kv tile does not visit
+// (causal) are left untouched. Only tiled_bwd has that build (config_not_compiled otherwise).
+Status launch_backward_kernel(vocab::KernelId kernel, const AttentionShape& shape,
+                              const TiledBwdConfig& config, const BackwardTensors& tensors, Stream stream,
+                              TileTiming* timeline = nullptr);
+// Records the instrumented tiled_bwd may write: B x H x kv tiles x q tiles.
+std::size_t tiled_bwd_timeline_capacity(const AttentionShape& shape, const TiledBwdConfig& config);
+// Whether tiled_bwd has an instrumented build for (head_dim, dtype, config) (fp16, the default tiles).
+bool tiled_bwd_instrumented_compiled(int head_dim, DType dtype, const TiledBwdConfig& config);
 
 // HBM the naive attention holds at this shape for a training step (forward + backward): Q, K, V, O, dO,
 // dQ, dK, dV, LSE and its two [B, H, Nq, Nkv] matrices (P, then dP / dS: vocab::naive_bwd_scratch_bytes).
