@@ -87,6 +87,14 @@ std::string config_name(const TiledConfig& c) {
          " stages=" + std::to_string(c.stages);
 }
 
+// The shape that selects a plain (no sliding window, no ALiBi) instantiation of (head_dim, dtype).
+AttentionShape plain_shape(int head_dim, DType dtype) {
+  AttentionShape s;
+  s.head_dim = head_dim;
+  s.dtype = dtype;
+  return s;
+}
+
 const TiledEntry* find_entry(const AttentionShape& s, const TiledConfig& c, bool instrumented) {
   for (const TiledEntry& e : detail::tiled_registry()) {
     if (e.dtype == s.dtype && e.head_dim == s.head_dim && e.br == c.br && e.bc == c.bc &&
@@ -139,10 +147,7 @@ std::vector<TiledConfig> compiled_tiled_configs(int head_dim, DType dtype) {
 }
 
 bool tiled_instrumented_compiled(int head_dim, DType dtype, const TiledConfig& config) {
-  AttentionShape s;
-  s.head_dim = head_dim;
-  s.dtype = dtype;
-  return find_entry(s, config, true) != nullptr;
+  return find_entry(plain_shape(head_dim, dtype), config, true) != nullptr;
 }
 
 std::size_t tiled_smem_bytes(const AttentionShape& shape, const TiledConfig& config) {
@@ -389,10 +394,7 @@ std::vector<TiledBwdConfig> compiled_tiled_bwd_configs(int head_dim, DType dtype
 }
 
 bool tiled_bwd_instrumented_compiled(int head_dim, DType dtype, const TiledBwdConfig& config) {
-  AttentionShape s;
-  s.head_dim = head_dim;
-  s.dtype = dtype;
-  return find_bwd_entry(s, config, true) != nullptr;
+  return find_bwd_entry(plain_shape(head_dim, dtype), config, true) != nullptr;
 }
 
 std::size_t tiled_bwd_timeline_capacity(const AttentionShape& s, const TiledBwdConfig& c) {

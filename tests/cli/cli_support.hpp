@@ -65,6 +65,12 @@ class CliTest : public ::testing::Test {
     r.err = read_text(dir_ / "err.txt");
     return r;
   }
+  // Runs `args` and expects it refused with exit code 2 (bad input) and `why` in its error output.
+  void expect_refused(const std::string& args, const std::string& why) {
+    const CommandResult r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << ": " << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << args << ": " << r.err;
+  }
   // A committed report fixture (tests/data/reports).
   static std::string data(const std::string& name) {
     return (fs::path(ATTNSCOPE_DATA_DIR) / "reports" / name).string();
