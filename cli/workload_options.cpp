@@ -98,15 +98,8 @@ sim::TileConfig WorkloadOptions::tile_config() const {
   if (w.general_mask()) {
     // Sliding window and ALiBi: the GPU kernels are compiled for one tile per pass (vocab), so that is the
     // default; flags still choose another tile for the model (a what-if the GPU cannot run).
-    const vocab::TiledConfig f = vocab::general_mask_tiled_config(w.head_dim);
-    t.br = f.br;
-    t.bc = f.bc;
-    t.warps = f.warps;
-    t.stages = f.stages;
-    const vocab::TiledBwdConfig b = vocab::general_mask_tiled_bwd_config();
-    t.bwd_bc = b.bc;
-    t.bwd_br = b.br;
-    t.bwd_stages = b.stages;
+    t.set_tiled(vocab::general_mask_tiled_config(w.head_dim));
+    t.set_tiled_bwd(vocab::general_mask_tiled_bwd_config());
   }
   if (br) t.br = *br;
   if (bc) t.bc = *bc;

@@ -3,12 +3,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 
 #include "attnscope/sim/error.hpp"
+#include "attnscope/vocab/backward.hpp"
 #include "attnscope/vocab/dtype.hpp"
+#include "attnscope/vocab/geometry.hpp"
 
 namespace attnscope::profiler {
 
@@ -77,6 +80,24 @@ std::vector<MatrixPoint> backward_points(const std::vector<std::int64_t>& seqs) 
             out.push_back({w.name + "-naive", w, sim::KernelKind::naive, sim::TileConfig{}});
           out.push_back({w.name + "-tiled", w, sim::KernelKind::tiled, sim::TileConfig{}});
         }
+  // Sliding window (a quarter of the keys) with ALiBi, fp16, at three of those lengths: the general-mask
+  // kernels at the one tile each pass is compiled for.
+  for (auto seq : {std::int64_t{1024}, std::int64_t{4096}, std::int64_t{16384}}) {
+    if (std::find(seqs.begin(), seqs.end(), seq) == seqs.end()) continue;
+    for (std::int64_t d : {64, 128}) {
+      sim::Workload w = matrix_workload(seq, d, sim::DType::fp16, true);
+      w.pass = sim::Pass::bwd;
+      w.window = seq / 4;
+      w.alibi = true;
+      w.name += fmt::format("-window{}-alibi-bwd", w.window);
+      sim::TileConfig t;
+      t.set_tiled(vocab::general_mask_tiled_config(d));
+      t.set_tiled_bwd(vocab::general_mask_tiled_bwd_config());
+      if (score_bytes(w) <= kNaiveScoreBytesMax)
+        out.push_back({w.name + "-naive", w, sim::KernelKind::naive, t});
+      out.push_back({w.name + "-tiled", w, sim::KernelKind::tiled, t});
+    }
+  }
   return out;
 }
 

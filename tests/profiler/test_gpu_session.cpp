@@ -210,15 +210,8 @@ TEST(GpuSession, SlidingWindowAndAlibiAreMeasured) {
     req.workload.window = 256;
     req.workload.alibi = true;
     req.workload.pass = sim::Pass::both;
-    const vocab::TiledConfig f = vocab::general_mask_tiled_config(64);
-    req.tiles.br = f.br;
-    req.tiles.bc = f.bc;
-    req.tiles.warps = f.warps;
-    req.tiles.stages = f.stages;
-    const vocab::TiledBwdConfig b = vocab::general_mask_tiled_bwd_config();
-    req.tiles.bwd_bc = b.bc;
-    req.tiles.bwd_br = b.br;
-    req.tiles.bwd_stages = b.stages;
+    req.tiles.set_tiled(vocab::general_mask_tiled_config(64));
+    req.tiles.set_tiled_bwd(vocab::general_mask_tiled_bwd_config());
     req.windows = plan_windows(req.workload, req.kind, req.tiles, TileMode::sample);
     EXPECT_TRUE(req.windows.empty());
     const Measurement m = session.measure(req);

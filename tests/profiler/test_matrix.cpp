@@ -11,6 +11,8 @@
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/gpu_spec.hpp"
 #include "attnscope/sim/simulate.hpp"
+#include "attnscope/vocab/backward.hpp"
+#include "attnscope/vocab/geometry.hpp"
 
 namespace attnscope::profiler {
 namespace {
@@ -86,9 +88,22 @@ TEST(Matrix, BackwardMatrixCoversTheAccuracyShapesForTheBackwardPass) {
     }
     EXPECT_NO_THROW(sim::check_config(sim::load_gpu_spec("h200"), p.workload, p.kind, p.tiles)) << p.label;
   }
-  EXPECT_EQ(tiled, 6 * 2 * 2 * 2);  // sequence x head dim x causal x dtype
-  EXPECT_EQ(naive, 4 * 2 * 2 * 2);  // 512, 1k, 2k, 4k
-  EXPECT_EQ(points.size(), 80u);
+  // sequence x head dim x causal x dtype, plus a sliding window with ALiBi at 1k, 4k, 16k x head dim
+  EXPECT_EQ(tiled, 6 * 2 * 2 * 2 + 3 * 2);
+  EXPECT_EQ(naive, 4 * 2 * 2 * 2 + 2 * 2);  // 512, 1k, 2k, 4k; masked 1k and 4k
+  EXPECT_EQ(points.size(), 90u);
+  int masked = 0;
+  for (const MatrixPoint& p : points) {
+    if (!p.workload.general_mask()) continue;
+    ++masked;
+    EXPECT_EQ(p.workload.window, p.workload.seq_kv / 4) << p.label;
+    EXPECT_TRUE(p.workload.alibi && p.workload.causal) << p.label;
+    // The GPU kernels for these masks are compiled for one tile per pass.
+    const vocab::TiledConfig f = vocab::general_mask_tiled_config(p.workload.head_dim);
+    EXPECT_EQ(p.tiles.warps, f.warps) << p.label;
+    EXPECT_EQ(p.tiles.bwd_br, vocab::general_mask_tiled_bwd_config().br) << p.label;
+  }
+  EXPECT_EQ(masked, 10);
 }
 
 }  // namespace

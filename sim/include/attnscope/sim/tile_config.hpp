@@ -75,6 +75,20 @@ struct TileConfig {
   int hopper_stages = vocab::HopperConfig{}.stages;        // slots of the K/V ring in shared memory
   HopperSchedule hopper_schedule = HopperSchedule::serial;
 
+  // Sets the tiled forward's fields to `c` (e.g. vocab::general_mask_tiled_config of the head dim).
+  constexpr void set_tiled(const vocab::TiledConfig& c) {
+    br = c.br;
+    bc = c.bc;
+    warps = c.warps;
+    stages = c.stages;
+  }
+  // Sets the tiled backward's fields to `c` (e.g. vocab::general_mask_tiled_bwd_config()).
+  constexpr void set_tiled_bwd(const vocab::TiledBwdConfig& c) {
+    bwd_bc = c.bc;
+    bwd_br = c.br;
+    bwd_stages = c.stages;
+  }
+
   // Sets the Hopper fields to `c` (e.g. vocab::default_hopper_config of the workload's head dim).
   constexpr void set_hopper(const vocab::HopperConfig& c) {
     hopper_bc = c.bc;
