@@ -75,13 +75,26 @@ struct TiledBwdShape {
 };
 
 // ---- pre: D, LSE * log2 e, zeroed dQ accumulator -------------------------------------------------------
+// Every store instruction writes whole 32-byte sectors: the CTA's rows of the accumulator are one contiguous
+// block, zeroed in 16-byte pieces by consecutive threads (a warp writes 512 contiguous bytes), and D and
+// LSE * log2 e of the CTA's rows are gathered in shared memory and written by consecutive threads. (Zeroing
+// each row's 32 fp32 bytes per thread as two 16-byte halves made every sector two half-sector writes, which
+// the L2 counts once or twice depending on whether its request coalescer merged them: `l2_write` measured
+// 1.24 x the accumulator's bytes at llm-4k.)
 template <typename T, int D>
 __global__ void __launch_bounds__(vocab::kBwdRowThreads) tiled_bwd_pre_kernel(const TiledBwdParams p) {
   using Traits = device::ElementTraits<T>;
   constexpr int kPieces = D / 8;  // 16-byte pieces per row
   constexpr int kRows = vocab::kBwdRowThreads / kPieces;
+  struct SharedStorage {
+    float delta[kRows];
+    float lse_log2[kRows];
+  };
+  static_assert(sizeof(SharedStorage) == vocab::tiled_bwd_pre_smem_bytes(D), "the model reads this size");
+  __shared__ SharedStorage smem;
   const int tid = static_cast<int>(threadIdx.x);
-  const int row = static_cast<int>(blockIdx.x) * kRows + tid / kPieces;
+  const int row0 = static_cast<int>(blockIdx.x) * kRows;
+  const int row = row0 + tid / kPieces;
   const int piece = tid % kPieces;
   const std::size_t bh = blockIdx.y;
   float sum = 0.0f;
@@ -97,22 +110,32 @@ __global__ void __launch_bounds__(vocab::kBwdRowThreads) tiled_bwd_pre_kernel(co
       const float2 b = Traits::unpack(dw[i]);
       sum = fmaf(a.x, b.x, fmaf(a.y, b.y, sum));
     }
-    float4* acc = reinterpret_cast<float4*>(p.dq_accum + at);
-    acc[0] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-    acc[1] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   }
+  // The accumulator rows [row0, row0 + kRows) below Nq: kRows x D floats, 2 x kBwdRowThreads float4 pieces.
+  const int valid_rows = max(0, min(kRows, p.seq_q - row0));
+  float4* acc = reinterpret_cast<float4*>(p.dq_accum + (bh * p.seq_q + row0) * D);
+  for (int i = tid; i < valid_rows * D / 4; i += vocab::kBwdRowThreads)
+    acc[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #pragma unroll
   for (int offset = kPieces / 2; offset > 0; offset /= 2) sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-  if (piece == 0 && row < p.padded_rows) {
-    const std::size_t at = bh * p.padded_rows + row;
+  if (piece == 0) {
+    const int r = tid / kPieces;
     if (row < p.seq_q) {
       const float lse = p.lse[bh * p.seq_q + row];
-      p.delta[at] = sum;
-      p.lse_log2[at] = lse == -INFINITY ? INFINITY : lse * 1.4426950408889634f;
+      smem.delta[r] = sum;
+      smem.lse_log2[r] = lse == -INFINITY ? INFINITY : lse * 1.4426950408889634f;
     } else {
-      p.delta[at] = 0.0f;
-      p.lse_log2[at] = INFINITY;  // padding rows: P = 0
+      smem.delta[r] = 0.0f;
+      smem.lse_log2[r] = INFINITY;  // padding rows: P = 0
     }
+  }
+  __syncthreads();
+  // Rows past the padded rows are not stored (the vectors end there).
+  const int out_rows = max(0, min(kRows, p.padded_rows - row0));
+  if (tid < out_rows) {
+    p.delta[bh * p.padded_rows + row0 + tid] = smem.delta[tid];
+  } else if (tid >= kRows && tid - kRows < out_rows) {
+    p.lse_log2[bh * p.padded_rows + row0 + tid - kRows] = smem.lse_log2[tid - kRows];
   }
 }
 

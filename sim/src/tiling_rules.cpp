@@ -120,6 +120,7 @@ std::int64_t smem_bytes_per_cta(KernelId k, const Workload& w, const TileConfig&
     case KernelId::tiled_bwd:
       return vocab::tiled_bwd_smem_bytes(t.tiled_bwd(w.head_dim), w.head_dim, w.dtype);
     case KernelId::tiled_bwd_pre:
+      return vocab::tiled_bwd_pre_smem_bytes(w.head_dim);
     case KernelId::tiled_bwd_post:
     case KernelId::naive_bwd_ds:
       return 0;  // registers only

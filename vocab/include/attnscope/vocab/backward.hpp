@@ -116,6 +116,10 @@ inline constexpr int kBwdRowThreads = kBwdRowThreadsPerCta;  // geometry.hpp
 constexpr std::int64_t bwd_rows_per_cta(std::int64_t head_dim) {
   return kBwdRowThreads / (head_dim / 8);
 }
+// tiled_bwd.pre gathers D and LSE * log2 e of its rows in shared memory (fp32) before storing them.
+constexpr std::int64_t tiled_bwd_pre_smem_bytes(std::int64_t head_dim) {
+  return 2 * bwd_rows_per_cta(head_dim) * 4;
+}
 constexpr Dim3 tiled_bwd_row_grid(const TiledBwdConfig& c, std::int64_t seq_q, std::int64_t head_dim,
                                   std::int64_t slices) {
   return Dim3{ceil_div(tiled_bwd_padded_rows(c, seq_q), bwd_rows_per_cta(head_dim)), slices, 1};
