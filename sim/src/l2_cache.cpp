@@ -84,7 +84,7 @@ void L2Cache::set_dirty_limit(std::uint64_t sectors) {
 void L2Cache::note_dirty(std::uint32_t set, std::uint32_t e, std::uint8_t sectors) {
   const auto fresh = static_cast<std::uint8_t>(sectors & ~dirty_of(e));
   if (fresh == 0) return;
-  const std::size_t p = set % static_cast<std::uint32_t>(partitions_);
+  const std::size_t p = partition_of(set);
   if (dirty_of(e) == 0) {  // the line becomes dirty: it queues behind the partition's older dirty lines
     std::vector<DirtyEntry>& q = dirty_queue_[p];
     q.push_back(DirtyEntry{set, e & kTagMask});
@@ -106,6 +106,8 @@ L2Cache::Cleaned L2Cache::clean_oldest(std::size_t p) {
   std::size_t& head = dirty_head_[p];
   Cleaned out;
   while (head < q.size()) {
+    // The queue's sets are far apart in host memory: ask for the set a few entries ahead now.
+    if (head + 8 < q.size()) prefetch(q[head + 8].set);
     const DirtyEntry d = q[head++];
     std::uint32_t* set = set_entries(d.set);
     for (int w = 0; w < ways_; ++w) {
@@ -118,6 +120,9 @@ L2Cache::Cleaned L2Cache::clean_oldest(std::size_t p) {
     }
     if (head == q.size()) {
       q.clear();
+      head = 0;
+    } else if (head >= 4096 && 2 * head >= q.size()) {  // drop the entries read, keeping the memory bounded
+      q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(head));
       head = 0;
     }
     if (out.sectors > 0) return out;
@@ -195,8 +200,7 @@ L2Cache::Lookup L2Cache::access_rest(std::uint32_t set_index, std::uint64_t bloc
     const std::uint32_t victim = set[way];
     if ((victim & kTagMask) != 0 && dirty_of(victim) != 0) {  // copies are never dirty: a home line
       out.writeback_sectors = static_cast<std::uint8_t>(sector_count(dirty_of(victim)));
-      if (dirty_limit_ != 0)
-        dirty_sectors_[set_index % static_cast<std::uint32_t>(partitions_)] -= out.writeback_sectors;
+      if (dirty_limit_ != 0) dirty_sectors_[partition_of(set_index)] -= out.writeback_sectors;
       const std::uint64_t victim_block = (victim & kTagMask & ~kCopyBit) - 1u;
       const std::uint32_t rot = rotation(victim_block);
       const std::uint32_t offset = set_index >= rot ? set_index - rot : set_index + sets_ - rot;

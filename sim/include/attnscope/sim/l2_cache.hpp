@@ -201,6 +201,9 @@ class L2Cache {
     std::uint32_t set;
     std::uint32_t tag;
   };
+  std::size_t partition_of(std::uint32_t set) const {  // set % partitions, without a division for two
+    return partitions_ == 2 ? set & 1u : set % static_cast<std::uint32_t>(partitions_);
+  }
   void note_dirty(std::uint32_t set, std::uint32_t e, std::uint8_t sectors);
   Cleaned clean_oldest(std::size_t partition);
   void compact_dirty_queue(std::size_t partition);
