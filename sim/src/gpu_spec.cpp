@@ -118,6 +118,7 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   g.l2_ways = r.small_count("l2_ways", 1024);
   g.l2_partitions = r.small_count("l2_partitions", 4096);
   g.l2_near_copies = static_cast<int>(r.optional_number("l2_near_copies", true, g.l2_near_copies, 64));
+  g.l2_dirty_bytes = static_cast<std::int64_t>(r.optional_number("l2_dirty_bytes", true, 0.0));
   g.l2_bandwidth = r.number("l2_bandwidth", false);
   g.l2_latency_ns = r.number("l2_latency_ns", false);
   g.sm_l2_bytes_per_cycle = r.number("sm_l2_bytes_per_cycle", false);
@@ -152,6 +153,7 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   const std::int64_t set_bytes = std::int64_t{g.l2_line_bytes} * g.l2_ways * g.l2_partitions;
   if (g.l2_bytes % set_bytes != 0)
     r.fail("l2_bytes", "must be a multiple of l2_line_bytes * l2_ways * l2_partitions");
+  if (g.l2_dirty_bytes > g.l2_bytes) r.fail("l2_dirty_bytes", "must not exceed l2_bytes");
   return g;
 }
 

@@ -632,6 +632,14 @@ void Engine::flush_cached(LevelBytes& bytes) {
     }
     return o.hit_mask;
   };
+  // A store over the partition's dirty budget writes back its oldest dirty lines (GpuSpec::l2_dirty_bytes).
+  const auto within_dirty_limit = [&] {
+    if (!l2_.over_dirty_limit()) return;
+    l2_.clean_over_limit([&](std::uint64_t line, std::uint32_t sectors) {
+      written_back += sectors;
+      channel_write_[hbm_channel(line, channel_count_)] += sectors;
+    });
+  };
   // The prefetch-size hint (kFetch): after a miss, the home partitions fetch the rest of the request's
   // aligned block from HBM, the sectors they lack. They are not requests (no L2 request or hit counted, no
   // SM-port bytes), only HBM reads. (A request spanning several lines of one block fetches its later lines
@@ -683,6 +691,7 @@ void Engine::flush_cached(LevelBytes& bytes) {
       partition_sectors[home] += sectors;
     }
     const std::uint32_t home_hit = cached(p.set, p.block, want, kWrite, false);
+    if constexpr (kWrite) within_dirty_limit();
     hit += L2Cache::sector_count(home_hit);
     if (kWrite && reduce_) {  // a reduction into sectors L2 lacks reads their old value from HBM first
       const std::uint32_t miss = L2Cache::sector_count(want & ~home_hit);

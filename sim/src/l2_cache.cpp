@@ -53,10 +53,99 @@ L2Cache::L2Cache(const GpuSpec& gpu)
   storage_.assign(std::size_t{sets_} * set_words_ + 16, 0u);
   const auto misalignment = reinterpret_cast<std::uintptr_t>(storage_.data()) % 64;
   base_ = storage_.data() + (misalignment == 0 ? 0 : (64 - misalignment) / 4);
+  const std::int64_t budget = gpu.l2_dirty_bytes / std::max(1, partitions_) / gpu.l2_sector_bytes;
+  set_dirty_limit(static_cast<std::uint64_t>(std::max<std::int64_t>(budget, 0)));
 }
 
 void L2Cache::clear() {
   std::fill(storage_.begin(), storage_.end(), 0u);
+  set_dirty_limit(dirty_limit_);
+}
+
+void L2Cache::set_dirty_limit(std::uint64_t sectors) {
+  dirty_limit_ = sectors;
+  over_limit_ = false;
+  const auto partitions = static_cast<std::size_t>(std::max(1, partitions_));
+  dirty_sectors_.assign(partitions, 0);
+  dirty_queue_.assign(partitions, {});
+  dirty_head_.assign(partitions, 0);
+  if (sectors == 0) return;
+  // What is dirty now (a budget set on a cache in use) joins the queue in set order.
+  for (std::uint32_t s = 0; s < sets_; ++s)
+    for (int w = 0; w < ways_; ++w) {
+      const std::uint32_t e = set_entries(s)[w];
+      if ((e & kTagMask) != 0 && dirty_of(e) != 0) {
+        dirty_sectors_[s % partitions] += sector_count(dirty_of(e));
+        dirty_queue_[s % partitions].push_back(DirtyEntry{s, e & kTagMask});
+      }
+    }
+}
+
+void L2Cache::note_dirty(std::uint32_t set, std::uint32_t e, std::uint8_t sectors) {
+  const auto fresh = static_cast<std::uint8_t>(sectors & ~dirty_of(e));
+  if (fresh == 0) return;
+  const std::size_t p = partition_of(set);
+  if (dirty_of(e) == 0) {  // the line becomes dirty: it queues behind the partition's older dirty lines
+    std::vector<DirtyEntry>& q = dirty_queue_[p];
+    q.push_back(DirtyEntry{set, e & kTagMask});
+    if (q.size() - dirty_head_[p] > 4 * dirty_limit_ + 1024) compact_dirty_queue(p);
+  }
+  dirty_sectors_[p] += sector_count(fresh);
+  if (dirty_sectors_[p] > dirty_limit_) over_limit_ = true;
+}
+
+std::uint64_t L2Cache::line_of(std::uint32_t set, std::uint32_t tag) const {
+  const std::uint64_t block = (tag & ~kCopyBit) - 1u;
+  const std::uint32_t rot = rotation(block);
+  const std::uint32_t offset = set >= rot ? set - rot : set + sets_ - rot;
+  return block * sets_ + offset;
+}
+
+L2Cache::Cleaned L2Cache::clean_oldest(std::size_t p) {
+  std::vector<DirtyEntry>& q = dirty_queue_[p];
+  std::size_t& head = dirty_head_[p];
+  Cleaned out;
+  while (head < q.size()) {
+    // The queue's sets are far apart in host memory: ask for the set a few entries ahead now.
+    if (head + 8 < q.size()) prefetch(q[head + 8].set);
+    const DirtyEntry d = q[head++];
+    std::uint32_t* set = set_entries(d.set);
+    for (int w = 0; w < ways_; ++w) {
+      if ((set[w] & kTagMask) != d.tag || dirty_of(set[w]) == 0) continue;
+      out.sectors = sector_count(dirty_of(set[w]));
+      out.line = line_of(d.set, d.tag);
+      set[w] &= ~(std::uint32_t{0xF} << kDirtyShift);  // written back: resident and clean, where it was
+      dirty_sectors_[p] -= out.sectors;
+      break;
+    }
+    if (head == q.size()) {
+      q.clear();
+      head = 0;
+    } else if (head >= 4096 && 2 * head >= q.size()) {  // drop the entries read, keeping the memory bounded
+      q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(head));
+      head = 0;
+    }
+    if (out.sectors > 0) return out;
+  }
+  dirty_sectors_[p] = 0;  // nothing dirty is left queued (cannot happen while the counts are right)
+  return out;
+}
+
+// Drops the queue's entries of lines no longer dirty and resident (evicted, or cleaned and written again
+// later: those have a newer entry), keeping the order of the rest.
+void L2Cache::compact_dirty_queue(std::size_t p) {
+  std::vector<DirtyEntry>& q = dirty_queue_[p];
+  std::vector<DirtyEntry> kept;
+  for (std::size_t i = dirty_head_[p]; i < q.size(); ++i) {
+    const std::uint32_t* set = set_entries(q[i].set);
+    for (int w = 0; w < ways_; ++w)
+      if ((set[w] & kTagMask) == q[i].tag && dirty_of(set[w]) != 0) {
+        kept.push_back(q[i]);
+        break;
+      }
+  }
+  q.swap(kept);
+  dirty_head_[p] = 0;
 }
 
 std::uint32_t L2Cache::rotation(std::uint64_t block) const {
@@ -111,6 +200,7 @@ L2Cache::Lookup L2Cache::access_rest(std::uint32_t set_index, std::uint64_t bloc
     const std::uint32_t victim = set[way];
     if ((victim & kTagMask) != 0 && dirty_of(victim) != 0) {  // copies are never dirty: a home line
       out.writeback_sectors = static_cast<std::uint8_t>(sector_count(dirty_of(victim)));
+      if (dirty_limit_ != 0) dirty_sectors_[partition_of(set_index)] -= out.writeback_sectors;
       const std::uint64_t victim_block = (victim & kTagMask & ~kCopyBit) - 1u;
       const std::uint32_t rot = rotation(victim_block);
       const std::uint32_t offset = set_index >= rot ? set_index - rot : set_index + sets_ - rot;
@@ -118,7 +208,7 @@ L2Cache::Lookup L2Cache::access_rest(std::uint32_t set_index, std::uint64_t bloc
     }
     e = tag;
   }
-  e = updated(e, sectors, write);
+  e = updated(e, sectors, write, set_index);
   // Move to front: the entries more recent than it shift one place back.
 #if defined(__SSE2__)
   if (ways_ == 16) {

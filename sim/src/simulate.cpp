@@ -49,11 +49,13 @@ L2Cache& thread_l2(const GpuSpec& gpu) {
   struct Geometry {
     std::int64_t bytes;
     int line, sector, ways, partitions;
+    std::int64_t dirty_bytes;  // the dirty budget is the cache's too
     bool operator==(const Geometry&) const = default;
   };
   thread_local std::unique_ptr<L2Cache> cache;
   thread_local Geometry built{};
-  const Geometry wanted{gpu.l2_bytes, gpu.l2_line_bytes, gpu.l2_sector_bytes, gpu.l2_ways, gpu.l2_partitions};
+  const Geometry wanted{gpu.l2_bytes, gpu.l2_line_bytes, gpu.l2_sector_bytes,
+                        gpu.l2_ways,  gpu.l2_partitions, gpu.l2_dirty_bytes};
   if (cache && built == wanted) {
     cache->clear();
   } else {

@@ -95,6 +95,8 @@ TEST(GpuSpec, BadFieldsAreNamed) {
   EXPECT_THAT(with([](auto& d) { d["l2_line_bytes"]["value"] = 96; }), HasSubstr("'l2_line_bytes'"));
   EXPECT_THAT(with([](auto& d) { d["l2_bytes"]["value"] = 1000000; }), HasSubstr("'l2_bytes'"));
   EXPECT_THAT(with([](auto& d) { d["hbm_efficiency"]["value"] = 1.5; }), HasSubstr("at most 1"));
+  EXPECT_THAT(with([](auto& d) { d["l2_dirty_bytes"]["value"] = 1e9; }),
+              HasSubstr("'l2_dirty_bytes': must not exceed l2_bytes"));
 }
 
 TEST(GpuSpec, MissingFileAndEnvOverride) {

@@ -43,6 +43,10 @@ struct GpuSpec {
   // partition"); stores from SMs of the other half pass through their near partition, which keeps a clean
   // copy, and reach the home partition, which holds the line dirty. 0 (field absent): one copy per line.
   int l2_near_copies = 0;
+  // Dirty bytes the L2 holds at most (split evenly between the partitions); a store beyond it writes back
+  // the partition's oldest dirty line. Measured as what a streaming writer leaves dirty at its end (the DRAM
+  // writes of the flush after it). 0 (field absent): no budget, dirty lines leave only when evicted.
+  std::int64_t l2_dirty_bytes = 0;
   double l2_bandwidth = 0;  // bytes/s, SM<->L2 aggregate
   double l2_latency_ns = 0;
   double sm_l2_bytes_per_cycle = 64;  // bytes/SM cycle one SM can move to or from L2

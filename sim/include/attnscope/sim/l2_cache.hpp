@@ -8,12 +8,17 @@
 //     reduction is a write whose missed sectors the engine first reads from HBM (the old value).
 //   - Evicting a line writes its dirty sectors back to HBM: that is where HBM writes come from. Nothing is
 //     flushed when a kernel ends; the next kernel inherits what is resident and dirty (as on the H200).
+//   - A partition holds at most a budget of dirty sectors (set_dirty_limit, GpuSpec::l2_dirty_bytes): a store
+//     that takes it over the budget writes back the partition's oldest dirty line (the one made dirty first),
+//     which stays resident and clean. Streaming writers on the H200 end with the same ~29.5 MB dirty whatever
+//     they wrote (0.5 to 17 GB), well below what LRU alone leaves dirty; see GpuSpec::l2_dirty_bytes.
 //
 // Set index: consecutive lines go to consecutive sets (and alternate partitions, set % partitions), and each
 // block of `sets` lines is rotated by a hash of its block number so that tensors a multiple of the cache size
 // apart do not collide set for set. The real hash is unpublished; this one spreads like it and keeps the
 // model's own memory access sequential (a Cursor walks consecutive lines without a division).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -105,12 +110,12 @@ class L2Cache {
     const std::uint32_t tag = tag_of(block, copy);
     const std::uint32_t e0 = entries[0];
     if ((e0 & kTagMask) == tag) {  // already the most recent: no reordering
-      entries[0] = updated(e0, sectors, write);
+      entries[0] = updated(e0, sectors, write, set);
       return static_cast<int>(sectors & valid_of(e0));
     }
     const std::uint32_t e1 = entries[1];         // a set has at least 16 words (see set_words_)
     if (ways_ >= 2 && (e1 & kTagMask) == tag) {  // second most recent: it and the first swap places
-      entries[0] = updated(e1, sectors, write);
+      entries[0] = updated(e1, sectors, write, set);
       entries[1] = e0;
       return static_cast<int>(sectors & valid_of(e1));
     }
@@ -127,6 +132,20 @@ class L2Cache {
   // Set bits of a sector mask of up to 4 bits, from a nibble table held in a constant (no memory load).
   static std::uint32_t sector_count(std::uint32_t mask) {
     return static_cast<std::uint32_t>((0x4332322132212110ull >> (4 * (mask & 0xFu))) & 0xFu);
+  }
+  // The dirty budget: at most `sectors` dirty sectors per partition (0: none, only evictions write back).
+  void set_dirty_limit(std::uint64_t sectors);
+  // True when a store took a partition over its dirty budget; clean_over_limit() then writes back the oldest
+  // dirty lines of such partitions until each is within it, calling written_back(line, sectors) for each.
+  bool over_dirty_limit() const { return over_limit_; }
+  template <class F>
+  void clean_over_limit(F&& written_back) {
+    for (std::size_t p = 0; p < dirty_sectors_.size(); ++p)
+      while (dirty_sectors_[p] > dirty_limit_) {
+        const Cleaned c = clean_oldest(p);
+        if (c.sectors > 0) written_back(c.line, c.sectors);
+      }
+    over_limit_ = false;
   }
   // The set in `partition` that holds copies of the lines whose home set is `home_set`.
   std::uint32_t copy_set(std::uint32_t home_set, int partition) const {
@@ -163,12 +182,32 @@ class L2Cache {
     return static_cast<std::uint8_t>((e >> kValidShift) & 0xFu);
   }
   static std::uint8_t dirty_of(std::uint32_t e) { return static_cast<std::uint8_t>(e >> kDirtyShift); }
-  // Entry `e` after an access to `sectors`: they are valid, and dirty if written.
-  static std::uint32_t updated(std::uint32_t e, std::uint8_t sectors, bool write) {
+  // Entry `e` of `set` after an access to `sectors`: they are valid, and dirty if written (a line that gains
+  // dirty sectors joins its partition's dirty queue when there is a budget).
+  std::uint32_t updated(std::uint32_t e, std::uint8_t sectors, bool write, std::uint32_t set) {
     e |= std::uint32_t{sectors} << kValidShift;
-    if (write) e |= std::uint32_t{sectors} << kDirtyShift;
+    if (write) {
+      if (dirty_limit_ != 0) note_dirty(set, e, sectors);
+      e |= std::uint32_t{sectors} << kDirtyShift;
+    }
     return e;
   }
+  // The dirty budget's bookkeeping (l2_cache.cpp).
+  struct Cleaned {
+    std::uint64_t line = 0;
+    std::uint32_t sectors = 0;
+  };
+  struct DirtyEntry {
+    std::uint32_t set;
+    std::uint32_t tag;
+  };
+  std::size_t partition_of(std::uint32_t set) const {  // set % partitions, without a division for two
+    return partitions_ == 2 ? set & 1u : set % static_cast<std::uint32_t>(partitions_);
+  }
+  void note_dirty(std::uint32_t set, std::uint32_t e, std::uint8_t sectors);
+  Cleaned clean_oldest(std::size_t partition);
+  void compact_dirty_queue(std::size_t partition);
+  std::uint64_t line_of(std::uint32_t set, std::uint32_t tag) const;
 
   int ways_ = 0;
   int partitions_ = 0;
@@ -186,6 +225,13 @@ class L2Cache {
   std::vector<std::uint32_t> storage_;
   std::uint32_t* base_ = nullptr;  // first set, 64-byte aligned inside storage_
   std::size_t set_words_ = 0;
+  // Per partition: dirty sectors held, and the lines in the order they became dirty (a queue read from
+  // dirty_head_; entries of lines since evicted or cleaned are skipped when they come up).
+  std::uint64_t dirty_limit_ = 0;
+  bool over_limit_ = false;
+  std::vector<std::uint64_t> dirty_sectors_;
+  std::vector<std::vector<DirtyEntry>> dirty_queue_;
+  std::vector<std::size_t> dirty_head_;
 };
 
 }  // namespace attnscope::sim
