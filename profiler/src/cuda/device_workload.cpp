@@ -21,10 +21,10 @@ namespace attnscope::profiler::cuda {
 
 namespace {
 
-int to_int(std::int64_t v, const char* what) {
-  if (v <= 0 || v > INT_MAX)
-    throw ProfilerError(ErrorCode::bad_input,
-                        fmt::format("{} = {} is out of the kernels' range (1 .. {})", what, v, INT_MAX));
+int to_int(std::int64_t v, const char* what, std::int64_t least = 1) {
+  if (v < least || v > INT_MAX)
+    throw ProfilerError(ErrorCode::bad_input, fmt::format("{} = {} is out of the kernels' range ({} .. {})",
+                                                          what, v, least, INT_MAX));
   return static_cast<int>(v);
 }
 
@@ -123,7 +123,7 @@ DeviceWorkload::DeviceWorkload(const sim::Workload& w, sim::KernelKind kind, con
   shape_.head_dim = to_int(w.head_dim, "head_dim");
   shape_.dtype = to_kernel_dtype(w.dtype);
   shape_.causal = w.causal;
-  shape_.window = to_int(w.window, "window");
+  shape_.window = to_int(w.window, "window", 0);  // 0: no window
   shape_.alibi = w.alibi;
   shape_.scale = static_cast<float>(w.effective_scale());
   tiled_.br = tiles.br;
