@@ -75,6 +75,7 @@ struct ProfileFlags {
   std::string matrix;
   std::string out_dir = "attnscope-matrix";
   double deadline_s = 0;
+  std::size_t first_point = 1;
   unsigned long long seed = 0x5eed;
   bool print_metrics = false;
   std::string keep_tiles = "all";
@@ -182,6 +183,9 @@ int run_matrix(const ProfileFlags& f, const std::string& command) {
   const auto points = profiler::measurement_matrix(f.matrix);
   if (f.only_metrics && f.metrics.empty())
     throw sim::InvalidInput("--only-metrics needs at least one --metric NAME to collect");
+  if (f.first_point < 1 || f.first_point > points.size())
+    throw sim::InvalidInput(fmt::format("--first-point {}: matrix {} has points 1 .. {}", f.first_point,
+                                        f.matrix, points.size()));
   std::filesystem::create_directories(f.out_dir);
   profiler::SessionOptions so;
   so.extra_metrics = f.metrics;
@@ -191,12 +195,15 @@ int run_matrix(const ProfileFlags& f, const std::string& command) {
   profiler::GpuSession session(so);
   const auto start = std::chrono::steady_clock::now();
   int written = 0, skipped = 0;
-  for (std::size_t i = 0; i < points.size(); ++i) {
+  // A matrix longer than one sitting is measured in parts: each part starts where the last one's deadline
+  // stopped it (the point number it printed), into its own folder.
+  for (std::size_t i = f.first_point - 1; i < points.size(); ++i) {
     const auto& p = points[i];
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (f.deadline_s > 0 && elapsed > f.deadline_s) {
-      std::printf("deadline of %.0f s reached after %d of %zu points: stopping\n", f.deadline_s, written,
-                  points.size());
+      std::printf(
+          "deadline of %.0f s reached after %d of %zu points: stopping (resume with --first-point %zu)\n",
+          f.deadline_s, written, points.size(), i + 1);
       break;
     }
     ProfileFlags pf = f;
@@ -283,6 +290,8 @@ void add_profile_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--out-dir", flags->out_dir, "directory for --matrix reports")->capture_default_str();
   cmd->add_option("--deadline-s", flags->deadline_s,
                   "--matrix: stop starting new points after this many seconds");
+  cmd->add_option("--first-point", flags->first_point,
+                  "--matrix: start at this point (1-based; where an earlier run's deadline stopped)");
   cmd->add_option("--seed", flags->seed, "seed of the random inputs");
   cmd->add_flag("--print-metrics", flags->print_metrics,
                 "print the standard CUPTI metric set (comma separated, as ncu --metrics takes it) and exit");

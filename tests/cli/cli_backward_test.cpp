@@ -144,6 +144,7 @@ TEST_F(CliBackward, MasksAreModeledMeasuredWhereBuiltAndRefusedElsewhere) {
   expect_refused("profile --kernel tiled --alibi --pass bwd --bwd-br 64 -o p.json",
                  "--bwd-bc 128 --bwd-br 32 --bwd-stages 2 only");
   expect_refused("profile --matrix quick --alibi --out-dir m", "each matrix fixes its points' workloads");
+  expect_refused("profile --matrix backward --first-point 91 --out-dir m", "has points 1 .. 90");
 
   // A sweep models them (cycle fidelity).
   const CommandResult swept = run("sweep --window 256 --seq 512 --kernel tiled --no-progress -o s.json");
