@@ -64,34 +64,33 @@ void L2Cache::clear() {
 
 void L2Cache::set_dirty_limit(std::uint64_t sectors) {
   dirty_limit_ = sectors;
+  compact_above_ = 4 * sectors + 1024;
   over_limit_ = false;
   const auto partitions = static_cast<std::size_t>(std::max(1, partitions_));
   dirty_sectors_.assign(partitions, 0);
-  dirty_queue_.assign(partitions, {});
-  dirty_head_.assign(partitions, 0);
+  dirty_queue_.resize(partitions);
+  for (DirtyQueue& q : dirty_queue_) q.head = q.size = 0;
   if (sectors == 0) return;
-  // What is dirty now (a budget set on a cache in use) joins the queue in set order.
+  // What is dirty now (a budget set on a cache in use) joins the queue in set order, uncompacted.
   for (std::uint32_t s = 0; s < sets_; ++s)
     for (int w = 0; w < ways_; ++w) {
       const std::uint32_t e = set_entries(s)[w];
       if ((e & kTagMask) != 0 && dirty_of(e) != 0) {
+        DirtyQueue& q = dirty_queue_[s % partitions];
         dirty_sectors_[s % partitions] += sector_count(dirty_of(e));
-        dirty_queue_[s % partitions].push_back(DirtyEntry{s, e & kTagMask});
+        if (q.size == q.capacity) grow(q);
+        q.push(DirtyEntry{s, e & kTagMask});
       }
     }
 }
 
-void L2Cache::note_dirty(std::uint32_t set, std::uint32_t e, std::uint8_t sectors) {
-  const auto fresh = static_cast<std::uint8_t>(sectors & ~dirty_of(e));
-  if (fresh == 0) return;
-  const std::size_t p = partition_of(set);
-  if (dirty_of(e) == 0) {  // the line becomes dirty: it queues behind the partition's older dirty lines
-    std::vector<DirtyEntry>& q = dirty_queue_[p];
-    q.push_back(DirtyEntry{set, e & kTagMask});
-    if (q.size() - dirty_head_[p] > 4 * dirty_limit_ + 1024) compact_dirty_queue(p);
-  }
-  dirty_sectors_[p] += sector_count(fresh);
-  if (dirty_sectors_[p] > dirty_limit_) over_limit_ = true;
+void L2Cache::grow(DirtyQueue& q) {
+  const std::size_t capacity = std::max<std::size_t>(1024, 2 * q.capacity);
+  auto ring = std::make_unique_for_overwrite<DirtyEntry[]>(capacity);
+  for (std::size_t i = 0; i < q.size; ++i) ring[i] = q.ring[(q.head + i) & q.mask()];
+  q.ring = std::move(ring);
+  q.capacity = capacity;
+  q.head = 0;
 }
 
 std::uint64_t L2Cache::line_of(std::uint32_t set, std::uint32_t tag) const {
@@ -101,51 +100,66 @@ std::uint64_t L2Cache::line_of(std::uint32_t set, std::uint32_t tag) const {
   return block * sets_ + offset;
 }
 
+int L2Cache::find_way(const std::uint32_t* set, std::uint32_t tag) const {
+#if defined(__SSE2__)
+  if (ways_ == 16) {  // the common case: four compares of four tags each
+    const __m128i want = _mm_set1_epi32(static_cast<int>(tag));
+    const __m128i mask = _mm_set1_epi32(static_cast<int>(kTagMask));
+    unsigned hits = 0;
+    for (int q = 0; q < 4; ++q) {
+      const __m128i e = _mm_and_si128(_mm_load_si128(reinterpret_cast<const __m128i*>(set + 4 * q)), mask);
+      hits |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(e, want)))) << (4 * q);
+    }
+    return hits != 0 ? std::countr_zero(hits) : -1;
+  }
+#endif
+  for (int w = 0; w < ways_; ++w)
+    if ((set[w] & kTagMask) == tag) return w;
+  return -1;
+}
+
+// A set holds a tag at most once, so the entry's line is the way holding its tag, if that way is dirty.
 L2Cache::Cleaned L2Cache::clean_oldest(std::size_t p) {
-  std::vector<DirtyEntry>& q = dirty_queue_[p];
-  std::size_t& head = dirty_head_[p];
+  constexpr std::size_t kAhead = 8;  // the queue's sets are far apart in host memory: prefetched this early
+  // The queue itself (up to 16 MB a partition on the H200) is read a few entries per store, too slowly for
+  // the hardware prefetcher to follow: its next host lines are asked for well ahead.
+  constexpr std::size_t kRingAhead = 64;
+  DirtyQueue& q = dirty_queue_[p];
   Cleaned out;
-  while (head < q.size()) {
-    // The queue's sets are far apart in host memory: ask for the set a few entries ahead now.
-    if (head + 8 < q.size()) prefetch(q[head + 8].set);
-    const DirtyEntry d = q[head++];
+  while (q.size > 0) {
+    if (q.size > kAhead) prefetch(q.ring[(q.head + kAhead) & q.mask()].set);
+    if ((q.head & 7) == 0) __builtin_prefetch(&q.ring[(q.head + kRingAhead) & q.mask()]);
+    const DirtyEntry d = q.ring[q.head];
+    q.head = (q.head + 1) & q.mask();
+    --q.size;
     std::uint32_t* set = set_entries(d.set);
-    for (int w = 0; w < ways_; ++w) {
-      if ((set[w] & kTagMask) != d.tag || dirty_of(set[w]) == 0) continue;
-      out.sectors = sector_count(dirty_of(set[w]));
-      out.line = line_of(d.set, d.tag);
-      set[w] &= ~(std::uint32_t{0xF} << kDirtyShift);  // written back: resident and clean, where it was
-      dirty_sectors_[p] -= out.sectors;
-      break;
-    }
-    if (head == q.size()) {
-      q.clear();
-      head = 0;
-    } else if (head >= 4096 && 2 * head >= q.size()) {  // drop the entries read, keeping the memory bounded
-      q.erase(q.begin(), q.begin() + static_cast<std::ptrdiff_t>(head));
-      head = 0;
-    }
-    if (out.sectors > 0) return out;
+    const int w = find_way(set, d.tag);
+    if (w < 0 || dirty_of(set[w]) == 0) continue;
+    out.sectors = sector_count(dirty_of(set[w]));
+    out.line = line_of(d.set, d.tag);
+    set[w] &= ~(std::uint32_t{0xF} << kDirtyShift);  // written back: resident and clean, where it was
+    dirty_sectors_[p] -= out.sectors;
+    return out;
   }
   dirty_sectors_[p] = 0;  // nothing dirty is left queued (cannot happen while the counts are right)
   return out;
 }
 
 // Drops the queue's entries of lines no longer dirty and resident (evicted, or cleaned and written again
-// later: those have a newer entry), keeping the order of the rest.
+// later: those have a newer entry), keeping the order of the rest, in place.
 void L2Cache::compact_dirty_queue(std::size_t p) {
-  std::vector<DirtyEntry>& q = dirty_queue_[p];
-  std::vector<DirtyEntry> kept;
-  for (std::size_t i = dirty_head_[p]; i < q.size(); ++i) {
-    const std::uint32_t* set = set_entries(q[i].set);
-    for (int w = 0; w < ways_; ++w)
-      if ((set[w] & kTagMask) == q[i].tag && dirty_of(set[w]) != 0) {
-        kept.push_back(q[i]);
-        break;
-      }
+  constexpr std::size_t kAhead = 16;
+  DirtyQueue& q = dirty_queue_[p];
+  const std::size_t mask = q.mask();
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < q.size; ++i) {
+    if (i + kAhead < q.size) prefetch(q.ring[(q.head + i + kAhead) & mask].set);
+    const DirtyEntry d = q.ring[(q.head + i) & mask];
+    const std::uint32_t* set = set_entries(d.set);
+    const int w = find_way(set, d.tag);
+    if (w >= 0 && dirty_of(set[w]) != 0) q.ring[(q.head + kept++) & mask] = d;
   }
-  q.swap(kept);
-  dirty_head_[p] = 0;
+  q.size = kept;
 }
 
 std::uint32_t L2Cache::rotation(std::uint64_t block) const {
@@ -169,26 +183,7 @@ L2Cache::Lookup L2Cache::access_rest(std::uint32_t set_index, std::uint64_t bloc
   Lookup out;
   const std::uint32_t tag = tag_of(block, copy);
   std::uint32_t* set = set_entries(set_index);
-  int way = -1;
-#if defined(__SSE2__)
-  if (ways_ == 16) {  // the common case: four compares of four tags each
-    const __m128i want = _mm_set1_epi32(static_cast<int>(tag));
-    const __m128i mask = _mm_set1_epi32(static_cast<int>(kTagMask));
-    unsigned hits = 0;
-    for (int q = 0; q < 4; ++q) {
-      const __m128i e = _mm_and_si128(_mm_load_si128(reinterpret_cast<const __m128i*>(set + 4 * q)), mask);
-      hits |= static_cast<unsigned>(_mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(e, want)))) << (4 * q);
-    }
-    way = hits != 0 ? std::countr_zero(hits) : -1;
-  } else
-#endif
-  {
-    for (int w = 0; w < ways_; ++w)
-      if ((set[w] & kTagMask) == tag) {
-        way = w;
-        break;
-      }
-  }
+  int way = find_way(set, tag);
   std::uint32_t e = 0;
   if (way >= 0) {
     e = set[way];

@@ -20,6 +20,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "attnscope/sim/gpu_spec.hpp"
@@ -201,12 +202,52 @@ class L2Cache {
     std::uint32_t set;
     std::uint32_t tag;
   };
+  // A partition's lines in the order they became dirty: a ring buffer (a power of two entries) whose
+  // storage outlives clear(), so that the simulations of a sweep, which share a cache, do not grow it and
+  // first-touch its megabytes again each time. An entry names a set and a tag, not a way: entries of lines
+  // since evicted or cleaned are skipped when they come up (or dropped by a compaction), and an old entry
+  // whose line was dirtied again stands for it.
+  struct DirtyQueue {
+    std::unique_ptr<DirtyEntry[]> ring;
+    std::size_t capacity = 0;
+    std::size_t head = 0;  // the oldest entry
+    std::size_t size = 0;
+    std::size_t mask() const { return capacity - 1; }
+    void push(DirtyEntry d) {  // the caller has made room
+      const std::size_t tail = (head + size) & mask();
+      // The tail is written a few entries per store, too slowly for the hardware prefetcher: the host line
+      // 64 entries on is asked for (for writing) ahead.
+      if ((tail & 7) == 0) __builtin_prefetch(&ring[(tail + 64) & mask()], 1);
+      ring[tail] = d;
+      ++size;
+    }
+  };
   std::size_t partition_of(std::uint32_t set) const {  // set % partitions, without a division for two
     return partitions_ == 2 ? set & 1u : set % static_cast<std::uint32_t>(partitions_);
   }
-  void note_dirty(std::uint32_t set, std::uint32_t e, std::uint8_t sectors);
+  // Inline: the per-line store path of a streaming writer comes through here.
+  void note_dirty(std::uint32_t set, std::uint32_t e, std::uint8_t sectors) {
+    const auto fresh = static_cast<std::uint8_t>(sectors & ~dirty_of(e));
+    if (fresh == 0) return;
+    const std::size_t p = partition_of(set);
+    if (dirty_of(e) == 0) {  // the line becomes dirty: it queues behind the partition's older dirty lines
+      DirtyQueue& q = dirty_queue_[p];
+      if (q.size == q.capacity) grow(q);
+      q.push(DirtyEntry{set, e & kTagMask});
+      // Past this length the entries of lines no longer dirty are dropped. When that happens is part of
+      // the model's results (a dropped entry no longer stands for its line if it is dirtied again), so it
+      // stays where the budget put it: after the push, judged on the set before this access updates it
+      // (which drops this access's own entry too, and keeps a miss's victim's).
+      if (q.size > compact_above_) compact_dirty_queue(p);
+    }
+    dirty_sectors_[p] += sector_count(fresh);
+    if (dirty_sectors_[p] > dirty_limit_) over_limit_ = true;
+  }
+  // The way of `set` holding `tag`, or -1.
+  int find_way(const std::uint32_t* set, std::uint32_t tag) const;
   Cleaned clean_oldest(std::size_t partition);
   void compact_dirty_queue(std::size_t partition);
+  static void grow(DirtyQueue& q);
   std::uint64_t line_of(std::uint32_t set, std::uint32_t tag) const;
 
   int ways_ = 0;
@@ -225,13 +266,12 @@ class L2Cache {
   std::vector<std::uint32_t> storage_;
   std::uint32_t* base_ = nullptr;  // first set, 64-byte aligned inside storage_
   std::size_t set_words_ = 0;
-  // Per partition: dirty sectors held, and the lines in the order they became dirty (a queue read from
-  // dirty_head_; entries of lines since evicted or cleaned are skipped when they come up).
+  // Per partition: dirty sectors held, and the lines in the order they became dirty.
   std::uint64_t dirty_limit_ = 0;
+  std::uint64_t compact_above_ = 0;  // a queue longer than this is compacted: 4 x the limit + 1024
   bool over_limit_ = false;
   std::vector<std::uint64_t> dirty_sectors_;
-  std::vector<std::vector<DirtyEntry>> dirty_queue_;
-  std::vector<std::size_t> dirty_head_;
+  std::vector<DirtyQueue> dirty_queue_;
 };
 
 }  // namespace attnscope::sim
