@@ -78,8 +78,8 @@ class ReferenceL2 {
     const std::uint8_t fresh = static_cast<std::uint8_t>(sectors & ~(miss ? 0 : it->dirty));
     if (write && limit_ != 0 && fresh != 0) {  // the bookkeeping sees the set before the access changes it
       if (miss || it->dirty == 0) {
+        if (queue_[p].size() >= 4 * limit_ + 1024) compact(p);  // before the line's own entry joins
         queue_[p].push_back(Entry{set, block, copy, ++spell_});
-        if (queue_[p].size() > 4 * limit_ + 1024) compact(p);
       }
       dirty_[p] += count(fresh);
       if (dirty_[p] > limit_) over_ = true;

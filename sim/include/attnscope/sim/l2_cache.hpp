@@ -232,13 +232,12 @@ class L2Cache {
     const std::size_t p = partition_of(set);
     if (dirty_of(e) == 0) {  // the line becomes dirty: it queues behind the partition's older dirty lines
       DirtyQueue& q = dirty_queue_[p];
+      // Past this length the entries of lines no longer dirty are dropped, before this line's entry joins:
+      // judged on the set as it is now, the line is not dirty yet, and compacting after the push would drop
+      // its own entry (the line would then stay dirty outside the budget until evicted).
+      if (q.size >= compact_above_) compact_dirty_queue(p);
       if (q.size == q.capacity) grow(q);
       q.push(DirtyEntry{set, e & kTagMask});
-      // Past this length the entries of lines no longer dirty are dropped. When that happens is part of
-      // the model's results (a dropped entry no longer stands for its line if it is dirtied again), so it
-      // stays where the budget put it: after the push, judged on the set before this access updates it
-      // (which drops this access's own entry too, and keeps a miss's victim's).
-      if (q.size > compact_above_) compact_dirty_queue(p);
     }
     dirty_sectors_[p] += sector_count(fresh);
     if (dirty_sectors_[p] > dirty_limit_) over_limit_ = true;
