@@ -3,7 +3,6 @@
 
 #include <fmt/format.h>
 
-#include <climits>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -15,30 +14,12 @@
 #include "attnscope/vocab/kernel.hpp"
 #include "checked_call.hpp"
 #include "device_kernels.hpp"
+#include "kernel_shape.hpp"
 #include "nvtx_range.hpp"
 
 namespace attnscope::profiler::cuda {
 
 namespace {
-
-int to_int(std::int64_t v, const char* what, std::int64_t least = 1) {
-  if (v < least || v > INT_MAX)
-    throw ProfilerError(ErrorCode::bad_input, fmt::format("{} = {} is out of the kernels' range ({} .. {})",
-                                                          what, v, least, INT_MAX));
-  return static_cast<int>(v);
-}
-
-kernels::DType to_kernel_dtype(sim::DType t) {
-  switch (t) {
-    case sim::DType::fp16:
-      return kernels::DType::fp16;
-    case sim::DType::bf16:
-      return kernels::DType::bf16;
-    case sim::DType::fp32:
-      return kernels::DType::fp32;
-  }
-  return kernels::DType::fp16;
-}
 
 ElementType to_element(kernels::DType t) {
   return t == kernels::DType::fp16   ? ElementType::fp16
@@ -116,16 +97,7 @@ void check_launch(const kernels::Status& status, const std::string& kernel) {
 DeviceWorkload::DeviceWorkload(const sim::Workload& w, sim::KernelKind kind, const sim::TileConfig& tiles,
                                std::uint64_t seed, bool fill_on_host, cudaStream_t stream)
     : stream_(stream) {
-  shape_.batch = to_int(w.batch, "batch");
-  shape_.heads = to_int(w.heads, "heads");
-  shape_.seq_q = to_int(w.seq_q, "seq_q");
-  shape_.seq_kv = to_int(w.seq_kv, "seq_kv");
-  shape_.head_dim = to_int(w.head_dim, "head_dim");
-  shape_.dtype = to_kernel_dtype(w.dtype);
-  shape_.causal = w.causal;
-  shape_.window = to_int(w.window, "window", 0);  // 0: no window
-  shape_.alibi = w.alibi;
-  shape_.scale = static_cast<float>(w.effective_scale());
+  shape_ = kernel_shape_of(w);
   tiled_.br = tiles.br;
   tiled_.bc = tiles.bc;
   tiled_.warps = tiles.warps;
