@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 
@@ -56,8 +57,13 @@ void set_verbose(bool on) {
   g_verbose.store(on, std::memory_order_relaxed);
 }
 
+// Each line carries the milliseconds since the collector's first line, so that where a measured program's
+// extra wall time goes (CUPTI's set-up, the saves, the passes, the flushes) can be read off the log.
 void log_line(const std::string& text) {
-  std::fprintf(stderr, "attnscope-inject: %s\n", text.c_str());
+  static const auto start = std::chrono::steady_clock::now();
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::fprintf(stderr, "attnscope-inject: [%9.1f ms] %s\n", ms, text.c_str());
   std::fflush(stderr);
 }
 
