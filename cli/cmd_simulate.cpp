@@ -19,6 +19,7 @@
 #include "command_line.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
+#include "matrix_totals.hpp"
 #include "workload_options.hpp"
 
 namespace attnscope::cli {
@@ -29,6 +30,8 @@ struct SimulateFlags {
   std::string json;
   bool no_l2_reuse = false;
   std::string l2_start{"cold"};
+  std::string matrix;
+  std::string against;
 };
 
 double hit_rate(const sim::LevelBytes& b) {
@@ -110,6 +113,11 @@ void print_result(const sim::SimResult& r) {
 }
 
 int run_simulate(const SimulateFlags& f) {
+  if (!f.matrix.empty()) return run_matrix_totals(f.matrix, f.against, f.workload.gpu);
+  if (!f.against.empty()) {
+    std::fprintf(stderr, "attnscope simulate: --against needs --matrix NAME (the matrix the log measured)\n");
+    return kBadInput;
+  }
   sim::GpuSpec gpu;
   sim::Workload w;
   sim::TileConfig tiles;
@@ -203,6 +211,13 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--l2-start", flags->l2_start, "L2 state before the first kernel: cold (flushed) or warm")
       ->check(CLI::IsMember({"cold", "warm"}))
       ->capture_default_str();
+  cmd->add_option(
+      "--matrix", flags->matrix,
+      "the model's totals per point of a measurement matrix (accuracy, quick, fresh[:SEED], backward), "
+      "each kernel from a flushed L2 as `profile --matrix` measures");
+  cmd->add_option(
+      "--against", flags->against,
+      "with --matrix: the log a `profile --matrix` run printed; its measured totals beside the model's");
   cmd->callback([flags, exit_code] { *exit_code = run_simulate(*flags); });
 }
 

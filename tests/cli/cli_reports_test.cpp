@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Runs the attnscope binary (cli/cmd_report.cpp, cmd_compare.cpp, cmd_sweep.cpp) as a CI job would.
 #include <gmock/gmock.h>
-#include <unistd.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -211,9 +211,46 @@ TEST_F(Cli, RunWithoutGpuReModelsTheNewestRecording) {
   for (const auto& k : modeled.kernels) {
     EXPECT_THAT(k.notes.at("source"), HasSubstr("model only")) << k.name;
     ASSERT_TRUE(k.metrics.contains(attnscope::reports::Metric::dram_read)) << k.name;
-    EXPECT_FALSE(attnscope::reports::measured_of(k.metrics, attnscope::reports::Metric::dram_read).has_value())
+    EXPECT_FALSE(
+        attnscope::reports::measured_of(k.metrics, attnscope::reports::Metric::dram_read).has_value())
         << k.name;
   }
 }
 
 }  // namespace
+
+// `simulate --matrix NAME --against LOG`: a matrix run's printed totals joined with the model's, point by
+// point (a log whose measured totals are twice the model's shows -50 % on both), and bad input refused.
+TEST_F(Cli, MatrixTotalsJoinAMatrixRunsLogWithTheModel) {
+  const CommandResult model = run("simulate --matrix quick");
+  ASSERT_EQ(model.exit_code, 0) << model.err;
+  std::istringstream lines(model.out);
+  std::string line, log;
+  int taken = 0;
+  while (std::getline(lines, line) && taken < 2) {
+    std::istringstream fields(line);
+    std::string label;
+    double mb = 0, ms = 0;
+    if (!(fields >> label >> mb >> ms) || label.rfind("n1024-", 0) != 0) continue;
+    ++taken;
+    log += "[" + std::to_string(taken) + "/4] " + label + "  dram_read " + std::to_string(2 * mb) +
+           " MB  time " + std::to_string(2 * ms) + " ms\n";
+  }
+  ASSERT_EQ(taken, 2) << model.out;
+  const fs::path path = dir_ / "matrix.log";
+  std::ofstream(path) << "deadline of 10 s reached after 2 of 4 points: stopping\n" << log;
+  const CommandResult joined = run("simulate --matrix quick --against " + path.string());
+  ASSERT_EQ(joined.exit_code, 0) << joined.err;
+  EXPECT_THAT(joined.out, AllOf(HasSubstr("(2 points;"), HasSubstr("naive         1       50.0 %"),
+                                HasSubstr("tiled         1       50.0 %"), HasSubstr("-50.0 %")));
+  EXPECT_THAT(joined.out, Not(HasSubstr("causal")));  // points the run did not reach are left out
+
+  std::ofstream(dir_ / "empty.log") << "nothing measured\n";
+  const CommandResult empty = run("simulate --matrix quick --against " + (dir_ / "empty.log").string());
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_THAT(empty.err, HasSubstr("has no point lines"));
+  const CommandResult alone = run("simulate --against " + path.string());
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_THAT(alone.err, HasSubstr("--against needs --matrix"));
+  EXPECT_EQ(run("simulate --matrix nosuch").exit_code, 2);
+}

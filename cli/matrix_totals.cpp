@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "matrix_totals.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <regex>
+#include <vector>
+
+#include "attnscope/profiler/matrix.hpp"
+#include "attnscope/profiler/model_cache.hpp"
+#include "attnscope/sim/error.hpp"
+#include "attnscope/sim/gpu_spec.hpp"
+#include "exit_codes.hpp"
+
+namespace attnscope::cli {
+namespace {
+
+struct Measured {
+  double dram_read_mb = 0;
+  double time_ms = 0;
+};
+
+// The lines `profile --matrix` prints per point: "[i/n] LABEL  dram_read X MB  time Y ms".
+std::map<std::string, Measured> read_matrix_log(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw sim::InvalidInput("cannot read the matrix log '" + path + "'");
+  static const std::regex line(R"(^\[\d+/\d+\]\s+(\S+)\s+dram_read\s+([0-9.]+) MB\s+time\s+([0-9.]+) ms)");
+  std::map<std::string, Measured> out;
+  std::string text;
+  std::smatch m;
+  while (std::getline(in, text))
+    if (std::regex_search(text, m, line)) out[m[1]] = {std::stod(m[2]), std::stod(m[3])};
+  if (out.empty())
+    throw sim::InvalidInput("'" + path + "' has no point lines of `attnscope profile --matrix`");
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string pct(double e) {
+  return fmt::format("{:+.1f} %", 100.0 * e);
+}
+
+}  // namespace
+
+int run_matrix_totals(const std::string& matrix, const std::string& log, const std::string& gpu_spec) {
+  std::vector<profiler::MatrixPoint> points;
+  std::map<std::string, Measured> measured;
+  sim::GpuSpec gpu;
+  try {
+    points = profiler::measurement_matrix(matrix);
+    gpu = sim::load_gpu_spec(gpu_spec);
+    if (!log.empty()) measured = read_matrix_log(log);
+  } catch (const sim::InvalidInput& e) {
+    std::fprintf(stderr, "attnscope simulate: %s\n", e.what());
+    return kBadInput;
+  }
+  struct Row {
+    std::string label;
+    double model_mb = 0, model_ms = 0;
+    std::optional<Measured> chip;
+  };
+  std::vector<Row> rows;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto& p = points[i];
+    const auto it = measured.find(p.label);
+    if (!log.empty() && it == measured.end()) continue;  // not in that run (a deadline stopped it)
+    std::fprintf(stderr, "\r[%zu/%zu] %-60s", i + 1, points.size(), p.label.c_str());
+    Row r{p.label, 0, 0, std::nullopt};
+    try {
+      for (const auto& k :
+           profiler::model_kernels(gpu, p.workload, p.kind, p.tiles, vocab::CacheProtocol::flush, false)) {
+        r.model_mb += static_cast<double>(k.totals.hbm_read) / 1e6;
+        r.model_ms += k.time_s * 1e3;
+      }
+    } catch (const sim::InvalidInput& e) {
+      std::fprintf(stderr, "\nattnscope simulate: %s: %s\n", p.label.c_str(), e.what());
+      return kBadInput;
+    }
+    if (it != measured.end()) r.chip = it->second;
+    rows.push_back(r);
+  }
+  std::fprintf(stderr, "\n");
+  if (log.empty()) {
+    std::printf("matrix %s: the model's totals per point (each kernel from a flushed L2), %s\n\n",
+                matrix.c_str(), gpu.name.c_str());
+    std::printf("%-60s %14s %12s\n", "point", "DRAM read MB", "time ms");
+    for (const auto& r : rows) std::printf("%-60s %14.2f %12.3f\n", r.label.c_str(), r.model_mb, r.model_ms);
+    return kOk;
+  }
+  // The answer first: median and worst per kernel kind (the label's last field), then every point.
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_kind;
+  for (const auto& r : rows) {
+    const std::string label = r.label;
+    std::string kind = "tiled";
+    for (const char* k : {"naive", "hopper", "tiled"})
+      if (label.find(std::string("-") + k) != std::string::npos) {
+        kind = k;
+        break;
+      }
+    by_kind[kind].first.push_back(std::abs(r.model_mb / r.chip->dram_read_mb - 1.0));
+    by_kind[kind].second.push_back(std::abs(r.model_ms / r.chip->time_ms - 1.0));
+  }
+  std::printf("matrix %s: model vs the totals in %s (%zu points; each kernel from a flushed L2)\n\n",
+              matrix.c_str(), log.c_str(), rows.size());
+  std::printf("%-8s %6s %22s %22s\n", "kind", "points", "DRAM read |err| med/max", "time |err| med/max");
+  for (const auto& [kind, errs] : by_kind)
+    std::printf("%-8s %6zu %10.1f %% / %6.1f %% %10.1f %% / %6.1f %%\n", kind.c_str(), errs.first.size(),
+                100 * median(errs.first), 100 * *std::max_element(errs.first.begin(), errs.first.end()),
+                100 * median(errs.second), 100 * *std::max_element(errs.second.begin(), errs.second.end()));
+  std::printf("\n%-60s %12s %12s %9s %10s %10s %9s\n", "point", "DRAM MB chip", "model", "error",
+              "time ms chip", "model", "error");
+  for (const auto& r : rows)
+    std::printf("%-60s %12.2f %12.2f %9s %10.3f %10.3f %9s\n", r.label.c_str(), r.chip->dram_read_mb,
+                r.model_mb, pct(r.model_mb / r.chip->dram_read_mb - 1.0).c_str(), r.chip->time_ms, r.model_ms,
+                pct(r.model_ms / r.chip->time_ms - 1.0).c_str());
+  return kOk;
+}
+
+}  // namespace attnscope::cli
