@@ -10,10 +10,11 @@
 # Here (no GPU): cmake --preset gpu && cmake --build --preset gpu, then scripts/gpu_check.sh --pack.
 # There (the device tool's run, carry [".device"]):
 #   tar -xzf .device/check.tar.gz -C .device && bash scripts/gpu_backward.sh
-# Everything lands in $OUT/backward.tar.gz; a summary is printed last. TESTS (a gtest filter) picks the GPU
+# Everything lands in $OUT/backward.tar.xz.part* (scripts/lib/bring_back.sh); a summary is printed last. TESTS (a gtest filter) picks the GPU
 # tests; SKIP (a space-separated list of step names, e.g. "bench_long ncu") leaves steps out.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/bring_back.sh
 FINAL=${OUT:-$PWD/out}
 OUT=$FINAL/backward
 bin=.device/check
@@ -84,4 +85,4 @@ grep -E "^\[ error" "$OUT/kernels_gpu_tests.log" | grep -E "bwd|131072" | sort -
 grep -hE "_median" "$OUT/bench.log" "$OUT/bench_long.log" | sed -E 's/ +/ /g; s/min_time:0.200.//; s/manual_time_median//' | cut -c1-190
 grep -hE "ERROR OCCURRED|does not fit" "$OUT/bench_long.log" | cut -c1-300
 grep -E " vs " "$OUT/ratios.log"
-tar -czf "$FINAL/backward.tar.gz" -C "$FINAL" backward && rm -rf "$OUT"
+bring_back "$OUT" backward

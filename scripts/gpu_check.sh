@@ -11,6 +11,7 @@
 #   tar -xzf .device/check.tar.gz && scripts/gpu_check.sh
 set -u -o pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/bring_back.sh
 if [ "${1:-}" = "--pack" ]; then
   set -e
   b=build/gpu
@@ -60,4 +61,4 @@ grep -E "^\[  (PASSED|FAILED) " "$OUT/kernels_gpu_tests.log" "$OUT/profiler_gpu_
 grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/memcheck.log" "$OUT/racecheck.log"
 sed -n '1,16p' "$OUT/run.log"
 grep -E "median" "$OUT/bench.log" | sed -E 's/ +/ /g'
-tar -czf "$FINAL/check.tar.gz" -C "$FINAL" check && rm -rf "$OUT"
+bring_back "$OUT" check

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Measurements the model is validated on, for a GPU machine: the fresh shapes of the UTC day (never fitted
 # on), the backward matrix, the Hopper kernel's four llm-4k profiles with today's counter set (bulk-copy
-# counters in l2_read and smem_write) and the llm-4k training step. Reports are gzip'd, in dated folders
+# counters in l2_read and smem_write) and the llm-4k training step. Reports in dated folders
 # ready to commit under tests/data/h200/ (the accuracy table reads them there), and the llm-4k training step
 # under a sliding window with ALiBi; a summary is printed last.
 #
@@ -11,9 +11,12 @@
 # There (the device tool's run, carry [".device"]), in two calls that each fit a 600 s limit:
 #   tar -xzf .device/validate.tar.gz -C .device && PART=1 scripts/gpu_validate.sh   # fresh shapes, Hopper
 #   tar -xzf .device/validate.tar.gz -C .device && PART=2 scripts/gpu_validate.sh   # backward matrix, steps
-# Everything lands in $OUT/validate-PART.tar.gz.
+#   (the backward matrix takes ~7 min on the H200: a deadline stops it; FIRST=N PART=2 resumes at point N)
+# Everything lands in $OUT/validate-PART.tar.xz.part* (scripts/lib/bring_back.sh; gzip reports over 1 MB here
+# before committing them).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/bring_back.sh
 if [ "${1:-}" = "--pack" ]; then
   set -e
   rm -rf .device/validate && mkdir -p .device/validate/lib
@@ -53,7 +56,8 @@ if [ "$part" = 1 ]; then
     done
   done
 else
-  step backward 360 "$bin/attnscope" profile --matrix backward --out-dir "$OUT/backward-$stamp" --deadline-s 300
+  step backward 360 "$bin/attnscope" profile --matrix backward --out-dir "$OUT/backward-$stamp" --deadline-s 300 \
+    --first-point "${FIRST:-1}"
   steps+=(backward)
   step training_step 180 "$bin/attnscope" profile --preset llm-4k --kernel both --pass both --keep-tiles windows \
     -o "$OUT/training-step-$stamp/llm-4k-training-step.json"
@@ -63,9 +67,9 @@ else
     -o "$OUT/masks-$stamp/llm-4k-window1024-alibi-training-step.json"
   steps+=(masks)
 fi
-find "$OUT" -name '*.json' -size +1M -exec gzip -9 {} \;
+# Reports stay uncompressed here: bring_back compresses the whole folder once (gzip -9 per file outran a call).
 echo
 echo "== summary (exit codes; logs and reports in validate-$part.tar.gz)"
 for s in "${steps[@]}"; do printf '%-24s %s\n' "$s" "$(cat "$OUT/$s.rc" 2>/dev/null || echo 'not run')"; done
 for s in "${steps[@]}"; do echo "-- $s"; grep -E "^\[|written|misses|meets|within|deadline" "$OUT/$s.log" | tail -30; done
-tar -czf "$FINAL/validate-$part.tar.gz" -C "$FINAL" "validate-$part" && rm -rf "$OUT"
+bring_back "$OUT" "validate-$part"
