@@ -407,10 +407,11 @@ std::string accuracy_headline(const std::vector<AccuracyRow>& rows) {
       out += fmt::format("- **{}**{}: {}\n", kernel, all_met ? " (meets its targets)" : "", line);
   }
   if (out.empty())
-    return "**On fresh shapes**: none measured yet. `attnscope profile --matrix fresh` draws them from the "
-           "UTC "
-           "date on the GPU machine (tests/data/h200/fresh-<UTC>/); until a run is committed, the table's "
-           "numbers include the shapes the model's constants were fitted on.\n\n";
+    return "**On fresh shapes**: no report of them is committed yet. `attnscope profile --matrix fresh` "
+           "draws them from the UTC date on the GPU machine (tests/data/h200/fresh-<UTC>/); until a run's "
+           "reports are committed, the table's numbers include the shapes the model's constants were fitted "
+           "on (totals from a run whose reports were lost: docs/accuracy.md, \"Fresh shapes and the backward "
+           "matrix\").\n\n";
   return "**On fresh shapes** (drawn at random from the UTC date by `attnscope profile --matrix fresh`, "
          "never "
          "fitted on; median / worst |error| (cases)):\n\n" +
