@@ -16,6 +16,7 @@
 #include "attnscope/profiler/model_cache.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/gpu_spec.hpp"
+#include "attnscope/vocab/kernel.hpp"
 #include "exit_codes.hpp"
 
 namespace attnscope::cli {
@@ -67,6 +68,7 @@ int run_matrix_totals(const std::string& matrix, const std::string& log, const s
   }
   struct Row {
     std::string label;
+    sim::KernelKind kind;
     double model_mb = 0, model_ms = 0;
     std::optional<Measured> chip;
   };
@@ -76,7 +78,7 @@ int run_matrix_totals(const std::string& matrix, const std::string& log, const s
     const auto it = measured.find(p.label);
     if (!log.empty() && it == measured.end()) continue;  // not in that run (a deadline stopped it)
     std::fprintf(stderr, "\r[%zu/%zu] %-60s", i + 1, points.size(), p.label.c_str());
-    Row r{p.label, 0, 0, std::nullopt};
+    Row r{p.label, p.kind, 0, 0, std::nullopt};
     try {
       for (const auto& k :
            profiler::model_kernels(gpu, p.workload, p.kind, p.tiles, vocab::CacheProtocol::flush, false)) {
@@ -91,6 +93,17 @@ int run_matrix_totals(const std::string& matrix, const std::string& log, const s
     rows.push_back(r);
   }
   std::fprintf(stderr, "\n");
+  if (!log.empty() && rows.size() < measured.size()) {
+    // Labels of another matrix (or another seed of `fresh`): the log was not measured from these points.
+    const std::size_t unknown = measured.size() - rows.size();
+    if (rows.empty()) {
+      std::fprintf(stderr, "attnscope simulate: none of the %zu points in '%s' is a point of matrix %s\n",
+                   unknown, log.c_str(), matrix.c_str());
+      return kBadInput;
+    }
+    std::fprintf(stderr, "attnscope simulate: %zu point(s) in '%s' are not in matrix %s: left out\n", unknown,
+                 log.c_str(), matrix.c_str());
+  }
   if (log.empty()) {
     std::printf("matrix %s: the model's totals per point (each kernel from a flushed L2), %s\n\n",
                 matrix.c_str(), gpu.name.c_str());
@@ -98,16 +111,10 @@ int run_matrix_totals(const std::string& matrix, const std::string& log, const s
     for (const auto& r : rows) std::printf("%-60s %14.2f %12.3f\n", r.label.c_str(), r.model_mb, r.model_ms);
     return kOk;
   }
-  // The answer first: median and worst per kernel kind (the label's last field), then every point.
+  // The answer first: median and worst per kernel kind, then every point.
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_kind;
   for (const auto& r : rows) {
-    const std::string label = r.label;
-    std::string kind = "tiled";
-    for (const char* k : {"naive", "hopper", "tiled"})
-      if (label.find(std::string("-") + k) != std::string::npos) {
-        kind = k;
-        break;
-      }
+    const std::string kind(vocab::to_string(r.kind));
     by_kind[kind].first.push_back(std::abs(r.model_mb / r.chip->dram_read_mb - 1.0));
     by_kind[kind].second.push_back(std::abs(r.model_ms / r.chip->time_ms - 1.0));
   }

@@ -73,7 +73,7 @@ step ncu_bwd_detail 120 ncu -k regex:tiled_bwd_kernel -c 1 --section SpeedOfLigh
   --section MemoryWorkloadAnalysis --section Occupancy "$bin/attnscope_bench_kernels" --benchmark_min_time=0.01s \
   --benchmark_filter='BM_Backward/naive:0/bf16:0/d:64/N:4096/causal:0/H:32/B:1/Bc:128/Br:64/step:0'
 echo
-echo "== summary (exit codes; logs in backward.tar.gz)"
+echo "== summary (exit codes; logs in backward.tar.xz.part*)"
 for s in kernels_gpu_tests memcheck racecheck profiler_gpu_tests profile_both sdpa bench bench_long ratios ncu_fig2_0 ncu_fig2_1 ncu_bwd_detail; do
   printf '%-20s %s\n' "$s" "$(cat "$OUT/$s.rc" 2>/dev/null || echo 'not run')"
 done

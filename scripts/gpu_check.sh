@@ -3,7 +3,7 @@
 # End-to-end check of one build on a GPU machine: the kernels' GPU tests, compute-sanitizer memcheck and
 # racecheck on small launches of every kernel, the profiler's GPU tests, and the quick start's main job
 # (`attnscope run`: naive and tiled kernels profiled under CUPTI beside the model) on the default workload.
-# Logs and reports go to $OUT/check.tar.gz; a summary table is printed last.
+# Logs and reports go to $OUT/check.tar.xz.part* (scripts/lib/bring_back.sh); a summary table is printed last.
 #
 # Here (no GPU): build the `gpu` preset and pack what travels (the carry limit is 64 MiB):
 #   scripts/gpu_check.sh --pack            -> .device/check.tar.gz (binaries, libfmt, libbenchmark)
@@ -28,7 +28,7 @@ if [ "${1:-}" = "--pack" ]; then
   exit 0
 fi
 FINAL=${OUT:-$PWD/out}
-OUT=$FINAL/check  # packed into $FINAL/check.tar.gz at the end (few files travel back)
+OUT=$FINAL/check  # packed into $FINAL/check.tar.xz.part* at the end (few files travel back)
 bin=.device/check
 export LD_LIBRARY_PATH=$PWD/$bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export ATTNSCOPE_GPU_SPEC_DIR=$PWD/sim/gpus  # the binaries were built elsewhere

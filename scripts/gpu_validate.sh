@@ -69,7 +69,7 @@ else
 fi
 # Reports stay uncompressed here: bring_back compresses the whole folder once (gzip -9 per file outran a call).
 echo
-echo "== summary (exit codes; logs and reports in validate-$part.tar.gz)"
+echo "== summary (exit codes; logs and reports in validate-$part.tar.xz.part*)"
 for s in "${steps[@]}"; do printf '%-24s %s\n' "$s" "$(cat "$OUT/$s.rc" 2>/dev/null || echo 'not run')"; done
 for s in "${steps[@]}"; do echo "-- $s"; grep -E "^\[|written|misses|meets|within|deadline" "$OUT/$s.log" | tail -30; done
 bring_back "$OUT" "validate-$part"

@@ -249,6 +249,9 @@ TEST_F(Cli, MatrixTotalsJoinAMatrixRunsLogWithTheModel) {
   const CommandResult empty = run("simulate --matrix quick --against " + (dir_ / "empty.log").string());
   EXPECT_EQ(empty.exit_code, 2);
   EXPECT_THAT(empty.err, HasSubstr("has no point lines"));
+  const CommandResult other = run("simulate --matrix fresh:1 --against " + path.string());
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_THAT(other.err, HasSubstr("none of the 2 points"));
   const CommandResult alone = run("simulate --against " + path.string());
   EXPECT_EQ(alone.exit_code, 2);
   EXPECT_THAT(alone.err, HasSubstr("--against needs --matrix"));
