@@ -258,10 +258,13 @@ void KernelDataflow::tiled_program(std::int64_t q, std::int64_t h, std::int64_t 
     // Every warp reads all of K_j and V_j (its 16 rows need every key). Q fragments stay in registers
     // for d = 64 (read once); for d = 128 they are re-read from shared memory every step.
     s.smem_read = static_cast<std::uint64_t>(warps_) * kv_bytes + (j == j0 || d != 64 ? q_bytes : 0);
-    const auto rc = static_cast<double>(rows * cols);
-    s.tensor_flops = 4.0 * rc * static_cast<double>(d);  // S = Q K^T and O += P V
+    s.flops = 4.0 * static_cast<double>(rows * cols * d);  // S = Q K^T and O += P V
+    // Issued: the whole Br x Bc tile (the last q tile's rows past Nq and the last kv tile's keys past Nkv
+    // are computed, then masked).
+    const auto rc = static_cast<double>(t_.br * t_.bc);
+    s.tensor_flops = 4.0 * rc * static_cast<double>(d);
     s.exps = rc;
-    s.fp32_ops = 4.0 * rc + 2.0 * static_cast<double>(rows * d);  // scale/max/sum per score, rescale O
+    s.fp32_ops = 4.0 * rc + 2.0 * static_cast<double>(t_.br * d);  // scale/max/sum per score, rescale O
     // The general-mask variant tests every score against the key band and adds the bias (two more).
     if (w_.general_mask()) s.fp32_ops += 2.0 * rc;
     if (j == j1 - 1) {
@@ -314,7 +317,8 @@ void KernelDataflow::qk_program(std::int64_t group, std::int64_t m_block, std::i
     // Each warp row reads its A rows once per warp column, and vice versa.
     s.smem_read =
         static_cast<std::uint64_t>(warp_cols) * a_bytes + static_cast<std::uint64_t>(warp_rows) * b_bytes;
-    s.tensor_flops = 2.0 * static_cast<double>(m * n * kc);
+    s.flops = 2.0 * static_cast<double>(m * n * kc);
+    s.tensor_flops = 2.0 * static_cast<double>(t_.gemm_bm * t_.gemm_bn * t_.gemm_bk);  // whole tiles
     if (k == k_steps - 1) {
       s.fp32_ops = static_cast<double>(m * n);  // the scale
       const auto s_bytes = static_cast<std::uint64_t>(m * n * e);
@@ -419,7 +423,9 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, StepRa
     s.smem_write = a_bytes + b_bytes;
     // Warps split the rows (16 each), so P is read once and every warp reads all of the V slice.
     s.smem_read = a_bytes + static_cast<std::uint64_t>(warps_) * b_bytes;
-    s.tensor_flops = 2.0 * static_cast<double>(m * kc * d);
+    s.flops = 2.0 * static_cast<double>(m * kc * d);
+    // Issued: the CTA's whole row block and a whole slice of keys (the last slice's tail is zero-filled).
+    s.tensor_flops = 2.0 * static_cast<double>(t_.gemm_bm * t_.gemm_bk * d);
     if (k == k1_step - 1) {
       s.stores[0] = o_block;
       s.store_count = 1;

@@ -196,8 +196,9 @@ void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std
     const std::int64_t per_warp = 4 * rows * d * e + (d == 64 && i != first ? 0 : kv_fragment) + 2 * br * 4 +
                                   vocab::kMmaTile * cols * e + cols * (d / dq_column_warps) * e;
     s.smem_read = static_cast<std::uint64_t>(warps * per_warp);
-    const auto rc = static_cast<double>(rows * cols);
-    // Five products of 2 * rows * cols * d FLOPs: S^T, dP^T, dV, dK, dQ.
+    // Five products of 2 * rows * cols * d FLOPs: S^T, dP^T, dV, dK, dQ; issued on the whole Br x Bc tile.
+    s.flops = 10.0 * static_cast<double>(rows * cols * d);
+    const auto rc = static_cast<double>(br * bwd_.bc);
     s.tensor_flops = 10.0 * rc * static_cast<double>(d);
     s.exps = rc;                                    // P^T = 2^(S^T scale log2e - LSE log2e)
     s.fp32_ops = 3.0 * rc;                          // the exponent's FMA, dP - D, times P
@@ -244,7 +245,8 @@ void KernelDataflow::bwd_gemm_program(std::int64_t column_block, std::int64_t ro
                b_bytes = static_cast<std::uint64_t>(kc * n * e);
     s.smem_write = a_bytes + b_bytes;
     s.smem_read = a_bytes + static_cast<std::uint64_t>(warps_) * b_bytes;
-    s.tensor_flops = 2.0 * static_cast<double>(m * n * kc);
+    s.flops = 2.0 * static_cast<double>(m * n * kc);
+    s.tensor_flops = 2.0 * static_cast<double>(kNaiveBwd.bm * g.bn * kNaiveBwd.bk);  // whole tiles
     if (step == k_steps - 1) {
       const auto c_bytes = static_cast<std::uint64_t>(m * n * e);
       s.smem_write += c_bytes;

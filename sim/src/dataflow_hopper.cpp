@@ -98,10 +98,13 @@ void KernelDataflow::hopper_program(std::int64_t x, std::int64_t h, std::int64_t
     // of K_j for S, all of V_j for P V (P is the register operand). Q is re-read every step (it is never
     // held in registers).
     s.smem_read = q_box + 2 * static_cast<std::uint64_t>(c.consumers) * kv_box;
-    const auto rc = static_cast<double>(rows * cols);
-    s.tensor_flops = 4.0 * rc * static_cast<double>(d);  // S = Q K^T and O += P V
+    s.flops = 4.0 * static_cast<double>(rows * cols * d);  // S = Q K^T and O += P V
+    // Issued: every consumer runs its wgmma on its 64 rows and all Bc keys, whatever lies past Nq or Nkv
+    // (the rows are zero-filled, the keys masked); a consumer whose rows all lie past Nq computes too.
+    const auto rc = static_cast<double>(c.br * c.bc);
+    s.tensor_flops = 4.0 * rc * static_cast<double>(d);
     s.exps = rc;
-    s.fp32_ops = 4.0 * rc + 2.0 * static_cast<double>(rows * d);  // scale/max/sum per score, rescale O
+    s.fp32_ops = 4.0 * rc + 2.0 * static_cast<double>(c.br * d);  // scale/max/sum per score, rescale O
     if (j == steps - 1) {
       s.smem_write += q_box;  // O staged through the Q buffer
       s.stores[0] = o_block;  // by bulk tensor copies; rows past Nq clipped by the tensor map

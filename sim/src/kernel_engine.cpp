@@ -390,7 +390,7 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
   const CtaStep& st = step_of(s, step);
   const auto r = static_cast<std::size_t>(st.record);
   if (opt_.record_tiles && s.record_start[r] < 0) s.record_start[r] = step == 0 ? s.start : now;
-  record_flops(s, r) += st.tensor_flops;
+  record_flops(s, r) += st.flops;
   LevelBytes& bytes = record_bytes(s, r);
   bytes.smem_read += st.smem_read;
   bytes.smem_write += st.smem_write;

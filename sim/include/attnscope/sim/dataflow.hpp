@@ -74,9 +74,15 @@ struct CtaStep {
   // when the line is missing and writes HBM when the dirty line is evicted.
   std::array<BlockAccess, kMaxStoresPerStep> stores{};
   int store_count = 0;
-  double tensor_flops = 0;       // matrix-product FLOPs on tensor cores
-  double exps = 0;               // exponentials on the special-function units
-  double fp32_ops = 0;           // other element-wise FP32 work (scale, max, sums, rescale)
+  // The step's matrix-product FLOPs over its valid rows, keys and columns: what its record counts (the
+  // attention FLOPs of a report).
+  double flops = 0;
+  // The work the warps issue, which sets the step's time. An MMA instruction computes a whole fragment, so
+  // the kernels compute whole tiles: rows past Nq, keys past Nkv and the zero-filled tail of a reduction
+  // slice cost as much as valid ones (the kernels mask the scores; they skip no MMA and no exponential).
+  double tensor_flops = 0;  // matrix-product FLOPs issued on tensor cores
+  double exps = 0;          // exponentials on the special-function units
+  double fp32_ops = 0;      // other element-wise FP32 work (scale, max, sums, rescale)
   std::uint64_t smem_read = 0;   // bytes read from shared memory (ldmatrix)
   std::uint64_t smem_write = 0;  // bytes written to shared memory (cp.async fills)
 };
