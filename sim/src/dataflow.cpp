@@ -360,8 +360,22 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
     }
   }
   const double elements = static_cast<double>(rows * nkv);
+  // How the warps read their rows (BlockAccess::synchronous), one warp per row, as kernels/src/naive_softmax.cu
+  // is written (its PTX shows the loads of each loop iteration issued together, the next iteration's after
+  // the branches or the global store of this one): the shared-memory kernel copies aligned rows with
+  // cp.async (all in flight) and unaligned ones four 2-byte loads per lane at a time (256 bytes per warp);
+  // the two-pass kernel's loops take one load per lane per iteration (16 bytes aligned, 2 unaligned), in
+  // both passes; the general-mask kernel's first pass four 2-byte loads per lane, its second one.
+  const int lane_bytes = vocab::naive_rows_aligned(w_.seq_kv) ? 16 : 2;
+  const auto with_trips = [&](CtaStep& step, int trip_bytes) {
+    for (int i = 0; i < step.load_count; ++i) {
+      step.loads[static_cast<std::size_t>(i)].trip_bytes = static_cast<std::uint16_t>(trip_bytes);
+      step.loads[static_cast<std::size_t>(i)].warp_rows = 1;
+    }
+  };
   // Exponentials: once for the sum and once for the output, over every element (masked ones are -inf).
   if (nkv <= vocab::kSoftmaxSharedRowLimit && !w_.general_mask()) {
+    if (lane_bytes == 2) with_trips(read, 4 * vocab::kWarpThreads * 2);
     // The row is copied once into shared memory (cp.async, visible keys only) and read from there three
     // times: the max pass and the sum pass over the visible keys, the output pass over the whole row.
     std::uint64_t loaded = 0;
@@ -381,6 +395,8 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
   CtaStep second = read;
   second.stores[0] = s_rows;
   second.store_count = 1;
+  with_trips(read, vocab::kWarpThreads * (w_.general_mask() ? 4 * 2 : lane_bytes));
+  with_trips(second, vocab::kWarpThreads * (w_.general_mask() ? 2 : lane_bytes));
   out.step_count = 2;
   for (int i = range.begin(2); i < range.end(2); ++i) out.steps.push_back(i == 0 ? read : second);
 }
@@ -416,6 +432,12 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, StepRa
     s.loads[0] =
         block(Tensor::s, map_.address(Tensor::s, b, h, m0, k0), m, kc * e, map_.row_pitch(Tensor::s));
     s.loads[0].l2_fetch_bytes = p_fetch;
+    if (!vocab::naive_rows_aligned(w_.seq_kv)) {
+      // Unaligned rows: each warp loads its 16 rows of the slice one row at a time, 2 bytes per lane, and
+      // stores each into shared memory before the next (kernels/src/naive_pv.cu, `#pragma unroll 1`).
+      s.loads[0].trip_bytes = static_cast<std::uint16_t>(t_.gemm_bk * e);
+      s.loads[0].warp_rows = static_cast<std::uint8_t>(t_.gemm_bm / t_.gemm_warps);
+    }
     s.loads[1] = block(Tensor::v, map_.address(Tensor::v, b, h, k0, 0), kc, d * e, map_.row_pitch(Tensor::v));
     s.load_count = 2;
     const auto a_bytes = static_cast<std::uint64_t>(m * kc * e),

@@ -40,7 +40,7 @@
 namespace attnscope::sim::detail {
 namespace {
 
-enum class EventKind : std::uint8_t { load, compute, store, finish };
+enum class EventKind : std::uint8_t { load, compute, sync_load, store, finish };
 
 struct Event {
   double time;
@@ -125,6 +125,17 @@ class Engine {
   void start_cta(std::uint32_t slot, std::int64_t cta, double now);
   void issue_loads(std::uint32_t slot, int step, double now);
   void on_compute(std::uint32_t slot, int step, double now);
+  void on_sync_load(std::uint32_t slot, int step, double now);
+  void after_math(std::uint32_t slot, int step, double end);
+  // The loads of `block` made by the warps' own instructions (BlockAccess::synchronous): walks them piece by
+  // piece and returns the longest warp's chain of round trips, in seconds.
+  double walk_synchronous(const BlockAccess& block, LevelBytes& bytes);
+  bool has_synchronous_loads(Slot& s, int j) {
+    const CtaStep& st = step_of(s, j);
+    for (int i = 0; i < st.load_count; ++i)
+      if (st.loads[static_cast<std::size_t>(i)].synchronous()) return true;
+    return false;
+  }
   void on_store(std::uint32_t slot, int step, double now);
   void after_step(std::uint32_t slot, int step, double now);
   void finish_cta(std::uint32_t slot, double now);
@@ -312,6 +323,9 @@ KernelResult Engine::run() {
       case EventKind::compute:
         on_compute(e.slot, e.step, e.time);
         break;
+      case EventKind::sync_load:
+        on_sync_load(e.slot, e.step, e.time);
+        break;
       case EventKind::store:
         on_store(e.slot, e.step, e.time);
         break;
@@ -359,7 +373,12 @@ void Engine::start_cta(std::uint32_t slot_index, std::int64_t cta, double now) {
   s.start = now;
   s.end = now;
   const int prologue = std::max(1, stages_ - 1);
-  for (int j = 0; j < prologue && j < steps; ++j) issue_loads(slot_index, j, now);
+  // A warp making its own loads makes those of the prologue's steps one after the other.
+  double issue = now;
+  for (int j = 0; j < prologue && j < steps; ++j) {
+    issue_loads(slot_index, j, issue);
+    if (has_synchronous_loads(s, j)) issue = load_done(s, j);
+  }
   schedule(std::max(now, load_done(s, 0)), slot_index, EventKind::compute, 0);
 }
 
@@ -373,8 +392,15 @@ void Engine::issue_loads(std::uint32_t slot_index, int step, double now) {
   }
   LevelBytes& bytes = record_bytes(s, static_cast<std::size_t>(st.record));
   near_partition_ = near_partition(s.sm);
-  for (int i = 0; i < st.load_count; ++i) walk(st.loads[static_cast<std::size_t>(i)], false, bytes);
-  const double done = serve_request(s.sm, now, true);
+  double chain = 0;  // the warps' own loads: their longest chain of round trips
+  for (int i = 0; i < st.load_count; ++i) {
+    const BlockAccess& a = st.loads[static_cast<std::size_t>(i)];
+    if (a.synchronous())
+      chain = std::max(chain, walk_synchronous(a, bytes));
+    else
+      walk(a, false, bytes);
+  }
+  const double done = std::max(serve_request(s.sm, now, true), now + chain);
   load_done(s, step) = done;
   s.end = std::max(s.end, done);
 }
@@ -383,10 +409,17 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
   Slot& s = slots_[slot_index];
   s.current = step;
   const int steps = s.program.step_count;
-  // The ring slot of step j-1 is free now: issue the loads that run ahead by stages-1.
+  // The ring slot of step j-1 is free now: issue the loads that run ahead by stages-1. Loads the warps make
+  // themselves wait until this step's math is done (the warps are busy with it until then).
+  bool sync_ahead = false;
   if (stages_ >= 2)
-    while (s.next_load < steps && s.next_load <= step + stages_ - 1)
+    while (s.next_load < steps && s.next_load <= step + stages_ - 1) {
+      if (has_synchronous_loads(s, s.next_load)) {
+        sync_ahead = true;
+        break;
+      }
       issue_loads(slot_index, s.next_load, now);
+    }
   const CtaStep& st = step_of(s, step);
   const auto r = static_cast<std::size_t>(st.record);
   if (opt_.record_tiles && s.record_start[r] < 0) s.record_start[r] = step == 0 ? s.start : now;
@@ -419,7 +452,28 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
   end = std::max(end, sfu_[sm].serve(now, st.exps));
   end = std::max(end, fp32_[sm].serve(now, st.fp32_ops));
   s.end = std::max(s.end, end);
-  if (st.store_count > 0)
+  if (sync_ahead)
+    schedule(end, slot_index, EventKind::sync_load, step);
+  else
+    after_math(slot_index, step, end);
+}
+
+// The warps make the loads of the step `stages - 1` ahead after the math of `step`, and go on when they
+// have landed.
+void Engine::on_sync_load(std::uint32_t slot_index, int step, double now) {
+  Slot& s = slots_[slot_index];
+  const int steps = s.program.step_count;
+  double free = now;
+  while (s.next_load < steps && s.next_load <= step + stages_ - 1) {
+    const int j = s.next_load;
+    issue_loads(slot_index, j, free);
+    free = std::max(free, load_done(s, j));
+  }
+  after_math(slot_index, step, free);
+}
+
+void Engine::after_math(std::uint32_t slot_index, int step, double end) {
+  if (step_of(slots_[slot_index], step).store_count > 0)
     schedule(end, slot_index, EventKind::store, step);
   else
     after_step(slot_index, step, end);
@@ -717,6 +771,50 @@ void Engine::flush_cached(LevelBytes& bytes) {
   if (!(kWrite && reduce_))
     (kWrite ? bytes.l2_write : bytes.l2_read) += requested << sector_shift_;  // see flush_through
   request_sectors_ += requested;
+}
+
+double Engine::walk_synchronous(const BlockAccess& a, LevelBytes& bytes) {
+  const double l2 = gpu_.l2_latency_ns * 1e-9, hbm = gpu_.hbm_latency_ns * 1e-9;
+  bool missed = request_missed_;
+  double longest = 0, chain = 0;
+  // The tensor's rows: block() joins rows that touch end to end into one (its pitch stays the row's length).
+  const bool joined = a.rows == 1 && a.row_bytes > a.pitch;
+  const std::uint64_t row_bytes = joined ? a.pitch : a.row_bytes;
+  const std::uint64_t rows = joined ? a.row_bytes / a.pitch : a.rows;
+  for (std::uint64_t row = 0; row < rows; ++row) {
+    if (row % a.warp_rows == 0) chain = 0;  // the next warp's rows
+    // One piece per round trip, cut at sector boundaries so that each sector is requested once, as when the
+    // row is walked whole (a sector two loads share is requested by the first; the second finds it in L1).
+    // Rows that touch: the sector a row shares with the previous one was requested with that row.
+    const std::uint64_t sector_mask = (std::uint64_t{1} << sector_shift_) - 1;
+    const std::uint64_t start = a.address + row * a.pitch, end = start + row_bytes;
+    const std::uint64_t first = joined && row > 0 ? std::min(end, (start + sector_mask) & ~sector_mask) : start;
+    const std::uint64_t trips = (row_bytes + a.trip_bytes - 1) / a.trip_bytes;
+    const auto cut = [&](std::uint64_t k) {
+      return k == 0 ? first : k == trips ? end : std::max(first, (start + k * a.trip_bytes) & ~sector_mask);
+    };
+    for (std::uint64_t k = 0; k < trips; ++k) {
+      const std::uint64_t lo = cut(k), hi = std::max(lo, cut(k + 1));
+      if (hi == lo) {  // every sector of this load was requested by the previous one
+        chain += l2;
+        continue;
+      }
+      BlockAccess piece = a;
+      piece.address = lo;
+      piece.rows = 1;
+      piece.row_bytes = static_cast<std::uint32_t>(hi - lo);
+      piece.pitch = piece.row_bytes;
+      piece.trip_bytes = 0;
+      request_missed_ = false;
+      walk(piece, false, bytes);
+      chain += request_missed_ ? hbm : l2;
+      missed = missed || request_missed_;
+    }
+    longest = std::max(longest, chain);
+  }
+  // The bandwidth the pieces take is served with the rest of the step's request (serve_request).
+  request_missed_ = missed;
+  return longest;
 }
 
 double Engine::serve_request(int sm, double now, bool wait_for_hbm) {

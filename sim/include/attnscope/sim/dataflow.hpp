@@ -55,7 +55,15 @@ struct BlockAccess {
   // it, and needs the line's old value for that: the sectors it misses are read from HBM before the write
   // (Nsight Compute on the H200: tiled_bwd read 2T more than its loads, T the accumulator's bytes).
   bool reduce = false;
+  // Loads made by the warps' own instructions (ld.global into registers, then st.shared), where a warp waits
+  // for one group of loads before it issues the next, instead of asynchronous copies (cp.async, bulk copies:
+  // all in flight at once). The block's rows go `warp_rows` consecutive rows to a warp, the warps in
+  // parallel, and a warp takes each row in pieces of `trip_bytes`, one dependent round trip per piece: to
+  // L2, or to HBM when a sector of the piece misses. The warps do nothing else meanwhile. 0: a copy.
+  std::uint16_t trip_bytes = 0;
+  std::uint8_t warp_rows = 1;
 
+  bool synchronous() const { return trip_bytes > 0; }
   std::uint64_t bytes() const { return std::uint64_t{rows} * row_bytes; }
   // 32-byte (or `sector_bytes`) sectors touched: what L2 counts for this request.
   std::uint64_t sectors(std::uint32_t sector_bytes) const;
