@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "attnscope/profiler/accuracy.hpp"
+#include "attnscope/profiler/matrix.hpp"
 #include "attnscope/profiler/remodel.hpp"
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/reports/output.hpp"
@@ -162,6 +163,42 @@ int run_accuracy(const AccuracyFlags& f) {
       if (r.error) std::rethrow_exception(r.error);
       if (!r.source.empty()) sources.push_back(r.source);
       cases.insert(cases.end(), r.cases.begin(), r.cases.end());
+    }
+    // Logs of `profile --matrix` in a folder without reports (committed where a run's reports could not be):
+    // their one-kernel points. Where the reports are there, they are the measurement and the log is not read;
+    // other .log files (sanitizers, tests) have no point line and are not listed.
+    std::vector<fs::path> logs;
+    if (fs::is_directory(data / "h200"))
+      for (const auto& e : fs::recursive_directory_iterator(data / "h200"))
+        if (e.is_regular_file() && e.path().extension() == ".log") logs.push_back(e.path());
+    std::sort(logs.begin(), logs.end());
+    const auto has_reports = [](const fs::path& dir) {
+      for (const auto& e : fs::directory_iterator(dir)) {
+        const std::string name = e.path().filename().string();
+        if (e.path().extension() == ".json" || name.ends_with(".json.gz") || e.is_directory()) return true;
+      }
+      return false;
+    };
+    for (const fs::path& p : logs) {
+      const std::string shown = fs::relative(p, data).string();
+      profiler::MatrixLog log;
+      try {
+        log = profiler::read_matrix_log(p);
+      } catch (const sim::InvalidInput&) {
+        continue;  // not a matrix log
+      }
+      if (has_reports(p.parent_path())) continue;
+      try {
+        std::size_t left_out = 0;
+        auto c = profiler::cases_from_matrix_log(p, shown, models, &left_out);
+        std::erase_if(c, [&](const profiler::AccuracyCase& x) { return !keep(x.id); });
+        sources.push_back(fmt::format("{} (matrix {} log: {} one-kernel points; {} totals of several kernels "
+                                      "left out)",
+                                      shown, log.matrix, c.size(), left_out));
+        cases.insert(cases.end(), c.begin(), c.end());
+      } catch (const sim::InvalidInput& e) {
+        sources.push_back(fmt::format("{} skipped: {}", shown, e.what()));
+      }
     }
     if (f.training_only) std::erase_if(cases, [](const profiler::AccuracyCase& c) { return !c.training; });
     const std::size_t measurements = cases.size();

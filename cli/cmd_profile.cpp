@@ -220,7 +220,7 @@ int run_matrix(const ProfileFlags& f, const std::string& command) {
         dram += reports::measured_of(k.metrics, reports::Metric::dram_read).value_or(0.0);
         time += reports::measured_of(k.metrics, reports::Metric::time).value_or(0.0);
       }
-      std::printf("[%zu/%zu] %-44s dram_read %10.2f MB  time %8.3f ms\n", i + 1, points.size(),
+      std::printf("[%zu/%zu] %-44s dram_read %10.2f MB  time %9.4f ms\n", i + 1, points.size(),
                   p.label.c_str(), dram / 1e6, time * 1e3);
     } catch (const profiler::ProfilerError& e) {
       if (e.code() != profiler::ErrorCode::config_not_compiled && e.code() != profiler::ErrorCode::bad_input)
@@ -230,8 +230,9 @@ int run_matrix(const ProfileFlags& f, const std::string& command) {
     }
     std::fflush(stdout);
   }
-  std::printf("matrix %s: %d reports written to %s, %d skipped\n", f.matrix.c_str(), written,
-              f.out_dir.c_str(), skipped);
+  // The name with its seed ("fresh:20261205"): what `attnscope accuracy` and `simulate --against` read back.
+  std::printf("matrix %s: %d reports written to %s, %d skipped\n",
+              profiler::resolved_matrix_name(f.matrix).c_str(), written, f.out_dir.c_str(), skipped);
   return kOk;
 }
 

@@ -6,10 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <regex>
 #include <vector>
 
 #include "attnscope/profiler/matrix.hpp"
@@ -27,18 +25,11 @@ struct Measured {
   double time_ms = 0;
 };
 
-// The lines `profile --matrix` prints per point: "[i/n] LABEL  dram_read X MB  time Y ms".
-std::map<std::string, Measured> read_matrix_log(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw sim::InvalidInput("cannot read the matrix log '" + path + "'");
-  static const std::regex line(R"(^\[\d+/\d+\]\s+(\S+)\s+dram_read\s+([0-9.]+) MB\s+time\s+([0-9.]+) ms)");
+// The per-point totals of a `profile --matrix` log, by label.
+std::map<std::string, Measured> read_log_totals(const std::string& path) {
   std::map<std::string, Measured> out;
-  std::string text;
-  std::smatch m;
-  while (std::getline(in, text))
-    if (std::regex_search(text, m, line)) out[m[1]] = {std::stod(m[2]), std::stod(m[3])};
-  if (out.empty())
-    throw sim::InvalidInput("'" + path + "' has no point lines of `attnscope profile --matrix`");
+  for (const auto& p : profiler::read_matrix_log(path).points)
+    out[p.label] = {p.dram_read_bytes / 1e6, p.time_s * 1e3};
   return out;
 }
 
@@ -61,7 +52,7 @@ int run_matrix_totals(const std::string& matrix, const std::string& log, const s
   try {
     points = profiler::measurement_matrix(matrix);
     gpu = sim::load_gpu_spec(gpu_spec);
-    if (!log.empty()) measured = read_matrix_log(log);
+    if (!log.empty()) measured = read_log_totals(log);
   } catch (const sim::InvalidInput& e) {
     std::fprintf(stderr, "attnscope simulate: %s\n", e.what());
     return kBadInput;

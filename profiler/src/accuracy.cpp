@@ -9,13 +9,16 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
+#include <regex>
 #include <future>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 #include <tuple>
 
+#include "attnscope/profiler/matrix.hpp"
 #include "attnscope/profiler/remodel.hpp"
+#include "attnscope/reports/from_sim.hpp"
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/error.hpp"
 
@@ -178,6 +181,51 @@ std::vector<AccuracyCase> cases_from_recording(const reports::Report& recorded, 
     std::erase_if(kept.kernels, [&](const reports::KernelEntry& k) { return !keep(shown + ":" + k.name); });
   if (kept.kernels.empty()) return {};
   return cases_from_report(remodel_report(kept, models, {.full_run_tiles = false}), shown);
+}
+
+std::vector<AccuracyCase> cases_from_matrix_log(const std::filesystem::path& path, const std::string& shown,
+                                                ModelCache& models, std::size_t* left_out) {
+  const MatrixLog log = read_matrix_log(path);
+  static const std::regex stamp(R"((\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z)");
+  std::smatch m;
+  const std::string folder = path.parent_path().filename().string();
+  if (!std::regex_search(folder, m, stamp))
+    throw InvalidInput("matrix log " + shown + ": its folder '" + folder + "' has no UTC stamp (YYYYMMDDTHHMMSSZ)");
+  const std::string date = fmt::format("{}-{}-{}T{}:{}:{}Z", m[1].str(), m[2].str(), m[3].str(), m[4].str(),
+                                       m[5].str(), m[6].str());
+  const bool fresh = log.matrix.starts_with("fresh");
+  const auto protocol = vocab::CacheProtocol::flush;  // what `profile --matrix` measures under
+  std::vector<AccuracyCase> out;
+  std::size_t skipped = 0;
+  for (const auto& [p, measured] : matrix_log_points(log)) {
+    if ((p.kind != sim::KernelKind::tiled && p.kind != sim::KernelKind::hopper) || p.workload.pass != sim::Pass::fwd) {
+      ++skipped;
+      continue;
+    }
+    const sim::KernelId id = p.kind == sim::KernelKind::tiled ? sim::KernelId::tiled : sim::KernelId::hopper;
+    const std::string kernel(sim::to_string(id));
+    AccuracyCase c;
+    c.id = shown + ":" + p.label;
+    c.origin = shown;
+    c.kernel = kernel;
+    c.date = date;
+    c.tiles = p.tiles;
+    c.workload = p.workload;
+    c.identity = identity_of("cupti", kernel, p.workload, p.tiles, vocab::to_string(protocol));
+    c.training = is_training_case(kernel, p.workload);
+    c.fresh = fresh;
+    // The modeled values as every report derives them from a model run (reports::modeled_kernel_entry).
+    const auto model = models.kernel(p.workload, p.kind, p.tiles, kernel, protocol, false);
+    const reports::KernelEntry modeled = reports::modeled_kernel_entry(*model, models.gpu());
+    for (const auto& [metric, value] : {std::pair{vocab::Metric::dram_read, measured.dram_read_bytes},
+                                        std::pair{vocab::Metric::time, measured.time_s}}) {
+      const std::optional<double> v = reports::modeled_of(modeled.metrics, metric);
+      if (v && value > 0) c.points[metric] = AccuracyPoint{c.id, kernel, metric, value, *v, c.training, c.fresh};
+    }
+    out.push_back(std::move(c));
+  }
+  if (left_out != nullptr) *left_out = skipped;
+  return out;
 }
 
 std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& path, ModelCache& models,

@@ -7,6 +7,9 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <fstream>
+#include <map>
+#include <regex>
 
 #include "attnscope/sim/error.hpp"
 #include "attnscope/vocab/backward.hpp"
@@ -193,6 +196,50 @@ std::vector<std::string> matrix_names() {
 
 std::vector<MatrixPoint> fresh_matrix(std::uint64_t seed, int count) {
   return fresh(seed, count);
+}
+
+std::string resolved_matrix_name(std::string_view name) {
+  if (name == "fresh") return "fresh:" + std::to_string(utc_date_seed());
+  return std::string(name);
+}
+
+MatrixLog read_matrix_log(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw sim::InvalidInput("cannot read the matrix log '" + path.string() + "'");
+  static const std::regex point(R"(^\[\d+/\d+\]\s+(\S+)\s+dram_read\s+([0-9.]+) MB\s+time\s+([0-9.]+) ms)");
+  static const std::regex last(R"(^matrix (\S+): \d+ reports written to (.*), \d+ skipped)");
+  static const std::regex stamp(R"(fresh-(\d{8})T\d{6}Z)");
+  MatrixLog out;
+  std::string text;
+  std::smatch m;
+  while (std::getline(in, text)) {
+    if (std::regex_search(text, m, point)) {
+      out.points.push_back({m[1], std::stod(m[2]) * 1e6, std::stod(m[3]) * 1e-3});
+    } else if (std::regex_search(text, m, last)) {
+      out.matrix = m[1];
+      const std::string dir = m[2];
+      std::smatch s;
+      if (out.matrix == "fresh" && std::regex_search(dir, s, stamp)) out.matrix = "fresh:" + s[1].str();
+    }
+  }
+  if (out.points.empty())
+    throw sim::InvalidInput("'" + path.string() + "' has no point lines of `attnscope profile --matrix`");
+  return out;
+}
+
+std::vector<std::pair<MatrixPoint, MatrixLogPoint>> matrix_log_points(const MatrixLog& log) {
+  if (log.matrix.empty() || log.matrix == "fresh")
+    throw sim::InvalidInput("the log does not say which matrix (and seed) it measured");
+  std::map<std::string, MatrixPoint> by_label;
+  for (MatrixPoint& p : measurement_matrix(log.matrix)) by_label.emplace(p.label, std::move(p));
+  std::vector<std::pair<MatrixPoint, MatrixLogPoint>> out;
+  for (const MatrixLogPoint& l : log.points) {
+    const auto it = by_label.find(l.label);
+    if (it == by_label.end())
+      throw sim::InvalidInput("point '" + l.label + "' is not a point of matrix " + log.matrix);
+    out.emplace_back(it->second, l);
+  }
+  return out;
 }
 
 std::vector<MatrixPoint> measurement_matrix(std::string_view name) {

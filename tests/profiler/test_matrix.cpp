@@ -5,9 +5,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <set>
 
+#include "attnscope/profiler/accuracy.hpp"
 #include "attnscope/profiler/matrix.hpp"
+#include "attnscope/profiler/model_cache.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/gpu_spec.hpp"
 #include "attnscope/sim/simulate.hpp"
@@ -104,6 +108,67 @@ TEST(Matrix, BackwardMatrixCoversTheAccuracyShapesForTheBackwardPass) {
     EXPECT_EQ(p.tiles.bwd_br, vocab::general_mask_tiled_bwd_config().br) << p.label;
   }
   EXPECT_EQ(masked, 10);
+}
+
+
+// The committed log of the first fresh shapes (their reports were lost; the log is what the GPU printed).
+const std::filesystem::path kFreshLog =
+    std::filesystem::path(ATTNSCOPE_DATA_DIR) / "h200" / "matrix-logs-20261205T053441Z" / "fresh.log";
+
+std::filesystem::path write_log(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "attnscope-matrix-log-test-20261205T000000Z";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / name) << text;
+  return dir / name;
+}
+
+TEST(MatrixLog, TheCommittedFreshLogNamesItsSeedThroughItsFolder) {
+  const MatrixLog log = read_matrix_log(kFreshLog);
+  EXPECT_EQ(log.matrix, "fresh:20261205");  // the last line says "fresh" and ".../fresh-20261205T053441Z"
+  ASSERT_EQ(log.points.size(), static_cast<std::size_t>(kFreshPoints));
+  EXPECT_EQ(log.points[0].label, "fresh00-b1-h27-q7634-k7634-d128-fp16-causal-naive");
+  EXPECT_DOUBLE_EQ(log.points[0].dram_read_bytes, 5127.34e6);
+  EXPECT_DOUBLE_EQ(log.points[0].time_s, 19.214e-3);
+  const auto points = matrix_log_points(log);
+  ASSERT_EQ(points.size(), log.points.size());
+  for (const auto& [p, l] : points) EXPECT_EQ(p.label, l.label);
+}
+
+TEST(MatrixLog, OneKernelPointsBecomeFreshCasesAndTheOthersAreCounted) {
+  ModelCache models(sim::load_gpu_spec("h200"));
+  std::size_t left_out = 0;
+  const auto cases = cases_from_matrix_log(kFreshLog, "h200/matrix-logs-20261205T053441Z/fresh.log", models,
+                                           &left_out);
+  EXPECT_EQ(cases.size() + left_out, static_cast<std::size_t>(kFreshPoints));
+  EXPECT_EQ(left_out, 6u);  // the naive points: three kernels each, summed
+  for (const AccuracyCase& c : cases) {
+    EXPECT_TRUE(c.fresh);
+    EXPECT_FALSE(c.training);
+    EXPECT_EQ(c.date, "2026-12-05T05:34:41Z");
+    EXPECT_TRUE(c.kernel == "tiled" || c.kernel == "hopper") << c.kernel;
+    ASSERT_TRUE(c.points.contains(vocab::Metric::dram_read));
+    ASSERT_TRUE(c.points.contains(vocab::Metric::time));
+    // The model under the same protocol as the log's point (the fresh shapes' DRAM reads are within 1 %).
+    const AccuracyPoint& read = c.points.at(vocab::Metric::dram_read);
+    EXPECT_GT(read.modeled, 0.0);
+    EXPECT_LT(read.relative_error(), 0.01) << c.id;
+  }
+}
+
+TEST(MatrixLog, ALogOfAnotherMatrixOrWithoutItsSeedIsRefused) {
+  const std::string line = "[1/1] nope-b1-h1 dram_read 1.00 MB  time 0.0100 ms\n";
+  EXPECT_THROW(matrix_log_points(read_matrix_log(
+                   write_log("foreign.log", line + "matrix quick: 1 reports written to /tmp/x, 0 skipped\n"))),
+               sim::InvalidInput);
+  EXPECT_THROW(matrix_log_points(read_matrix_log(
+                   write_log("noseed.log", line + "matrix fresh: 1 reports written to /tmp/x, 0 skipped\n"))),
+               sim::InvalidInput);
+  EXPECT_THROW(read_matrix_log(write_log("empty.log", "compute-sanitizer: 0 errors\n")), sim::InvalidInput);
+  EXPECT_THROW(read_matrix_log("/nonexistent/matrix.log"), sim::InvalidInput);
+  // A log that names its seed is read whatever its folder.
+  EXPECT_EQ(read_matrix_log(write_log("seeded.log", line + "matrix fresh:7: 1 reports written to /tmp/x, 0 skipped\n"))
+                .matrix,
+            "fresh:7");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // process (one CUDA context, CUPTI configured once), writing one report per point.
 #pragma once
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,27 @@ struct MatrixPoint {
 // matrices of 2^19 query rows stay within 4 GiB each (up to 4k tokens): 80 points. Throws sim::InvalidInput
 // for another name.
 std::vector<MatrixPoint> measurement_matrix(std::string_view name);
+// The name with its seed: "fresh" becomes "fresh:<today's UTC date>"; other names are returned as given.
+std::string resolved_matrix_name(std::string_view name);
+
+// What `attnscope profile --matrix` prints: one line per point, "[i/n] LABEL dram_read X MB time Y ms" (the
+// point's reports' measured DRAM read and time, summed over its kernels), and last "matrix NAME: ...".
+struct MatrixLogPoint {
+  std::string label;
+  double dram_read_bytes = 0;
+  double time_s = 0;
+};
+struct MatrixLog {
+  std::string matrix;  // with its seed ("fresh:20261205"); "" when the log has no last line
+  std::vector<MatrixLogPoint> points;
+};
+// Reads a log. A log that names a bare "fresh" (written before the seed was printed) takes the seed from the
+// UTC stamp of the run's output folder on that line (".../fresh-20261205T053441Z": 20261205). Throws
+// sim::InvalidInput when the file cannot be read or has no point line.
+MatrixLog read_matrix_log(const std::filesystem::path& path);
+// The points of `log` in its matrix, in the log's order; throws sim::InvalidInput when the log names no
+// matrix or one of its labels is not a point of it.
+std::vector<std::pair<MatrixPoint, MatrixLogPoint>> matrix_log_points(const MatrixLog& log);
 
 // Shapes nobody fitted a constant on, drawn from a seed: each point's kernel (naive 1/4, tiled 1/2 with one
 // of matrix_tile_configs(), Hopper 1/4 with its head dim's default tile), head dim 64 or 128, fp16 or bf16,
