@@ -72,6 +72,7 @@ void KernelDataflow::backward_grid() {
       g = vocab::tiled_bwd_grid(bwd_, w_.seq_kv, w_.heads, w_.batch);
       threads_ = vocab::tiled_bwd_threads_per_cta(bwd_);
       stages_ = bwd_.stages;
+      math_ = MathModel::cta_phases;
       break;
     case KernelId::naive_bwd_ds:
       g = vocab::naive_bwd_ds_grid(kNaiveBwd, w_.seq_q, slices);

@@ -128,6 +128,9 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   g.sfu_exp_per_s = r.number("sfu_exp_per_s", false);
   g.mma_sync_efficiency = r.number("mma_sync_efficiency", false);
   g.wgmma_efficiency = r.optional_number("wgmma_efficiency", false, g.wgmma_efficiency);
+  g.mma_sync_flops_per_sm_cycle =
+      r.optional_number("mma_sync_flops_per_sm_cycle", false, g.mma_sync_flops_per_sm_cycle);
+  g.sm_clock_tensor_hz = r.optional_number("sm_clock_tensor_hz", false, g.sm_clock_tensor_hz);
   g.smsp_per_sm = static_cast<int>(r.optional_number("smsp_per_sm", true, g.smsp_per_sm, 64));
   g.smem_bytes_per_cycle = r.optional_number("smem_bytes_per_cycle", false, g.smem_bytes_per_cycle);
   g.warp_step_overhead_cycles =

@@ -195,7 +195,8 @@ class Engine {
 
   // Resources
   std::vector<BandwidthServer> hbm_, l2_partition_, sm_port_, tensor_, sfu_, fp32_, smem_;
-  double tensor_seconds_ = 0, sfu_seconds_ = 0, fp32_seconds_ = 0;  // per unit on one SM
+  double tensor_seconds_ = 0, sfu_seconds_ = 0, fp32_seconds_ = 0, smem_seconds_ = 0;  // per unit on one SM
+  double clock_hz_ = 0;  // the SM clock the kernel runs at (cycles of the result)
   // Per warp on its sub-partition (SMSP): a warp's instructions run on one SMSP, at 1/smsp of the SM's rates.
   double warp_tensor_seconds_ = 0, warp_sfu_seconds_ = 0, warp_fp32_seconds_ = 0;
   double warp_overhead_s_ = 0;  // per warp per step (GpuSpec::warp_step_overhead_cycles)
@@ -258,19 +259,35 @@ KernelResult Engine::run() {
   // The Hopper kernel's GEMMs are wgmma (a warpgroup drives the SM's four tensor cores at once), the others'
   // warp-level mma.sync: each at its own fraction of the datasheet peak.
   math_ = flow_.math_model();
-  const bool warpgroups = math_ != KernelDataflow::MathModel::warp_chain;
+  using MathModel = KernelDataflow::MathModel;
+  // Phases need the measured per-cycle rates; a GPU spec without them times the kernel as per-warp chains.
+  // So does a kernel of another program mapped onto the dataflow (EngineOptions::cta_phases).
+  if (math_ == MathModel::cta_phases &&
+      (!opt_.cta_phases || !(gpu_.mma_sync_flops_per_sm_cycle > 0.0 && gpu_.sm_clock_tensor_hz > 0.0)))
+    math_ = MathModel::warp_chain;
+  const bool warpgroups = math_ == MathModel::warpgroup_serial || math_ == MathModel::warpgroup_overlap;
+  const bool phases = math_ == MathModel::cta_phases;
   if (warpgroups && !(gpu_.wgmma_efficiency > 0.0))
     throw InvalidInput(std::string(to_string(flow_.id())) + ": the GPU spec '" + gpu_.short_name +
                        "' has no wgmma_efficiency (a GPU without wgmma cannot run this kernel)");
-  const double tensor_rate = gpu_.tensor_flops(flow_.workload().dtype) *
-                             (warpgroups ? gpu_.wgmma_efficiency : gpu_.mma_sync_efficiency) * per_sm;
-  const double sfu_rate = gpu_.sfu_exp_per_s * per_sm;
+  // Phases run every pipe at its measured rate per cycle, at the clock the SMs keep under tensor load; the
+  // other models at the datasheet clock, with the tensor rate's efficiency absorbing the difference.
+  const double clock = phases ? gpu_.sm_clock_tensor_hz : gpu_.sm_clock_hz;
+  clock_hz_ = clock;
+  const double per_cycle = clock / gpu_.sm_clock_hz;  // the datasheet rates below are per second at sm_clock_hz
+  const double tensor_rate =
+      phases ? gpu_.mma_sync_flops_per_sm_cycle * clock
+             : gpu_.tensor_flops(flow_.workload().dtype) *
+                   (warpgroups ? gpu_.wgmma_efficiency : gpu_.mma_sync_efficiency) * per_sm;
+  const double sfu_rate = gpu_.sfu_exp_per_s * per_sm * per_cycle;
   const double fp32_rate =
-      gpu_.fp32_flops / 2.0 * per_sm;  // one op per lane; the datasheet counts an FMA as 2
+      gpu_.fp32_flops / 2.0 * per_sm * per_cycle;  // one op per lane; the datasheet counts an FMA as 2
+  const double smem_rate = gpu_.smem_bytes_per_cycle * clock;
   tensor_.assign(sms, BandwidthServer(tensor_rate));
   sfu_.assign(sms, BandwidthServer(sfu_rate));
   fp32_.assign(sms, BandwidthServer(fp32_rate));
-  smem_.assign(sms, BandwidthServer(gpu_.smem_bytes_per_cycle * gpu_.sm_clock_hz));
+  smem_.assign(sms, BandwidthServer(smem_rate));
+  smem_seconds_ = 1.0 / smem_rate;
   tensor_seconds_ = 1.0 / tensor_rate;
   sfu_seconds_ = 1.0 / sfu_rate;
   fp32_seconds_ = 1.0 / fp32_rate;
@@ -282,7 +299,8 @@ KernelResult Engine::run() {
   warp_fp32_seconds_ = fp32_seconds_ * smsp / warps_;
   // warp_step_overhead_cycles was measured on mma.sync warps (barrier, cp.async wait, fragment shuffles); the
   // Hopper kernel's consumers wait on mbarriers and run a few wgmma per step instead: no such charge.
-  warp_overhead_s_ = warpgroups ? 0.0 : gpu_.warp_step_overhead_cycles / gpu_.sm_clock_hz;
+  // Phases: the step's non-product work is in its phases (shared-memory reads, exponentials, FP32).
+  warp_overhead_s_ = warpgroups || phases ? 0.0 : gpu_.warp_step_overhead_cycles / gpu_.sm_clock_hz;
   // The per-warp overhead occupies the SMSP's issue port: W warps on smsp ports cost W/smsp of it per step,
   // expressed in tensor-server units so the tensor pipe and the overhead serialize on the sub-partition.
   warp_overhead_flops_ = warps_ / smsp * warp_overhead_s_ * tensor_rate;
@@ -336,7 +354,7 @@ KernelResult Engine::run() {
   }
   result_.launch_s = gpu_.launch_overhead_ns * 1e-9;
   result_.time_s = result_.launch_s + last;
-  result_.cycles = static_cast<std::uint64_t>(std::llround(last * gpu_.sm_clock_hz));
+  result_.cycles = static_cast<std::uint64_t>(std::llround(last * clock_hz_));
   if (opt_.l2_reuse) {
     result_.l2_resident_end = l2_.resident_bytes();
     result_.l2_dirty_end = l2_.dirty_bytes();
@@ -434,7 +452,16 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
   // shared-memory (ldmatrix) bandwidth.
   double serial = st.tensor_flops * warp_tensor_seconds_ +
                   std::max(st.exps * warp_sfu_seconds_, st.fp32_ops * warp_fp32_seconds_) + warp_overhead_s_;
-  if (math_ != KernelDataflow::MathModel::warp_chain) {
+  if (math_ == KernelDataflow::MathModel::cta_phases) {
+    // The CTA's warps read the step's operands from shared memory, run its products and recompute its
+    // probabilities phase after phase (each product waits for its operands, each phase for the barrier
+    // before it), so the step is the sum of its pipes' times. On the H200 at llm-4k d 64 the counters of the
+    // tiled backward read per step 1920 cycles of tensor pipe per sub-partition and 3081 of shared-memory
+    // wavefronts, and the SMs that run 8 CTAs (512 steps) take 5508 cycles per step
+    // (tests/data/h200/profile-bwd-20261203T154445Z): tensor + shared memory + the exponentials (512) is 5513.
+    serial = st.tensor_flops * tensor_seconds_ + static_cast<double>(st.smem_read) * smem_seconds_ +
+             st.exps * sfu_seconds_ + st.fp32_ops * fp32_seconds_;
+  } else if (math_ != KernelDataflow::MathModel::warp_chain) {
     // Warpgroups: each consumer's wgmma runs on all four sub-partitions' tensor cores, its softmax on all
     // four SFUs and FP32 pipes. The consumers wait on the same K_j and V_j barriers, so in the serial
     // schedule they run in step: the GEMMs of the CTA's rows share the tensor cores, then the softmax shares

@@ -15,6 +15,7 @@ struct EngineOptions {
   bool l2_reuse = true;
   bool record_tiles = true;
   int registers_per_thread = 0;               // 0 = the dataflow's estimate
+  bool cta_phases = true;                     // SimOptions::cta_phases
   const std::atomic<bool>* cancel = nullptr;  // SimOptions::cancel
 };
 

@@ -109,6 +109,7 @@ SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const
       eo.record_tiles = options.record_tiles && kept;
       eo.registers_per_thread = options.registers_per_thread[static_cast<std::size_t>(k)];
       eo.cancel = options.cancel;
+      eo.cta_phases = options.cta_phases;
       KernelResult kr = detail::run_kernel(gpu, flow, l2, eo);
       if (kept) result.kernels.push_back(std::move(kr));
     }

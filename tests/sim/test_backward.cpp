@@ -8,6 +8,7 @@
 
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/error.hpp"
+#include "attnscope/sim/gpu_spec.hpp"
 #include "attnscope/sim/memory_footprint.hpp"
 #include "attnscope/sim/simulate.hpp"
 #include "attnscope/sim/tiling_rules.hpp"
@@ -264,6 +265,38 @@ TEST(Backward, BadBackwardTilesAndWindowsAreRefused) {
   EXPECT_THROW(KernelDataflow(KernelId::tiled_bwd, w, t), InvalidInput);
   EXPECT_THROW(KernelDataflow(KernelId::naive_bwd_dq, shape(1, 1, 256, 256, 96), TileConfig{}), InvalidInput);
   EXPECT_THROW(KernelDataflow(KernelId::tiled_bwd, w, TileConfig{}, TileWindow{0, 1, 0, -1}), InvalidInput);
+}
+
+// A tiled_bwd step is the sum of its phases at the measured per-cycle rates (MathModel::cta_phases): one CTA
+// alone on the GPU, whose steps' operands stay in L2, takes per step what the sum says, within the little
+// its loads add (the first step's K and V, a two-stage ring of Q, dO, LSE and D).
+TEST(Backward, TiledBwdStepIsTheSumOfItsPhases) {
+  const GpuSpec gpu = load_gpu_spec("h200");
+  ASSERT_GT(gpu.mma_sync_flops_per_sm_cycle, 0.0);
+  ASSERT_GT(gpu.sm_clock_tensor_hz, 0.0);
+  const Workload w = shape(1, 1, 64 * 64, 128, 64);  // one CTA (128 keys), 64 q steps of Br 64
+  const TileConfig t;  // Bc 128, Br 64
+  const KernelDataflow flow(KernelId::tiled_bwd, w, t, TileWindow{});
+  ASSERT_EQ(flow.cta_count(), 1);
+  CtaProgram p;
+  flow.program(0, p);
+  ASSERT_EQ(p.step_count, 64);
+  const CtaStep& s = p.steps[10];  // a middle step: no K/V load, no dK/dV store
+  const double cycles = s.tensor_flops / gpu.mma_sync_flops_per_sm_cycle +
+                        static_cast<double>(s.smem_read) / gpu.smem_bytes_per_cycle +
+                        s.exps / (gpu.sfu_exp_per_s / gpu.sm_count / gpu.sm_clock_hz) +
+                        s.fp32_ops / (gpu.fp32_flops / 2.0 / gpu.sm_count / gpu.sm_clock_hz);
+  const double step_s = cycles / gpu.sm_clock_tensor_hz;
+  SimOptions o;
+  o.only = KernelId::tiled_bwd;
+  const SimResult phases = simulate(gpu, w, KernelKind::tiled, t, o);
+  const double per_step = (phases.kernels[0].time_s - phases.kernels[0].launch_s) / 64.0;
+  EXPECT_GT(per_step, step_s);
+  EXPECT_LT(per_step, 1.05 * step_s);
+  // Another program's kernel mapped onto the dataflow keeps the per-warp chains: another time.
+  o.cta_phases = false;
+  const SimResult chains = simulate(gpu, w, KernelKind::tiled, t, o);
+  EXPECT_GT(std::abs(chains.kernels[0].time_s / phases.kernels[0].time_s - 1.0), 0.05);
 }
 
 }  // namespace

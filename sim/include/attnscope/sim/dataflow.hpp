@@ -124,8 +124,11 @@ class KernelDataflow {
   int threads_per_cta() const { return threads_; }
   int pipeline_stages() const { return stages_; }  // 1 = no overlap of loads with math
   // How the step's math runs: the mma.sync kernels as per-warp chains sharing the SM's pipes; the Hopper
-  // kernel as warpgroups issuing wgmma, its softmax after (serial) or beside (overlap) the GEMMs.
-  enum class MathModel : std::uint8_t { warp_chain, warpgroup_serial, warpgroup_overlap };
+  // kernel as warpgroups issuing wgmma, its softmax after (serial) or beside (overlap) the GEMMs; the tiled
+  // backward as phases of the whole CTA (cta_phases): its warps, in step through the step's barriers, read
+  // their operands from shared memory, run the products, recompute P: each phase on its SM pipe, one after the
+  // other.
+  enum class MathModel : std::uint8_t { warp_chain, warpgroup_serial, warpgroup_overlap, cta_phases };
   MathModel math_model() const { return math_; }
   std::int64_t smem_per_cta() const { return smem_; }  // bytes of the CTA's SharedStorage
   int estimated_registers_per_thread() const;          // for occupancy, when not told the real number

@@ -37,6 +37,10 @@ struct SimOptions {
   std::optional<KernelId> only;  // simulate just this one of the kind's kernels (e.g. naive.softmax)
   // Registers per thread of each kernel (index = KernelId), e.g. the compiled kernel's numRegs; 0 = estimate.
   std::array<int, kKernelIdCount> registers_per_thread{};
+  // Time attnscope's tiled backward phase by phase (KernelDataflow::MathModel::cta_phases), as its counters
+  // showed. False for another program's kernel mapped onto that dataflow (FlashAttention-2's backward): its
+  // shared-memory traffic and schedule are not the dataflow's, and it keeps the per-warp chains.
+  bool cta_phases = true;
   // When given and set to true (from any thread), simulate() stops within about a millisecond and throws
   // sim::Cancelled: an interactive caller drops a run whose answer is no longer wanted.
   const std::atomic<bool>* cancel = nullptr;
