@@ -192,9 +192,10 @@ int run_accuracy(const AccuracyFlags& f) {
         std::size_t left_out = 0;
         auto c = profiler::cases_from_matrix_log(p, shown, models, &left_out);
         std::erase_if(c, [&](const profiler::AccuracyCase& x) { return !keep(x.id); });
-        sources.push_back(fmt::format("{} (matrix {} log: {} one-kernel points; {} totals of several kernels "
-                                      "left out)",
-                                      shown, log.matrix, c.size(), left_out));
+        sources.push_back(
+            fmt::format("{} (matrix {} log: {} one-kernel points; {} totals of several kernels "
+                        "left out)",
+                        shown, log.matrix, c.size(), left_out));
         cases.insert(cases.end(), c.begin(), c.end());
       } catch (const sim::InvalidInput& e) {
         sources.push_back(fmt::format("{} skipped: {}", shown, e.what()));

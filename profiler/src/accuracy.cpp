@@ -9,9 +9,9 @@
 #include <atomic>
 #include <cmath>
 #include <fstream>
-#include <regex>
 #include <future>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -190,7 +190,8 @@ std::vector<AccuracyCase> cases_from_matrix_log(const std::filesystem::path& pat
   std::smatch m;
   const std::string folder = path.parent_path().filename().string();
   if (!std::regex_search(folder, m, stamp))
-    throw InvalidInput("matrix log " + shown + ": its folder '" + folder + "' has no UTC stamp (YYYYMMDDTHHMMSSZ)");
+    throw InvalidInput("matrix log " + shown + ": its folder '" + folder +
+                       "' has no UTC stamp (YYYYMMDDTHHMMSSZ)");
   const std::string date = fmt::format("{}-{}-{}T{}:{}:{}Z", m[1].str(), m[2].str(), m[3].str(), m[4].str(),
                                        m[5].str(), m[6].str());
   const bool fresh = log.matrix.starts_with("fresh");
@@ -198,7 +199,8 @@ std::vector<AccuracyCase> cases_from_matrix_log(const std::filesystem::path& pat
   std::vector<AccuracyCase> out;
   std::size_t skipped = 0;
   for (const auto& [p, measured] : matrix_log_points(log)) {
-    if ((p.kind != sim::KernelKind::tiled && p.kind != sim::KernelKind::hopper) || p.workload.pass != sim::Pass::fwd) {
+    if ((p.kind != sim::KernelKind::tiled && p.kind != sim::KernelKind::hopper) ||
+        p.workload.pass != sim::Pass::fwd) {
       ++skipped;
       continue;
     }
@@ -220,7 +222,8 @@ std::vector<AccuracyCase> cases_from_matrix_log(const std::filesystem::path& pat
     for (const auto& [metric, value] : {std::pair{vocab::Metric::dram_read, measured.dram_read_bytes},
                                         std::pair{vocab::Metric::time, measured.time_s}}) {
       const std::optional<double> v = reports::modeled_of(modeled.metrics, metric);
-      if (v && value > 0) c.points[metric] = AccuracyPoint{c.id, kernel, metric, value, *v, c.training, c.fresh};
+      if (v && value > 0)
+        c.points[metric] = AccuracyPoint{c.id, kernel, metric, value, *v, c.training, c.fresh};
     }
     out.push_back(std::move(c));
   }

@@ -53,8 +53,8 @@ sim::KernelResult model_launch(const sim::GpuSpec& gpu, const ForeignModelPlan& 
   o.l2_start = sim::L2Start::cold;
   o.record_tiles = false;  // kernel totals: a program's launches would otherwise carry every tile each
   o.only = plan.kernel;
-  // The phases of attnscope's tiled backward are not FlashAttention-2's: on the H200 its counters read 19.4 GB
-  // of shared-memory reads where the dataflow has 22.9 GB, and a step 8 % shorter than its phases' sum
+  // The phases of attnscope's tiled backward are not FlashAttention-2's: on the H200 its counters read 19.4
+  // GB of shared-memory reads where the dataflow has 22.9 GB, and a step 8 % shorter than its phases' sum
   // (tests/data/h200/foreign-20261203T195206Z/bwd.json). Its steps keep the per-warp chains.
   o.cta_phases = false;
   if (launch.registers_per_thread > 0 && launch.registers_per_thread <= 255)

@@ -360,12 +360,13 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
     }
   }
   const double elements = static_cast<double>(rows * nkv);
-  // How the warps read their rows (BlockAccess::synchronous), one warp per row, as kernels/src/naive_softmax.cu
-  // is written (its PTX shows the loads of each loop iteration issued together, the next iteration's after
-  // the branches or the global store of this one): the shared-memory kernel copies aligned rows with
-  // cp.async (all in flight) and unaligned ones four 2-byte loads per lane at a time (256 bytes per warp);
-  // the two-pass kernel's loops take one load per lane per iteration (16 bytes aligned, 2 unaligned), in
-  // both passes; the general-mask kernel's first pass four 2-byte loads per lane, its second one.
+  // How the warps read their rows (BlockAccess::synchronous), one warp per row, as
+  // kernels/src/naive_softmax.cu is written (its PTX shows the loads of each loop iteration issued together,
+  // the next iteration's after the branches or the global store of this one): the shared-memory kernel copies
+  // aligned rows with cp.async (all in flight) and unaligned ones four 2-byte loads per lane at a time (256
+  // bytes per warp); the two-pass kernel's loops take one load per lane per iteration (16 bytes aligned, 2
+  // unaligned), in both passes; the general-mask kernel's first pass four 2-byte loads per lane, its second
+  // one.
   const int lane_bytes = vocab::naive_rows_aligned(w_.seq_kv) ? 16 : 2;
   const auto with_trips = [&](CtaStep& step, int trip_bytes) {
     for (int i = 0; i < step.load_count; ++i) {

@@ -274,11 +274,12 @@ KernelResult Engine::run() {
   // other models at the datasheet clock, with the tensor rate's efficiency absorbing the difference.
   const double clock = phases ? gpu_.sm_clock_tensor_hz : gpu_.sm_clock_hz;
   clock_hz_ = clock;
-  const double per_cycle = clock / gpu_.sm_clock_hz;  // the datasheet rates below are per second at sm_clock_hz
-  const double tensor_rate =
-      phases ? gpu_.mma_sync_flops_per_sm_cycle * clock
-             : gpu_.tensor_flops(flow_.workload().dtype) *
-                   (warpgroups ? gpu_.wgmma_efficiency : gpu_.mma_sync_efficiency) * per_sm;
+  const double per_cycle =
+      clock / gpu_.sm_clock_hz;  // the datasheet rates below are per second at sm_clock_hz
+  const double tensor_rate = phases ? gpu_.mma_sync_flops_per_sm_cycle * clock
+                                    : gpu_.tensor_flops(flow_.workload().dtype) *
+                                          (warpgroups ? gpu_.wgmma_efficiency : gpu_.mma_sync_efficiency) *
+                                          per_sm;
   const double sfu_rate = gpu_.sfu_exp_per_s * per_sm * per_cycle;
   const double fp32_rate =
       gpu_.fp32_flops / 2.0 * per_sm * per_cycle;  // one op per lane; the datasheet counts an FMA as 2
@@ -458,7 +459,8 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
     // before it), so the step is the sum of its pipes' times. On the H200 at llm-4k d 64 the counters of the
     // tiled backward read per step 1920 cycles of tensor pipe per sub-partition and 3081 of shared-memory
     // wavefronts, and the SMs that run 8 CTAs (512 steps) take 5508 cycles per step
-    // (tests/data/h200/profile-bwd-20261203T154445Z): tensor + shared memory + the exponentials (512) is 5513.
+    // (tests/data/h200/profile-bwd-20261203T154445Z): tensor + shared memory + the exponentials (512) is
+    // 5513.
     serial = st.tensor_flops * tensor_seconds_ + static_cast<double>(st.smem_read) * smem_seconds_ +
              st.exps * sfu_seconds_ + st.fp32_ops * fp32_seconds_;
   } else if (math_ != KernelDataflow::MathModel::warp_chain) {
@@ -815,7 +817,8 @@ double Engine::walk_synchronous(const BlockAccess& a, LevelBytes& bytes) {
     // Rows that touch: the sector a row shares with the previous one was requested with that row.
     const std::uint64_t sector_mask = (std::uint64_t{1} << sector_shift_) - 1;
     const std::uint64_t start = a.address + row * a.pitch, end = start + row_bytes;
-    const std::uint64_t first = joined && row > 0 ? std::min(end, (start + sector_mask) & ~sector_mask) : start;
+    const std::uint64_t first =
+        joined && row > 0 ? std::min(end, (start + sector_mask) & ~sector_mask) : start;
     const std::uint64_t trips = (row_bytes + a.trip_bytes - 1) / a.trip_bytes;
     const auto cut = [&](std::uint64_t k) {
       return k == 0 ? first : k == trips ? end : std::max(first, (start + k * a.trip_bytes) & ~sector_mask);

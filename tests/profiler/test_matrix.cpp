@@ -110,7 +110,6 @@ TEST(Matrix, BackwardMatrixCoversTheAccuracyShapesForTheBackwardPass) {
   EXPECT_EQ(masked, 10);
 }
 
-
 // The committed log of the first fresh shapes (their reports were lost; the log is what the GPU printed).
 const std::filesystem::path kFreshLog =
     std::filesystem::path(ATTNSCOPE_DATA_DIR) / "h200" / "matrix-logs-20261205T053441Z" / "fresh.log";
@@ -137,8 +136,8 @@ TEST(MatrixLog, TheCommittedFreshLogNamesItsSeedThroughItsFolder) {
 TEST(MatrixLog, OneKernelPointsBecomeFreshCasesAndTheOthersAreCounted) {
   ModelCache models(sim::load_gpu_spec("h200"));
   std::size_t left_out = 0;
-  const auto cases = cases_from_matrix_log(kFreshLog, "h200/matrix-logs-20261205T053441Z/fresh.log", models,
-                                           &left_out);
+  const auto cases =
+      cases_from_matrix_log(kFreshLog, "h200/matrix-logs-20261205T053441Z/fresh.log", models, &left_out);
   EXPECT_EQ(cases.size() + left_out, static_cast<std::size_t>(kFreshPoints));
   EXPECT_EQ(left_out, 6u);  // the naive points: three kernels each, summed
   for (const AccuracyCase& c : cases) {
@@ -157,8 +156,8 @@ TEST(MatrixLog, OneKernelPointsBecomeFreshCasesAndTheOthersAreCounted) {
 
 TEST(MatrixLog, ALogOfAnotherMatrixOrWithoutItsSeedIsRefused) {
   const std::string line = "[1/1] nope-b1-h1 dram_read 1.00 MB  time 0.0100 ms\n";
-  EXPECT_THROW(matrix_log_points(read_matrix_log(
-                   write_log("foreign.log", line + "matrix quick: 1 reports written to /tmp/x, 0 skipped\n"))),
+  EXPECT_THROW(matrix_log_points(read_matrix_log(write_log(
+                   "foreign.log", line + "matrix quick: 1 reports written to /tmp/x, 0 skipped\n"))),
                sim::InvalidInput);
   EXPECT_THROW(matrix_log_points(read_matrix_log(
                    write_log("noseed.log", line + "matrix fresh: 1 reports written to /tmp/x, 0 skipped\n"))),
@@ -166,7 +165,8 @@ TEST(MatrixLog, ALogOfAnotherMatrixOrWithoutItsSeedIsRefused) {
   EXPECT_THROW(read_matrix_log(write_log("empty.log", "compute-sanitizer: 0 errors\n")), sim::InvalidInput);
   EXPECT_THROW(read_matrix_log("/nonexistent/matrix.log"), sim::InvalidInput);
   // A log that names its seed is read whatever its folder.
-  EXPECT_EQ(read_matrix_log(write_log("seeded.log", line + "matrix fresh:7: 1 reports written to /tmp/x, 0 skipped\n"))
+  EXPECT_EQ(read_matrix_log(
+                write_log("seeded.log", line + "matrix fresh:7: 1 reports written to /tmp/x, 0 skipped\n"))
                 .matrix,
             "fresh:7");
 }

@@ -275,7 +275,7 @@ TEST(Backward, TiledBwdStepIsTheSumOfItsPhases) {
   ASSERT_GT(gpu.mma_sync_flops_per_sm_cycle, 0.0);
   ASSERT_GT(gpu.sm_clock_tensor_hz, 0.0);
   const Workload w = shape(1, 1, 64 * 64, 128, 64);  // one CTA (128 keys), 64 q steps of Br 64
-  const TileConfig t;  // Bc 128, Br 64
+  const TileConfig t;                                // Bc 128, Br 64
   const KernelDataflow flow(KernelId::tiled_bwd, w, t, TileWindow{});
   ASSERT_EQ(flow.cta_count(), 1);
   CtaProgram p;

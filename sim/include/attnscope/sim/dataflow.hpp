@@ -88,9 +88,9 @@ struct CtaStep {
   // The work the warps issue, which sets the step's time. An MMA instruction computes a whole fragment, so
   // the kernels compute whole tiles: rows past Nq, keys past Nkv and the zero-filled tail of a reduction
   // slice cost as much as valid ones (the kernels mask the scores; they skip no MMA and no exponential).
-  double tensor_flops = 0;  // matrix-product FLOPs issued on tensor cores
-  double exps = 0;          // exponentials on the special-function units
-  double fp32_ops = 0;      // other element-wise FP32 work (scale, max, sums, rescale)
+  double tensor_flops = 0;       // matrix-product FLOPs issued on tensor cores
+  double exps = 0;               // exponentials on the special-function units
+  double fp32_ops = 0;           // other element-wise FP32 work (scale, max, sums, rescale)
   std::uint64_t smem_read = 0;   // bytes read from shared memory (ldmatrix)
   std::uint64_t smem_write = 0;  // bytes written to shared memory (cp.async fills)
 };
@@ -126,8 +126,8 @@ class KernelDataflow {
   // How the step's math runs: the mma.sync kernels as per-warp chains sharing the SM's pipes; the Hopper
   // kernel as warpgroups issuing wgmma, its softmax after (serial) or beside (overlap) the GEMMs; the tiled
   // backward as phases of the whole CTA (cta_phases): its warps, in step through the step's barriers, read
-  // their operands from shared memory, run the products, recompute P: each phase on its SM pipe, one after the
-  // other.
+  // their operands from shared memory, run the products, recompute P: each phase on its SM pipe, one after
+  // the other.
   enum class MathModel : std::uint8_t { warp_chain, warpgroup_serial, warpgroup_overlap, cta_phases };
   MathModel math_model() const { return math_; }
   std::int64_t smem_per_cta() const { return smem_; }  // bytes of the CTA's SharedStorage

@@ -61,9 +61,9 @@ struct GpuSpec {
   // Fraction of tensor peak that warpgroup-level wgmma (the Hopper kernel's GEMMs, operands in shared memory)
   // reaches; 0 (field absent): the GPU has no wgmma, and the Hopper kernel cannot run on it.
   double wgmma_efficiency = 0.0;
-  // Measured per-cycle rates for kernels timed pipe by pipe (KernelDataflow::MathModel::cta_phases; optional in
-  // spec files, 0 = absent, and such kernels then fall back to the per-warp chains): mma.sync m16n8k16 FLOPs
-  // per SM per cycle at its best issue rate, and the SM clock while the tensor pipes are busy.
+  // Measured per-cycle rates for kernels timed pipe by pipe (KernelDataflow::MathModel::cta_phases; optional
+  // in spec files, 0 = absent, and such kernels then fall back to the per-warp chains): mma.sync m16n8k16
+  // FLOPs per SM per cycle at its best issue rate, and the SM clock while the tensor pipes are busy.
   double mma_sync_flops_per_sm_cycle = 0.0;
   double sm_clock_tensor_hz = 0.0;
   // Per-SM-sub-partition effects (optional in spec files; defaults keep the older whole-SM model):
