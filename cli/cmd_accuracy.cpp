@@ -172,6 +172,7 @@ int run_accuracy(const AccuracyFlags& f) {
       for (const auto& e : fs::recursive_directory_iterator(data / "h200"))
         if (e.is_regular_file() && e.path().extension() == ".log") logs.push_back(e.path());
     std::sort(logs.begin(), logs.end());
+    // A run folder with reports, in it or in a folder inside it (h200-.../matrix/).
     const auto has_reports = [](const fs::path& dir) {
       for (const auto& e : fs::directory_iterator(dir)) {
         const std::string name = e.path().filename().string();
@@ -180,6 +181,7 @@ int run_accuracy(const AccuracyFlags& f) {
       return false;
     };
     for (const fs::path& p : logs) {
+      if (has_reports(p.parent_path())) continue;
       const std::string shown = fs::relative(p, data).string();
       profiler::MatrixLog log;
       try {
@@ -187,10 +189,9 @@ int run_accuracy(const AccuracyFlags& f) {
       } catch (const sim::InvalidInput&) {
         continue;  // not a matrix log
       }
-      if (has_reports(p.parent_path())) continue;
       try {
         std::size_t left_out = 0;
-        auto c = profiler::cases_from_matrix_log(p, shown, models, &left_out);
+        auto c = profiler::cases_from_matrix_log(log, p, shown, models, &left_out);
         std::erase_if(c, [&](const profiler::AccuracyCase& x) { return !keep(x.id); });
         sources.push_back(
             fmt::format("{} (matrix {} log: {} one-kernel points; {} totals of several kernels "

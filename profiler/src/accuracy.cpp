@@ -183,9 +183,9 @@ std::vector<AccuracyCase> cases_from_recording(const reports::Report& recorded, 
   return cases_from_report(remodel_report(kept, models, {.full_run_tiles = false}), shown);
 }
 
-std::vector<AccuracyCase> cases_from_matrix_log(const std::filesystem::path& path, const std::string& shown,
-                                                ModelCache& models, std::size_t* left_out) {
-  const MatrixLog log = read_matrix_log(path);
+std::vector<AccuracyCase> cases_from_matrix_log(const MatrixLog& log, const std::filesystem::path& path,
+                                                const std::string& shown, ModelCache& models,
+                                                std::size_t* left_out) {
   static const std::regex stamp(R"((\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z)");
   std::smatch m;
   const std::string folder = path.parent_path().filename().string();

@@ -810,12 +810,12 @@ double Engine::walk_synchronous(const BlockAccess& a, LevelBytes& bytes) {
   const bool joined = a.rows == 1 && a.row_bytes > a.pitch;
   const std::uint64_t row_bytes = joined ? a.pitch : a.row_bytes;
   const std::uint64_t rows = joined ? a.row_bytes / a.pitch : a.rows;
+  const std::uint64_t sector_mask = (std::uint64_t{1} << sector_shift_) - 1;
   for (std::uint64_t row = 0; row < rows; ++row) {
     if (row % a.warp_rows == 0) chain = 0;  // the next warp's rows
     // One piece per round trip, cut at sector boundaries so that each sector is requested once, as when the
     // row is walked whole (a sector two loads share is requested by the first; the second finds it in L1).
     // Rows that touch: the sector a row shares with the previous one was requested with that row.
-    const std::uint64_t sector_mask = (std::uint64_t{1} << sector_shift_) - 1;
     const std::uint64_t start = a.address + row * a.pitch, end = start + row_bytes;
     const std::uint64_t first =
         joined && row > 0 ? std::min(end, (start + sector_mask) & ~sector_mask) : start;

@@ -136,8 +136,8 @@ TEST(MatrixLog, TheCommittedFreshLogNamesItsSeedThroughItsFolder) {
 TEST(MatrixLog, OneKernelPointsBecomeFreshCasesAndTheOthersAreCounted) {
   ModelCache models(sim::load_gpu_spec("h200"));
   std::size_t left_out = 0;
-  const auto cases =
-      cases_from_matrix_log(kFreshLog, "h200/matrix-logs-20261205T053441Z/fresh.log", models, &left_out);
+  const auto cases = cases_from_matrix_log(read_matrix_log(kFreshLog), kFreshLog,
+                                           "h200/matrix-logs-20261205T053441Z/fresh.log", models, &left_out);
   EXPECT_EQ(cases.size() + left_out, static_cast<std::size_t>(kFreshPoints));
   EXPECT_EQ(left_out, 6u);  // the naive points: three kernels each, summed
   for (const AccuracyCase& c : cases) {

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "attnscope/profiler/matrix.hpp"
 #include "attnscope/profiler/model_cache.hpp"
 #include "attnscope/reports/report.hpp"
 #include "attnscope/sim/gpu_spec.hpp"
@@ -87,13 +88,15 @@ std::vector<AccuracyCase> cases_from_recording(const reports::Report& recorded, 
 std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& path, ModelCache& models,
                                                 int threads = 0);
 
-// The cases of a `profile --matrix` log (matrix.hpp; committed when a run's reports could not be): the points
-// of one kernel (tiled, hopper), whose totals are that kernel's measured DRAM read and time under the flushed
-// protocol, each modeled under it. Points of the naive or backward kinds sum several kernels measured one by
-// one, which no case of the table is: they are left out and counted in `left_out`. The case date is the UTC
-// stamp of the folder the log lies in (tests/data/h200/<name>-<UTC stamp>/). Throws sim::InvalidInput.
-std::vector<AccuracyCase> cases_from_matrix_log(const std::filesystem::path& path, const std::string& shown,
-                                                ModelCache& models, std::size_t* left_out = nullptr);
+// The cases of a `profile --matrix` log (matrix.hpp, read from `path`; committed when a run's reports could
+// not be): the points of one kernel (tiled, hopper), whose totals are that kernel's measured DRAM read and
+// time under the flushed protocol, each modeled under it. Points of the naive or backward kinds sum several
+// kernels measured one by one, which no case of the table is: they are left out and counted in `left_out`.
+// The case date is the UTC stamp of the folder the log lies in (tests/data/h200/<name>-<UTC stamp>/). Throws
+// sim::InvalidInput.
+std::vector<AccuracyCase> cases_from_matrix_log(const MatrixLog& log, const std::filesystem::path& path,
+                                                const std::string& shown, ModelCache& models,
+                                                std::size_t* left_out = nullptr);
 
 // One measurement per case: measurements with the same identity (a configuration re-measured in a newer
 // run folder) are merged so that each metric, and the tile windows, come from the newest measurement that
