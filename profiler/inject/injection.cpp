@@ -182,6 +182,7 @@ void on_launch_enter(State& s, CUpti_CallbackId cbid, const CUpti_CallbackData& 
   l.block = call->block;
   l.registers_per_thread = info->registers_per_thread;
   l.static_smem_bytes = info->static_smem_bytes;
+  l.local_bytes_per_thread = info->local_bytes_per_thread;
   l.dynamic_smem_bytes = static_cast<int>(call->dynamic_smem);
   l.launch_index = index;
   l.nvtx_ranges = open.ranges;

@@ -142,6 +142,9 @@ FunctionInfo describe_function(CUfunction function, const char* symbol_name) {
   int smem = 0;
   ATTNSCOPE_CU(cuFuncGetAttribute(&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, f));
   info.static_smem_bytes = smem;
+  int local = 0;
+  ATTNSCOPE_CU(cuFuncGetAttribute(&local, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, f));
+  info.local_bytes_per_thread = local;
 
   const char* name = nullptr;
   if (cuFuncGetName(&name, f) == CUDA_SUCCESS && name != nullptr && *name != '\0')

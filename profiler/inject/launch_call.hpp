@@ -45,6 +45,7 @@ struct FunctionInfo {
   std::string mangled, demangled;
   int registers_per_thread = 0;
   int static_smem_bytes = 0;
+  int local_bytes_per_thread = 0;  // local memory: register spills and local arrays (ptxas' "stack frame")
   // The parameter layout from cuFuncGetParamInfo (CUDA 12.4+); absent when the driver cannot say.
   std::optional<std::vector<KernelParam>> params;
   std::string params_problem;  // why `params` is absent

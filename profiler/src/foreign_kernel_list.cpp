@@ -31,6 +31,7 @@ std::string kernel_list_json(const std::vector<ForeignLaunchRecord>& launches, c
                        {"registers_per_thread", l.registers_per_thread},
                        {"static_smem_bytes", l.static_smem_bytes},
                        {"dynamic_smem_bytes", l.dynamic_smem_bytes},
+                       {"local_bytes_per_thread", l.local_bytes_per_thread},
                        {"nvtx_ranges", l.nvtx_ranges}});
   }
   const json doc = {{"command", command_line}, {"device", device.name}, {"kernels", std::move(kernels)}};

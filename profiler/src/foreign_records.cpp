@@ -83,6 +83,7 @@ ForeignLaunchRecord launch_from(const json& j) {
   l.registers_per_thread = value_or(j, "registers_per_thread", 0);
   l.static_smem_bytes = value_or(j, "static_smem_bytes", 0);
   l.dynamic_smem_bytes = value_or(j, "dynamic_smem_bytes", 0);
+  l.local_bytes_per_thread = value_or(j, "local_bytes_per_thread", -1);
   l.launch_index = j.at("launch_index").get<std::uint64_t>();
   l.nvtx_ranges = value_or(j, "nvtx_ranges", std::vector<std::string>{});
   if (const auto it = j.find("shape"); it != j.end() && !it->is_null()) {
@@ -173,6 +174,7 @@ std::string to_json_line(const ForeignLaunchRecord& r) {
             {"registers_per_thread", l.registers_per_thread},
             {"static_smem_bytes", l.static_smem_bytes},
             {"dynamic_smem_bytes", l.dynamic_smem_bytes},
+            {"local_bytes_per_thread", l.local_bytes_per_thread},
             {"launch_index", l.launch_index},
             {"nvtx_ranges", l.nvtx_ranges},
             {"nvtx_thread", r.nvtx_thread},

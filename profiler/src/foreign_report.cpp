@@ -76,6 +76,9 @@ void add_launch_notes(reports::KernelEntry& e, const ForeignLaunch& l) {
   e.notes["launch.smem"] =
       fmt::format("{} B per CTA ({} B static + {} B dynamic)", l.static_smem_bytes + l.dynamic_smem_bytes,
                   l.static_smem_bytes, l.dynamic_smem_bytes);
+  e.notes["launch.local_memory"] = l.local_bytes_per_thread < 0
+                                       ? std::string("not recorded")
+                                       : fmt::format("{} B per thread", l.local_bytes_per_thread);
   if (!l.nvtx_ranges.empty()) {
     std::string stack;
     for (const auto& r : l.nvtx_ranges) stack += (stack.empty() ? "" : " > ") + r;
@@ -102,6 +105,17 @@ void add_model_notes(reports::KernelEntry& e, const ForeignModelPlan& plan, cons
       "(the launch: {} B)",
       modeled.ctas_per_sm, modeled.occupancy_limiter, modeled.registers_per_thread,
       l.registers_per_thread > 0 ? "the launch's" : "estimated", modeled.smem_per_cta, launch_smem);
+  // Spilled registers live in local memory: cached in L1, and the lines L1 evicts or misses travel to and
+  // from L2 like global data, in the same counters. The dataflows have no local memory (attnscope's own
+  // kernels are built without spills), so the model's L2 and DRAM rows count the kernel's global traffic
+  // only.
+  if (l.local_bytes_per_thread > 0)
+    e.notes["model.local_memory"] = fmt::format(
+        "the kernel has {} B of local memory per thread (register spills or local arrays); the local lines "
+        "L1 evicts or misses go to L2 and maybe DRAM and are counted in the measured l2_write, l2_read, "
+        "dram_write and dram_read, while the model has no local memory: those rows compare the global "
+        "traffic the model describes with global plus local traffic",
+        l.local_bytes_per_thread);
 }
 
 }  // namespace

@@ -24,6 +24,7 @@ ForeignLaunchRecord sample_launch(std::uint64_t index) {
   l.registers_per_thread = 255;
   l.static_smem_bytes = 0;
   l.dynamic_smem_bytes = 49152;
+  l.local_bytes_per_thread = 48;
   l.launch_index = index;
   l.nvtx_ranges = {"step", "attnscope: B=1 H=16 Nq=4096 Nkv=4096 d=64 dtype=fp16 causal=1"};
   l.replay = ForeignReplay::user;
@@ -80,6 +81,7 @@ TEST(ForeignRecords, RoundTripOfEveryRecord) {
   EXPECT_EQ(r.launch.block, expected.launch.block);
   EXPECT_EQ(r.launch.registers_per_thread, 255);
   EXPECT_EQ(r.launch.dynamic_smem_bytes, 49152);
+  EXPECT_EQ(r.launch.local_bytes_per_thread, 48);
   EXPECT_EQ(r.launch.launch_index, 5u);
   EXPECT_EQ(r.launch.nvtx_ranges, expected.launch.nvtx_ranges);
   EXPECT_FALSE(r.launch.shape);  // parsing the annotation is the recogniser's
@@ -98,6 +100,19 @@ TEST(ForeignRecords, RoundTripOfEveryRecord) {
   EXPECT_EQ(run.summary->launches_seen, 10u);
   EXPECT_EQ(run.summary->kernels.size(), 2u);
   EXPECT_EQ(run.summary->kernels[1].second, 4u);
+}
+
+// A launch recorded before the collector read the function's local memory says so (-1), not 0: "no spills"
+// would be a claim the recording cannot back.
+TEST(ForeignRecords, LocalMemoryOfAnOlderRecordIsUnknown) {
+  std::string line = to_json_line(sample_launch(0));
+  const std::string field = "\"local_bytes_per_thread\":48,";
+  const auto at = line.find(field);
+  ASSERT_NE(at, std::string::npos) << line;
+  line.erase(at, field.size());
+  const auto run = parse_foreign_records(line + "\n", "x");
+  ASSERT_EQ(run.launches.size(), 1u);
+  EXPECT_EQ(run.launches[0].launch.local_bytes_per_thread, -1);
 }
 
 TEST(ForeignRecords, ShapeRoundTrips) {

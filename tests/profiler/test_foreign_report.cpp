@@ -103,6 +103,26 @@ std::vector<ForeignLaunch> program() {
 
 }  // namespace
 
+// Local memory (spills): the launch's size is shown, and where it is not zero the model's L2 and DRAM rows
+// say that the measured side also carries the local lines L1 sends to L2; a recording without the field says
+// it was not recorded, not "0".
+TEST(ForeignReport, LocalMemoryIsShownAndQualifiesTheByteRows) {
+  std::vector<ForeignLaunch> launches = {fa2_forward(1), fa2_forward(2), fa2_forward(3)};
+  launches[0].local_bytes_per_thread = 0;
+  launches[1].local_bytes_per_thread = 96;
+  launches[2].local_bytes_per_thread = -1;
+  const reports::Report r = report_foreign_launches(launches, h200(), "attnscope profile -- python x.py");
+  ASSERT_EQ(r.kernels.size(), 3u);
+  EXPECT_EQ(r.kernels[0].notes.at("launch.local_memory"), "0 B per thread");
+  EXPECT_FALSE(r.kernels[0].notes.contains("model.local_memory"));
+  EXPECT_EQ(r.kernels[1].notes.at("launch.local_memory"), "96 B per thread");
+  const std::string& caveat = r.kernels[1].notes.at("model.local_memory");
+  EXPECT_NE(caveat.find("96 B of local memory per thread"), std::string::npos) << caveat;
+  EXPECT_NE(caveat.find("l2_write"), std::string::npos) << caveat;
+  EXPECT_EQ(r.kernels[2].notes.at("launch.local_memory"), "not recorded");
+  EXPECT_FALSE(r.kernels[2].notes.contains("model.local_memory"));
+}
+
 TEST(ForeignReport, RecognisedAndAnnotatedLaunchIsModeledOthersSayWhyNot) {
   const reports::Report r = report_foreign_launches(program(), h200(), "attnscope profile -- python x.py");
   EXPECT_EQ(r.kind, "profile");

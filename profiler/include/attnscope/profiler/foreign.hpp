@@ -42,6 +42,8 @@ struct ForeignLaunch {
   int registers_per_thread = 0;
   int static_smem_bytes = 0;
   int dynamic_smem_bytes = 0;
+  // Local memory per thread (register spills, local arrays); -1 when the recording predates the field.
+  int local_bytes_per_thread = -1;
   std::uint64_t launch_index = 0;        // among all kernel launches of the program, from 0
   std::vector<std::string> nvtx_ranges;  // the NVTX range stack at launch, outermost first
   std::optional<AnnotatedShape> shape;   // from the innermost "attnscope:" range, when there is one

@@ -11,7 +11,7 @@
 namespace attnscope::profiler {
 
 // {"command": ..., "device": ..., "kernels": [{"function", "demangled", "mangled", "launches",
-// "first_launch", "grid", "block", "registers_per_thread", "static_smem_bytes", "dynamic_smem_bytes",
+// "first_launch", "grid", "block", "registers_per_thread", "static_smem_bytes", "dynamic_smem_bytes", "local_bytes_per_thread",
 // "nvtx_ranges"}]}, in the order of each kernel's first launch (grid, block and ranges of that launch);
 // "function" is short_kernel_name (recognize.hpp).
 std::string kernel_list_json(const std::vector<ForeignLaunchRecord>& launches, const DeviceInfo& device,
