@@ -165,7 +165,7 @@ int run_accuracy(const AccuracyFlags& f) {
       cases.insert(cases.end(), r.cases.begin(), r.cases.end());
     }
     // Logs of `profile --matrix` in a folder without reports (committed where a run's reports could not be):
-    // their one-kernel points. Where the reports are there, they are the measurement and the log is not read;
+    // their forward points. Where the reports are there, they are the measurement and the log is not read;
     // other .log files (sanitizers, tests) have no point line and are not listed.
     std::vector<fs::path> logs;
     if (fs::is_directory(data / "h200"))
@@ -194,8 +194,8 @@ int run_accuracy(const AccuracyFlags& f) {
         auto c = profiler::cases_from_matrix_log(log, p, shown, models, &left_out);
         std::erase_if(c, [&](const profiler::AccuracyCase& x) { return !keep(x.id); });
         sources.push_back(
-            fmt::format("{} (matrix {} log: {} one-kernel points; {} totals of several kernels "
-                        "left out)",
+            fmt::format("{} (matrix {} log: {} forward points, a naive point as its three kernels' sum; {} "
+                        "backward points left out)",
                         shown, log.matrix, c.size(), left_out));
         cases.insert(cases.end(), c.begin(), c.end());
       } catch (const sim::InvalidInput& e) {

@@ -199,13 +199,31 @@ std::vector<AccuracyCase> cases_from_matrix_log(const MatrixLog& log, const std:
   std::vector<AccuracyCase> out;
   std::size_t skipped = 0;
   for (const auto& [p, measured] : matrix_log_points(log)) {
-    if ((p.kind != sim::KernelKind::tiled && p.kind != sim::KernelKind::hopper) ||
-        p.workload.pass != sim::Pass::fwd) {
+    if (p.workload.pass != sim::Pass::fwd) {
       ++skipped;
       continue;
     }
-    const sim::KernelId id = p.kind == sim::KernelKind::tiled ? sim::KernelId::tiled : sim::KernelId::hopper;
-    const std::string kernel(sim::to_string(id));
+    // A tiled or Hopper point is one kernel; a naive point is the sum of its three kernels, each measured
+    // from a flushed L2, which is the table's `naive` row (the naive forward as a whole) under that protocol.
+    std::vector<sim::KernelId> ids;
+    std::string kernel;
+    switch (p.kind) {
+      case sim::KernelKind::tiled:
+        ids = {sim::KernelId::tiled};
+        kernel = sim::to_string(ids[0]);
+        break;
+      case sim::KernelKind::hopper:
+        ids = {sim::KernelId::hopper};
+        kernel = sim::to_string(ids[0]);
+        break;
+      case sim::KernelKind::naive:
+        ids = {sim::KernelId::naive_qk, sim::KernelId::naive_softmax, sim::KernelId::naive_pv};
+        kernel = "naive";
+        break;
+      default:
+        ++skipped;
+        continue;
+    }
     AccuracyCase c;
     c.id = shown + ":" + p.label;
     c.origin = shown;
@@ -216,14 +234,19 @@ std::vector<AccuracyCase> cases_from_matrix_log(const MatrixLog& log, const std:
     c.identity = identity_of("cupti", kernel, p.workload, p.tiles, vocab::to_string(protocol));
     c.training = is_training_case(kernel, p.workload);
     c.fresh = fresh;
-    // The modeled values as every report derives them from a model run (reports::modeled_kernel_entry).
-    const auto model = models.kernel(p.workload, p.kind, p.tiles, kernel, protocol, false);
-    const reports::KernelEntry modeled = reports::modeled_kernel_entry(*model, models.gpu());
+    // The modeled values as every report derives them from a model run (reports::modeled_kernel_entry),
+    // summed over the point's kernels.
     for (const auto& [metric, value] : {std::pair{vocab::Metric::dram_read, measured.dram_read_bytes},
                                         std::pair{vocab::Metric::time, measured.time_s}}) {
-      const std::optional<double> v = reports::modeled_of(modeled.metrics, metric);
-      if (v && value > 0)
-        c.points[metric] = AccuracyPoint{c.id, kernel, metric, value, *v, c.training, c.fresh};
+      std::optional<double> sum = 0.0;
+      for (const sim::KernelId id : ids) {
+        const auto model = models.kernel(p.workload, p.kind, p.tiles, sim::to_string(id), protocol, false);
+        const std::optional<double> v =
+            reports::modeled_of(reports::modeled_kernel_entry(*model, models.gpu()).metrics, metric);
+        sum = v && sum ? std::optional<double>(*sum + *v) : std::nullopt;
+      }
+      if (sum && value > 0)
+        c.points[metric] = AccuracyPoint{c.id, kernel, metric, value, *sum, c.training, c.fresh};
     }
     out.push_back(std::move(c));
   }
