@@ -131,7 +131,8 @@ TEST_F(CliHopper, RunJoinsTheNewestHopperRecording) {
   ASSERT_EQ(report.kernels.size(), 1u);
   EXPECT_EQ(report.kernels[0].name, "hopper");
   ASSERT_EQ(report.provenance.recordings.size(), 1u);
-  EXPECT_THAT(report.provenance.recordings[0].file, HasSubstr("hopper-epilogue-20261203T215057Z"));
+  // The newest committed Hopper llm-4k d 128 profile (2026-12-05 13:32 UTC, with the bulk-copy counters).
+  EXPECT_THAT(report.provenance.recordings[0].file, HasSubstr("validate-20261205T133223Z"));
   const CommandResult all = run("run --kernel all --device never --out " + (dir_ / "run-all").string());
   ASSERT_EQ(all.exit_code, 0) << all.err;
   const auto three = attnscope::reports::read_report(dir_ / "run-all" / "report.json");
