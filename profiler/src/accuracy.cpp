@@ -18,6 +18,7 @@
 
 #include "attnscope/profiler/matrix.hpp"
 #include "attnscope/profiler/remodel.hpp"
+#include "attnscope/profiler/request.hpp"
 #include "attnscope/reports/from_sim.hpp"
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/error.hpp"
@@ -205,25 +206,13 @@ std::vector<AccuracyCase> cases_from_matrix_log(const MatrixLog& log, const std:
     }
     // A tiled or Hopper point is one kernel; a naive point is the sum of its three kernels, each measured
     // from a flushed L2, which is the table's `naive` row (the naive forward as a whole) under that protocol.
-    std::vector<sim::KernelId> ids;
-    std::string kernel;
-    switch (p.kind) {
-      case sim::KernelKind::tiled:
-        ids = {sim::KernelId::tiled};
-        kernel = sim::to_string(ids[0]);
-        break;
-      case sim::KernelKind::hopper:
-        ids = {sim::KernelId::hopper};
-        kernel = sim::to_string(ids[0]);
-        break;
-      case sim::KernelKind::naive:
-        ids = {sim::KernelId::naive_qk, sim::KernelId::naive_softmax, sim::KernelId::naive_pv};
-        kernel = "naive";
-        break;
-      default:
-        ++skipped;
-        continue;
+    if (p.kind != sim::KernelKind::tiled && p.kind != sim::KernelKind::hopper &&
+        p.kind != sim::KernelKind::naive) {
+      ++skipped;
+      continue;
     }
+    const std::vector<std::string> names = kernel_names(p.kind);
+    const std::string kernel = p.kind == sim::KernelKind::naive ? "naive" : names.front();
     AccuracyCase c;
     c.id = shown + ":" + p.label;
     c.origin = shown;
@@ -236,13 +225,15 @@ std::vector<AccuracyCase> cases_from_matrix_log(const MatrixLog& log, const std:
     c.fresh = fresh;
     // The modeled values as every report derives them from a model run (reports::modeled_kernel_entry),
     // summed over the point's kernels.
+    std::vector<reports::KernelEntry> modeled;
+    for (const std::string& name : names)
+      modeled.push_back(reports::modeled_kernel_entry(
+          *models.kernel(p.workload, p.kind, p.tiles, name, protocol, false), models.gpu()));
     for (const auto& [metric, value] : {std::pair{vocab::Metric::dram_read, measured.dram_read_bytes},
                                         std::pair{vocab::Metric::time, measured.time_s}}) {
       std::optional<double> sum = 0.0;
-      for (const sim::KernelId id : ids) {
-        const auto model = models.kernel(p.workload, p.kind, p.tiles, sim::to_string(id), protocol, false);
-        const std::optional<double> v =
-            reports::modeled_of(reports::modeled_kernel_entry(*model, models.gpu()).metrics, metric);
+      for (const reports::KernelEntry& e : modeled) {
+        const std::optional<double> v = reports::modeled_of(e.metrics, metric);
         sum = v && sum ? std::optional<double>(*sum + *v) : std::nullopt;
       }
       if (sum && value > 0)
