@@ -21,7 +21,7 @@ set -u -o pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--pack" ]; then
   set -e
-  b=build/gpu
+  b=${BUILD:-build/gpu}
   rm -rf .device/foreign && mkdir -p .device/foreign/lib
   strip -o .device/foreign/attnscope "$b/cli/attnscope"
   # The collector's own GPU tests: a small CUDA program that checks its results under the collector.

@@ -8,6 +8,7 @@
 
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/vocab/backward.hpp"
+#include "attnscope/vocab/metric.hpp"
 #include "dataflow_blocks.hpp"
 
 namespace attnscope::sim {
@@ -122,6 +123,18 @@ void KernelDataflow::bwd_row_program(std::int64_t row_block, std::int64_t slice,
       s.stores[s.store_count++] =
           block(t, map_.address(t, b, h, r0, 0), 1, vec, static_cast<std::uint64_t>(vec));
     s.fp32_ops = 2.0 * static_cast<double>(rows * d);  // the dot product dO . O, one FMA per element pair
+    // D and LSE * log2 e pass through shared memory so that consecutive threads store them: every warp
+    // stores its rows' two floats (two store instructions, one wavefront each, whatever few lanes are
+    // active), then the threads [0, padded rows) read D and [per_cta, per_cta + padded rows) read LSE,
+    // one wavefront per warp that holds such threads. Counted in wavefronts, as the counters count them.
+    const auto warps_over = [](std::int64_t first, std::int64_t count) {
+      return count <= 0 ? 0 : (first + count - 1) / vocab::kWarpThreads - first / vocab::kWarpThreads + 1;
+    };
+    const std::int64_t out_rows = r1 - r0;
+    const auto wavefront = static_cast<std::uint64_t>(vocab::kSharedWavefrontBytes);
+    s.smem_write = static_cast<std::uint64_t>(2 * (vocab::kBwdRowThreads / vocab::kWarpThreads)) * wavefront;
+    s.smem_read =
+        static_cast<std::uint64_t>(warps_over(0, out_rows) + warps_over(per_cta, out_rows)) * wavefront;
     return;
   }
   if (rows == 0) return;  // padding rows only: nothing to convert

@@ -154,6 +154,11 @@ TEST(Backward, PreAndPostTouchEachRowOnce) {
   const LevelBytes pre = expected_bytes(KernelId::tiled_bwd_pre, w, t);
   EXPECT_EQ(pre.l2_read, count(b * h * (2 * n * d * e + n * 4)));        // O, dO, LSE
   EXPECT_EQ(pre.l2_write, count(b * h * (n * d * 4 + 2 * padded * 4)));  // accumulator, D, LSE*log2e
+  // D and LSE*log2e through shared memory, in wavefronts: each of the CTA's 8 warps stores two (4 lanes
+  // or fewer active), and at d 128 (16 rows per CTA) warp 0 reads both vectors back: two wavefronts.
+  const std::int64_t ctas = b * h * padded / 16;
+  EXPECT_EQ(pre.smem_write, count(ctas * 8 * 2 * 128));
+  EXPECT_EQ(pre.smem_read, count(ctas * 2 * 128));
   const LevelBytes post = expected_bytes(KernelId::tiled_bwd_post, w, t);
   EXPECT_EQ(post.l2_read, count(b * h * n * d * 4));
   EXPECT_EQ(post.l2_write, count(b * h * n * d * e));
