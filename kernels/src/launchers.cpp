@@ -483,10 +483,9 @@ Status tiled_backward_parts(const AttentionShape& shape, const TiledBwdConfig& c
                            to_int(vocab::tiled_bwd_padded_rows(config, shape.seq_q)),
                            shape.causal ? 1 : 0,
                            shape.scale,
-                           shape.scale * 1.4426950408889634f,
-                           timeline};
+                           shape.scale * 1.4426950408889634f};
   const detail::MaskParams mask{shape.window, shape.alibi ? t.alibi_slopes : nullptr};
-  return cuda_status(entry->launch(p, mask, shape.batch, parts, stream), "launch_tiled_backward");
+  return cuda_status(entry->launch(p, mask, timeline, shape.batch, parts, stream), "launch_tiled_backward");
 }
 
 // The launches `parts` (bit i: dv, dp, ds, dq, dk) of the naive backward.

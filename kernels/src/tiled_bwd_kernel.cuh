@@ -159,16 +159,38 @@ __global__ void __launch_bounds__(vocab::kBwdRowThreads) tiled_bwd_post_kernel(c
   *reinterpret_cast<uint4*>(static_cast<T*>(p.dq) + at) = out;
 }
 
+// ---- main's timeline (instrumented build only) ------------------------------------------------------------
+// The start time of the CTA's current step waits in shared memory, not in a register: the plain build never
+// instantiates these, so its register allocation is the uninstrumented kernel's. (Declared in the body, even
+// unused, the slot and a capturing lambda cost the plain d 64 kernel 24 bytes of spills per thread.)
+__device__ __forceinline__ std::uint64_t& bwd_step_start() {
+  __shared__ std::uint64_t start;
+  return start;
+}
+// Writes the record of q tile `q_tile` (0 <= q_tile < q_tiles) of this CTA, started at bwd_step_start(),
+// ended at `end_ns`.
+__device__ __forceinline__ void write_bwd_step_record(TileTiming* timeline, const TiledBwdParams& p,
+                                                      int q_tiles, int q_tile, std::uint64_t end_ns) {
+  const std::size_t at =
+      ((static_cast<std::size_t>(blockIdx.z) * p.heads + blockIdx.y) * gridDim.x + blockIdx.x) *
+          static_cast<std::size_t>(q_tiles) +
+      static_cast<std::size_t>(q_tile);
+  timeline[at] = TileTiming{blockIdx.z, blockIdx.y,      static_cast<std::uint32_t>(q_tile),
+                            blockIdx.x, device::sm_id(), bwd_step_start(),
+                            end_ns};
+}
+
 // ---- main ---------------------------------------------------------------------------------------------
 // The main kernel's body, for the kernels below. GeneralMask: the variant for a sliding window and/or
 // ALiBi (`m`), compiled for one tile (vocab::general_mask_tiled_bwd_config): every recomputed probability
 // is tested against the key band and gets the bias, and q tiles below the last row that sees the tile's
 // keys are skipped. With GeneralMask = false `m` is never read and the code is the plain kernel's.
-// Instrumented: thread 0 writes one TileTiming per step (q tile) into p.timeline, %globaltimer at the
+// Instrumented: thread 0 writes one TileTiming per step (q tile) into `timeline`, %globaltimer at the
 // step's start and at the next step's start (the last one after the dK/dV stores); the start time waits in
 // shared memory and the record index is recomputed when written, so no register is held across the loop.
 template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask, bool Instrumented = false>
-__device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const MaskParams& m) {
+__device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const MaskParams& m,
+                                               TileTiming* timeline = nullptr) {
   using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
   using Traits = device::ElementTraits<T>;
   using SharedStorage = typename Shape::SharedStorage;
@@ -260,19 +282,8 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
       device::smem_addr(smem.ds) +
       (ds_row * Br + Shape::ds_swizzle(ds_row, 2 * wm + ((lane / 8) & 1)) * 8) * static_cast<int>(sizeof(T));
 
-  __shared__ std::uint64_t step_start;
-  // Writes the record of q tile `q_tile` (0 <= q_tile < q_tiles), started at step_start, ended now.
-  const auto write_step_record = [&](int q_tile, std::uint64_t end_ns) {
-    const std::size_t at =
-        ((static_cast<std::size_t>(blockIdx.z) * p.heads + blockIdx.y) * gridDim.x + blockIdx.x) *
-            static_cast<std::size_t>(q_tiles) +
-        static_cast<std::size_t>(q_tile);
-    p.timeline[at] =
-        TileTiming{blockIdx.z, blockIdx.y, static_cast<std::uint32_t>(q_tile), blockIdx.x, device::sm_id(),
-                   step_start, end_ns};
-  };
   if constexpr (Instrumented) {
-    if (tid == 0) step_start = device::global_timer_ns();
+    if (tid == 0) bwd_step_start() = device::global_timer_ns();
   }
 
   std::uint32_t k_frag[kKvInRegisters ? kDSteps : 1][4];
@@ -296,8 +307,8 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
       // The previous step's record ends where this step starts (one timer read for both).
       if (tid == 0 && step > 0) {
         const std::uint64_t now = device::global_timer_ns();
-        write_step_record(first + step - 1, now);
-        step_start = now;
+        write_bwd_step_record(timeline, p, q_tiles, first + step - 1, now);
+        bwd_step_start() = now;
       }
     }
     device::cp_async_wait<Stages - 2>();
@@ -491,7 +502,9 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
     // The last record ends when the whole CTA has stored dK and dV. A kv tile no q tile sees still stores
     // zeros, as one record at the model's key: its first visible q tile, clipped to the last q tile.
     __syncthreads();
-    if (tid == 0) write_step_record(min(first + max(n_steps - 1, 0), q_tiles - 1), device::global_timer_ns());
+    if (tid == 0)
+      write_bwd_step_record(timeline, p, q_tiles, min(first + max(n_steps - 1, 0), q_tiles - 1),
+                            device::global_timer_ns());
   }
 }
 
@@ -507,8 +520,8 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
 template <typename T, int D, int Bc, int Br, int Stages>
 __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
                                   TiledBwdShape<T, D, Bc, Br, Stages>::kMinBlocks)
-    tiled_bwd_instrumented_kernel(const TiledBwdParams p) {
-  tiled_bwd_body<T, D, Bc, Br, Stages, false, true>(p, MaskParams{0, nullptr});
+    tiled_bwd_instrumented_kernel(const TiledBwdParams p, TileTiming* timeline) {
+  tiled_bwd_body<T, D, Bc, Br, Stages, false, true>(p, MaskParams{0, nullptr}, timeline);
 }
 
 // The general-mask main kernel: sliding window and/or ALiBi.
@@ -520,8 +533,8 @@ __global__ void __launch_bounds__(TiledBwdShape<T, D, Bc, Br, Stages>::kThreads,
 }
 
 template <typename T, int D, int Bc, int Br, int Stages, bool GeneralMask = false, bool Instrumented = false>
-int launch_tiled_bwd_instance(const TiledBwdParams& p, const MaskParams& mask, int batch, int parts,
-                              Stream stream) {
+int launch_tiled_bwd_instance(const TiledBwdParams& p, const MaskParams& mask, TileTiming* timeline,
+                              int batch, int parts, Stream stream) {
   using Shape = TiledBwdShape<T, D, Bc, Br, Stages>;
   const auto s = static_cast<cudaStream_t>(stream);
   const vocab::Dim3 rows =
@@ -543,7 +556,7 @@ int launch_tiled_bwd_instance(const TiledBwdParams& p, const MaskParams& mask, i
       err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  static_cast<int>(Shape::kSmemBytes));
       if (err != cudaSuccess) return static_cast<int>(err);
-      kernel<<<main_grid, Shape::kThreads, Shape::kSmemBytes, s>>>(p);
+      kernel<<<main_grid, Shape::kThreads, Shape::kSmemBytes, s>>>(p, timeline);
     } else if constexpr (GeneralMask) {
       auto* kernel = &tiled_bwd_general_mask_kernel<T, D, Bc, Br, Stages>;
       err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
