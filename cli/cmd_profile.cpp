@@ -78,6 +78,7 @@ struct ProfileFlags {
   std::size_t first_point = 1;
   unsigned long long seed = 0x5eed;
   bool print_metrics = false;
+  bool gpu_named = false;  // --gpu given: the model runs with that spec, not the measured device's
   std::string keep_tiles = "all";
 };
 
@@ -132,6 +133,12 @@ void require_general_mask_tiles(const sim::Workload& w, const sim::TileConfig& t
         b.bc, b.br, b.stages, bwd.bc, bwd.br, bwd.stages));
 }
 
+// The model's GPU spec: --gpu when given, else the measured device's own built-in spec.
+profiler::ModelSpecChoice model_spec(const ProfileFlags& f, const profiler::DeviceInfo& device) {
+  return profiler::model_spec_for(device,
+                                  f.gpu_named ? std::optional<std::string>(f.workload.gpu) : std::nullopt);
+}
+
 int run_single(const ProfileFlags& f, const std::string& command) {
   const sim::Workload w = f.workload.workload();
   std::vector<sim::KernelKind> kinds = f.workload.kinds();
@@ -153,9 +160,13 @@ int run_single(const ProfileFlags& f, const std::string& command) {
   so.replay = *profiler::parse_replay_mode(f.replay);
   so.flush = *profiler::parse_flush_method(f.flush);
   profiler::GpuSession session(so);
+  const profiler::ModelSpecChoice spec = model_spec(f, session.device());
   reports::Report report;
   for (auto kind : kinds) {
-    reports::Report r = profiler::run_profile(session, options_from(f, w, kind), command);
+    profiler::ProfileOptions o = options_from(f, w, kind);
+    o.gpu_spec = spec.spec;
+    if (spec.note) o.notes.push_back(*spec.note);
+    reports::Report r = profiler::run_profile(session, o, command);
     if (report.kernels.empty()) {
       report = std::move(r);
     } else {
@@ -193,6 +204,8 @@ int run_matrix(const ProfileFlags& f, const std::string& command) {
   so.replay = *profiler::parse_replay_mode(f.replay);
   so.flush = *profiler::parse_flush_method(f.flush);
   profiler::GpuSession session(so);
+  const profiler::ModelSpecChoice spec = model_spec(f, session.device());
+  if (spec.note) std::printf("note: %s\n", spec.note->c_str());
   const auto start = std::chrono::steady_clock::now();
   int written = 0, skipped = 0;
   // A matrix longer than one sitting is measured in parts: each part starts where the last one's deadline
@@ -211,6 +224,8 @@ int run_matrix(const ProfileFlags& f, const std::string& command) {
     pf.no_timeline = true;
     profiler::ProfileOptions o = options_from(pf, p.workload, p.kind);
     o.request.tiles = p.tiles;
+    o.gpu_spec = spec.spec;
+    if (spec.note) o.notes.push_back(*spec.note);
     try {
       const auto r = profiler::run_profile(session, o, command + " [point " + p.label + "]");
       reports::write_report_json(r, std::filesystem::path(f.out_dir) / (p.label + ".json"));
@@ -249,6 +264,11 @@ void add_profile_command(CLI::App& app, int* exit_code) {
       "                    [--records FILE] [--inject-log] -- COMMAND ARGS...\n"
       "  (there -k is a regex on the kernel's demangled name; docs/profile-other-programs.md)");
   add_workload_options(*cmd, flags->workload);
+  cmd->get_option("--gpu")
+      ->description(
+          "GPU spec the model runs with: h200, h100, a100 or a JSON file (default: the measured "
+          "device's own; another one is noted in the report)")
+      ->default_str("");
   cmd->add_option(
          "--cache", flags->cache,
          "L2 state: flush (before every kernel), sequence (flush once, kernels back to back) or warm")
@@ -296,7 +316,8 @@ void add_profile_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--seed", flags->seed, "seed of the random inputs");
   cmd->add_flag("--print-metrics", flags->print_metrics,
                 "print the standard CUPTI metric set (comma separated, as ncu --metrics takes it) and exit");
-  cmd->callback([flags, exit_code] {
+  cmd->callback([cmd, flags, exit_code] {
+    flags->gpu_named = cmd->count("--gpu") > 0;
     if (flags->print_metrics) {
       std::string list;
       for (const auto& m : profiler::standard_counters()) list += (list.empty() ? "" : ",") + m;

@@ -5,6 +5,7 @@
 
 #include <future>
 
+#include "attnscope/profiler/foreign_report.hpp"
 #include "attnscope/profiler/model_cache.hpp"
 #include "attnscope/profiler/windows.hpp"
 #include "attnscope/reports/from_sim.hpp"
@@ -81,6 +82,24 @@ void keep_tiles(reports::Report& report, const std::string& keep) {
   }
 }
 
+ModelSpecChoice model_spec_for(const DeviceInfo& device, const std::optional<std::string>& named) {
+  const std::optional<sim::GpuSpec> own = gpu_spec_for_device(device);
+  if (named) {
+    ModelSpecChoice c{*named, std::nullopt};
+    const sim::GpuSpec asked = sim::load_gpu_spec(*named);
+    if (!own || own->name != asked.name)
+      c.note = fmt::format(
+          "the model ran with the GPU spec '{}' ({}), named on the command line, while the "
+          "measurement ran on {}: modeled and measured values describe different GPUs",
+          asked.short_name, asked.name, device.name);
+    return c;
+  }
+  if (own) return {own->short_name, std::nullopt};
+  return {"h200", fmt::format("no built-in GPU spec describes {}: the model ran with the h200 spec (name one "
+                              "with --gpu, or a JSON file of the device's numbers)",
+                              device.name)};
+}
+
 reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
                             const std::string& command_line) {
   MeasureRequest request = options.request;
@@ -110,6 +129,7 @@ reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
     });
   }
   Measurement measurement = session.measure(request);
+  measurement.notes.insert(measurement.notes.end(), options.notes.begin(), options.notes.end());
   if (request.workload.general_mask() && options.tile_mode != TileMode::none)
     measurement.notes.push_back(
         "no tile windows: a lone tile cannot reproduce a sliding window's or ALiBi's position in the grid");

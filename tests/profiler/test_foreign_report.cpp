@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "attnscope/profiler/foreign_report.hpp"
+#include "attnscope/profiler/profile.hpp"
 #include "attnscope/reports/gate.hpp"
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/reports/writers.hpp"
@@ -190,6 +191,31 @@ TEST(ForeignReport, DeviceNamesFindTheirSpec) {
   d.name = "NVIDIA H200 NVL";
   ASSERT_TRUE(gpu_spec_for_device(d));
   EXPECT_EQ(gpu_spec_for_device(d)->short_name, "h200");
+}
+
+// Our own kernels' profile: the model runs with the measured device's spec unless --gpu names another, and
+// says so when it is not the device's (an H100 measured against the H200 spec once went unnoticed).
+TEST(ProfileModelSpec, TheDevicesOwnSpecUnlessOneIsNamed) {
+  DeviceInfo h100;
+  h100.name = "NVIDIA H100 80GB HBM3";
+  ModelSpecChoice c = model_spec_for(h100, std::nullopt);
+  EXPECT_EQ(c.spec, "h100");
+  EXPECT_FALSE(c.note);
+  c = model_spec_for(h100, std::string("h200"));
+  EXPECT_EQ(c.spec, "h200");
+  ASSERT_TRUE(c.note);
+  EXPECT_NE(c.note->find("NVIDIA H100 80GB HBM3"), std::string::npos) << *c.note;
+  DeviceInfo h200;
+  h200.name = "NVIDIA H200";
+  c = model_spec_for(h200, std::string("h200"));
+  EXPECT_EQ(c.spec, "h200");
+  EXPECT_FALSE(c.note);
+  DeviceInfo other;
+  other.name = "NVIDIA Imaginary 9000";
+  c = model_spec_for(other, std::nullopt);
+  EXPECT_EQ(c.spec, "h200");
+  ASSERT_TRUE(c.note);
+  EXPECT_NE(c.note->find("no built-in GPU spec describes NVIDIA Imaginary 9000"), std::string::npos);
 }
 
 TEST(ForeignReport, ModelRefusalIsReportedNotThrown) {

@@ -27,7 +27,18 @@ struct ProfileOptions {
   // Which tile entries the report keeps: all (modeled attribution of every tile, timeline), measured (tiles
   // with a timeline record or a window measurement) or windows (window measurements only: small files).
   std::string keep_tiles = "all";
+  // Notes every measured kernel of the report carries (e.g. that the model's GPU spec is not the device's).
+  std::vector<std::string> notes;
 };
+
+// The GPU spec the model runs with for a measurement on `device`: the one the user `named` (with a note
+// when it is not the device's own built-in spec), else the device's built-in spec (gpu_spec_for_device),
+// else h200 with a note that no built-in spec describes this device.
+struct ModelSpecChoice {
+  std::string spec;
+  std::optional<std::string> note;
+};
+ModelSpecChoice model_spec_for(const DeviceInfo& device, const std::optional<std::string>& named);
 
 // Drop tile entries as `keep` says ("all", "measured", "windows"); throws sim::InvalidInput otherwise.
 void keep_tiles(reports::Report& report, const std::string& keep);
@@ -41,14 +52,13 @@ std::string device_note(const DeviceInfo& device);
 
 // The report of one profiling run: provenance, workload, tiles, kernels with both sides.
 reports::Report build_profile_report(const Measurement& measurement,
-                                     const std::optional<std::vector<sim::KernelResult>>& model, const sim::GpuSpec& gpu,
-                                     const std::vector<WindowModel>& window_models,
+                                     const std::optional<std::vector<sim::KernelResult>>& model,
+                                     const sim::GpuSpec& gpu, const std::vector<WindowModel>& window_models,
                                      const MeasureRequest& request, const std::string& command_line);
 
 // Runs one profile on an open session: plans the windows, starts the model on its own thread, measures,
 // joins. Throws ProfilerError (GPU side) or sim::InvalidInput (bad workload / tiles).
 reports::Report run_profile(GpuSession& session, const ProfileOptions& options,
                             const std::string& command_line);
-
 
 }  // namespace attnscope::profiler
