@@ -105,7 +105,10 @@ int run_accuracy(const AccuracyFlags& f) {
     };
     const sim::GpuSpec gpu = sim::load_gpu_spec(f.gpu);
     profiler::ModelCache models(gpu);
-    for (const fs::path& p : json_files(data / "bench", "kernels_")) {
+    // Measurements of the GPU the spec describes: bench/kernels_<gpu>_*.json and everything under <gpu>/
+    // (h200/, h100/): the model of one GPU is judged against that GPU's counters only.
+    const fs::path measured = data / gpu.short_name;
+    for (const fs::path& p : json_files(data / "bench", "kernels_" + gpu.short_name + "_")) {
       auto c = profiler::cases_from_benchmarks(p, models, f.threads);
       for (auto& x : c) x.id = "bench/" + p.filename().string() + ":" + x.id;
       for (auto& x : c)
@@ -114,12 +117,12 @@ int run_accuracy(const AccuracyFlags& f) {
       sources.push_back(fmt::format("{} ({} cases)", p.filename().string(), c.size()));
       cases.insert(cases.end(), c.begin(), c.end());
     }
-    // Profile reports anywhere under h200/ (runs land in dated folders beside logs and other JSON, such as
+    // Profile reports anywhere under <gpu>/ (runs land in dated folders beside logs and other JSON, such as
     // ncu comparisons): a file that is not a report is listed as skipped, not fatal. Files are joined with
     // the model on `threads` threads; runs the model shares between files are simulated once.
     std::vector<fs::path> reports_found;
-    if (fs::is_directory(data / "h200"))
-      for (const auto& e : fs::recursive_directory_iterator(data / "h200"))
+    if (fs::is_directory(measured))
+      for (const auto& e : fs::recursive_directory_iterator(measured))
         if (e.is_regular_file() &&
             (e.path().extension() == ".json" || e.path().filename().string().ends_with(".json.gz")))
           reports_found.push_back(e.path());
@@ -168,8 +171,8 @@ int run_accuracy(const AccuracyFlags& f) {
     // their forward points. Where the reports are there, they are the measurement and the log is not read;
     // other .log files (sanitizers, tests) have no point line and are not listed.
     std::vector<fs::path> logs;
-    if (fs::is_directory(data / "h200"))
-      for (const auto& e : fs::recursive_directory_iterator(data / "h200"))
+    if (fs::is_directory(measured))
+      for (const auto& e : fs::recursive_directory_iterator(measured))
         if (e.is_regular_file() && e.path().extension() == ".log") logs.push_back(e.path());
     std::sort(logs.begin(), logs.end());
     // A run folder with reports, in it or in a folder inside it (h200-.../matrix/).

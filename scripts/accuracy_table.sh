@@ -14,6 +14,10 @@ cmake --build "$build" --target attnscope -j2 >/dev/null
 "$build/cli/attnscope" accuracy --data "$root/tests/data" --markdown "$root/docs/accuracy.md" \
   --baseline "$root/tests/accuracy/baseline.json" --write-baseline --threads 2 --csv "$build/accuracy_points.csv" \
   --gate-baseline "$root/tests/accuracy/baseline_ci.json" --gate-skip "n(2048|8192|16384)-"
+# The same model of the GH100 SM with the H100's memory system, against the H100's own measurements
+# (tests/data/h100): docs/accuracy-h100.md and its ratchet baseline (the CI gate reads the whole of it).
+"$build/cli/attnscope" accuracy --data "$root/tests/data" --gpu h100 --markdown "$root/docs/accuracy-h100.md" \
+  --baseline "$root/tests/accuracy/baseline_h100.json" --write-baseline --threads 2
 # The README carries the same table between the same markers: the metrics with a target (the rows after the
 # untargeted marker, and the list under them, stay in docs/accuracy.md, to which it links).
 python3 - "$root/docs/accuracy.md" "$root/README.md" <<'PY'
