@@ -128,7 +128,7 @@ struct TiledBwdEntry {
   int head_dim;
   vocab::TiledBwdConfig config;
   bool general_mask;  // the sliding-window / ALiBi variant
-  bool instrumented;  // the main kernel writes TiledBwdParams::timeline
+  bool instrumented;  // the main kernel writes the timeline its launch is given
   std::size_t smem_bytes;
   // `parts`: bit 0 pre, bit 1 main, bit 2 post (kAllBwdParts: all three, in order).
   // `timeline` (instrumented entries only): one record per (kv tile, q tile) step of the main kernel, at

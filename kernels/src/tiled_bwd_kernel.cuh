@@ -160,9 +160,9 @@ __global__ void __launch_bounds__(vocab::kBwdRowThreads) tiled_bwd_post_kernel(c
 }
 
 // ---- main's timeline (instrumented build only) ------------------------------------------------------------
-// The start time of the CTA's current step waits in shared memory, not in a register: the plain build never
-// instantiates these, so its register allocation is the uninstrumented kernel's. (Declared in the body, even
-// unused, the slot and a capturing lambda cost the plain d 64 kernel 24 bytes of spills per thread.)
+// The start time of the CTA's current step waits in shared memory, not in a register; only the instrumented
+// build calls these. The timeline pointer is that kernel's own argument, not a TiledBwdParams field (see
+// there).
 __device__ __forceinline__ std::uint64_t& bwd_step_start() {
   __shared__ std::uint64_t start;
   return start;
