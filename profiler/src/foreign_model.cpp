@@ -64,7 +64,7 @@ vocab::Dim3 model_grid(vocab::KernelId id, const sim::Workload& w, const sim::Ti
       return vocab::tiled_bwd_grid(t.tiled_bwd(w.head_dim), w.seq_kv, w.heads, w.batch);
     case vocab::KernelId::tiled_bwd_pre:
     case vocab::KernelId::tiled_bwd_post:
-      return vocab::tiled_bwd_row_grid(t.tiled_bwd(w.head_dim), w.seq_q, w.head_dim, slices);
+      return vocab::tiled_bwd_row_grid(t.tiled_bwd(w.head_dim), w.seq_q, w.head_dim, slices, t.bwd_row_block);
     case vocab::KernelId::naive_qk:
       return vocab::naive_qk_grid(n, vocab::naive_qk_column_blocks(n, w.seq_kv),
                                   vocab::naive_qk_row_blocks(n, w.seq_q), slices);
@@ -212,7 +212,18 @@ std::string set_tile(ForeignModelPlan& p, const TileParts& t, const ForeignLaunc
         p.tiles.bwd_stages = t.stages.value_or(2);
       }
       p.tile_label = p.tiles.bwd_label(head_dim);
-      if (p.kernel != vocab::KernelId::tiled_bwd) return "";  // FlashAttention-2's pre/post CTAs are its own
+      if (p.kernel != vocab::KernelId::tiled_bwd) {
+        // FlashAttention-2's pre/post CTAs are kBlockM-row blocks of its 256 threads (the grid check below
+        // holds the launch to that): the model runs the same CTAs.
+        if (t.block_m) {
+          p.tiles.bwd_row_block = *t.block_m;
+          p.tile_label += fmt::format(", {} rows per CTA", *t.block_m);
+        }
+        if (threads != vocab::kBwdRowThreads)
+          return fmt::format("the launch's block has {} threads; the model's {} CTAs have {}", threads,
+                             vocab::to_string(p.kernel), vocab::kBwdRowThreads);
+        return "";
+      }
       const vocab::TiledBwdConfig b = p.tiles.tiled_bwd(head_dim);
       if (t.warps && *t.warps != vocab::tiled_bwd_warps(b))
         return fmt::format(

@@ -65,7 +65,7 @@ void KernelDataflow::backward_grid() {
   switch (id_) {
     case KernelId::tiled_bwd_pre:
     case KernelId::tiled_bwd_post:
-      g = vocab::tiled_bwd_row_grid(bwd_, w_.seq_q, w_.head_dim, slices);
+      g = vocab::tiled_bwd_row_grid(bwd_, w_.seq_q, w_.head_dim, slices, t_.bwd_row_block);
       threads_ = vocab::kBwdRowThreads;
       stages_ = 1;  // plain loads
       break;
@@ -93,13 +93,15 @@ void KernelDataflow::backward_grid() {
 }
 
 // tiled_bwd.pre and tiled_bwd.post: 256 / (d / 8) rows of the padded query rows per CTA, one 16-byte piece
-// of a row per thread. pre reads O, dO and LSE of the rows < Nq, zeroes their dQ accumulator rows and
-// writes D and LSE * log2 e of every padded row; post reads the accumulator rows < Nq and writes dQ.
+// of a row per thread (TileConfig::bwd_row_block rows for another program's kernels: one step that loads and
+// stores all of them, as their threads issue every piece's load before using any). pre reads O, dO and LSE of
+// the rows < Nq, zeroes their dQ accumulator rows and writes D and LSE * log2 e of every padded row; post
+// reads the accumulator rows < Nq and writes dQ.
 void KernelDataflow::bwd_row_program(std::int64_t row_block, std::int64_t slice, StepRange range,
                                      CtaProgram& out) const {
   const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
   const std::int64_t b = slice / w_.heads, h = slice % w_.heads;
-  const std::int64_t per_cta = vocab::bwd_rows_per_cta(d);
+  const std::int64_t per_cta = vocab::bwd_row_block_rows(d, t_.bwd_row_block);
   const std::int64_t padded = vocab::tiled_bwd_padded_rows(bwd_, w_.seq_q);
   const std::int64_t r0 = row_block * per_cta, r1 = std::min(r0 + per_cta, padded);
   const std::int64_t rows = std::max<std::int64_t>(0, std::min(r1, w_.seq_q) - r0);  // rows < Nq

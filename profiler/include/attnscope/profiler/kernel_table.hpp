@@ -119,12 +119,13 @@ inline constexpr std::string_view kFa2BackwardAssumes =
 inline constexpr std::string_view kFa2PreAssumes =
     "flash_bwd_dot_do_o_kernel is the model's tiled_bwd.pre dataflow: D = rowsum(dO o O) per query row and "
     "the fp32 dQ accumulator zeroed. FA2 does not write LSE * log2 e as attnscope's pre kernel does (the "
-    "model counts 4 B per query row more writes), and FA2's CTAs are kBlockM-row blocks where the model's "
-    "are attnscope's 256-thread row blocks (the same bytes, other CTAs)";
+    "model counts 4 B per query row more writes). The model runs FA2's CTAs: kBlockM-row blocks of 256 "
+    "threads, each loading all of its rows before using them";
 inline constexpr std::string_view kFa2PostAssumes =
     "flash_bwd_convert_dq_kernel is the model's tiled_bwd.post dataflow: dQ = scale * the fp32 accumulator, "
-    "converted to the input dtype. FA2's CTAs are kBlockM-row blocks where the model's are attnscope's "
-    "256-thread row blocks (the same bytes, other CTAs)";
+    "converted to the input dtype. The model runs FA2's CTAs: kBlockM-row blocks of 256 threads, each "
+    "loading all of its rows before using them (FA2 stages them through shared memory, which the model does "
+    "not count)";
 inline constexpr std::string_view kTritonAssumes =
     "the Triton kernel of examples/triton_attention.py is the model's tiled dataflow with Br = BLOCK_M, Bc = "
     "BLOCK_N, warps = num_warps, stages = num_stages: it is written as one program per (q tile, head, batch) "

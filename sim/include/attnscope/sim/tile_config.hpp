@@ -65,6 +65,10 @@ struct TileConfig {
   int bwd_bc = 0;      // keys per CTA (a kv tile); warps = bwd_bc / 16
   int bwd_br = 0;      // query rows per step (a q tile)
   int bwd_stages = 0;  // cp.async ring of Q, dO, LSE and D tiles
+  // Query rows per CTA of tiled_bwd.pre and .post; 0 = attnscope's kernels (256 threads, one 16-byte piece
+  // of a row each: 256 / (d / 8) rows). Another program's pre/post kernels mapped onto these dataflows set
+  // their own (FlashAttention-2's are kBlockM rows per CTA).
+  int bwd_row_block = 0;
   // (The naive backward's tiling is fixed: vocab::NaiveBwdTiling{}.)
 
   // Hopper kernel: vocab::HopperConfig, defaults = HopperConfig{} (the d 128 default; the command line starts

@@ -120,9 +120,14 @@ constexpr std::int64_t bwd_rows_per_cta(std::int64_t head_dim) {
 constexpr std::int64_t tiled_bwd_pre_smem_bytes(std::int64_t head_dim) {
   return 2 * bwd_rows_per_cta(head_dim) * 4;
 }
+// Rows per CTA of a pre/post kernel: `row_block` when it is given (another program's kernels, e.g.
+// FlashAttention-2's, whose CTAs are kBlockM-row blocks), else attnscope's 256 / (d / 8).
+constexpr std::int64_t bwd_row_block_rows(std::int64_t head_dim, std::int64_t row_block) {
+  return row_block > 0 ? row_block : bwd_rows_per_cta(head_dim);
+}
 constexpr Dim3 tiled_bwd_row_grid(const TiledBwdConfig& c, std::int64_t seq_q, std::int64_t head_dim,
-                                  std::int64_t slices) {
-  return Dim3{ceil_div(tiled_bwd_padded_rows(c, seq_q), bwd_rows_per_cta(head_dim)), slices, 1};
+                                  std::int64_t slices, std::int64_t row_block = 0) {
+  return Dim3{ceil_div(tiled_bwd_padded_rows(c, seq_q), bwd_row_block_rows(head_dim, row_block)), slices, 1};
 }
 
 // Workspace of the tiled backward, fp32: LSE * log2(e) and D [B, H, padded rows], then the dQ accumulator
