@@ -73,12 +73,12 @@ if command -v cuobjdump >/dev/null 2>&1; then
     /Function :/ { name = $3 }
     { for (i = 1; i <= NF; ++i) {
         op = $i; sub(/;$/, "", op)
-        if (op ~ /^(HMMA|LDSM|LDGSTS|MUFU\.EX2|UBLKCP|SYNCS|SHFL|BAR|LDS|LD\.E|LDG|STL|LDL)/) { split(op, p, "."); k = p[1]; if (op ~ /^MUFU\.EX2/) k = "MUFU.EX2"; c[name, k]++ ; names[name] = 1; keys[k] = 1 }
+        if (op ~ /^(HGMMA|HMMA|LDSM|LDGSTS|MUFU\.EX2|UBLKCP|SYNCS|SHFL|BAR|LDS|LD\.E|LDG|STL|LDL)/) { split(op, p, "."); k = p[1]; if (op ~ /^MUFU\.EX2/) k = "MUFU.EX2"; c[name, k]++ ; names[name] = 1; keys[k] = 1 }
       } }
     END { for (n in names) { line = n; for (k in keys) if (c[n, k]) line = line " " k "=" c[n, k]; print line } }' |
     sed -E 's/_ZN9attnscope10microbench[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_//' | sort >"$OUT/sass_check.txt"
   echo "== SASS instruction counts per kernel (STL/LDL would be spills): $OUT/sass_check.txt"
-  grep -E "mma_kernel|warp_step|ldmatrix|ex2_kernel|cp_async|bulk|chase" "$OUT/sass_check.txt" | cut -c1-200 | head -40
+  grep -E "mma_kernel|wgmma|warp_step|ldmatrix|ex2_kernel|cp_async|bulk|chase" "$OUT/sass_check.txt" | cut -c1-200 | head -40
 else
   echo "cuobjdump not found: no SASS check" | tee "$OUT/sass_check.txt"
 fi
