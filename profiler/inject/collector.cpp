@@ -83,7 +83,25 @@ struct ContextCollector::Impl {
   enum class Mode { none, user, kernel } mode = Mode::none;
   std::vector<Allocation> allocations;
   std::unique_ptr<Snapshot> inputs, results;
+  // CUPTI's range profiler of this context: enabled at the first measured launch and kept for the next ones
+  // (each configures it again), as attnscope's own sessions keep one for all their measurements. Enabling
+  // it is most of a launch's fixed cost; an error drops it (abandon()) and the next launch enables a new one.
   std::unique_ptr<cuda::RangeProfiler> profiler;
+
+  cuda::RangeProfiler& range_profiler(std::int64_t launch_index) {
+    if (!profiler) {
+      profiler = std::make_unique<cuda::RangeProfiler>(context);
+      step("launch {}: range profiler enabled", launch_index);
+    }
+    return *profiler;
+  }
+  // Drops one launch's state, keeping the profiler for the next launch.
+  void clear_launch() {
+    inputs.reset();
+    results.reset();
+    allocations.clear();
+    mode = Mode::none;
+  }
 
   ~Impl() {
     profiler.reset();
@@ -156,16 +174,13 @@ ContextCollector::~ContextCollector() = default;
 
 void ContextCollector::abandon() {
   Impl& s = *impl_;
-  s.profiler.reset();
-  s.inputs.reset();
-  s.results.reset();
-  s.allocations.clear();
-  s.mode = Impl::Mode::none;
+  s.profiler.reset();  // its state after a failed launch is unknown: the next launch enables a new one
+  s.clear_launch();
 }
 
 void ContextCollector::begin(const LaunchCall& call, const FunctionInfo& info, ForeignLaunchRecord& record) {
   Impl& s = *impl_;
-  abandon();
+  s.clear_launch();
   // The launch's inputs are what the program's earlier work left: wait for all of it.
   ATTNSCOPE_CU(cuCtxSynchronize());
   std::string why_kernel;
@@ -215,8 +230,7 @@ void ContextCollector::begin(const LaunchCall& call, const FunctionInfo& info, F
   step("launch {}: kernel replay: {}", record.launch.launch_index, why_kernel);
   s.flush->run(s.stream);
   sync(s.stream);
-  s.profiler = std::make_unique<cuda::RangeProfiler>(s.context);
-  s.profiler->configure(*s.config, CUPTI_AutoRange, CUPTI_KernelReplay, 1);
+  s.range_profiler(record.launch.launch_index).configure(*s.config, CUPTI_AutoRange, CUPTI_KernelReplay, 1);
   s.profiler->start();
   step("launch {}: CUPTI kernel replay started", record.launch.launch_index);
 }
@@ -230,7 +244,7 @@ void ContextCollector::end(const LaunchCall& call, CUresult launch_result, Forei
         fmt::format("the program's own launch failed ({}): not measured", driver_error_text(launch_result)));
   }
   if (s.mode == Impl::Mode::kernel) {
-    // abandon() (the next begin) disables the profiler if anything here throws.
+    // The launch callback calls abandon() (which disables the profiler) if anything here throws.
     ATTNSCOPE_CU(cuCtxSynchronize());
     s.profiler->stop();
     record.launch.counters = s.counters_of(s.decode_one());
@@ -240,7 +254,7 @@ void ContextCollector::end(const LaunchCall& call, CUresult launch_result, Forei
         "kernel replay: CUPTI re-ran the program's launch once per pass and restored memory between passes; "
         "L2 was flushed before the launch only, so passes after the first start from the L2 state CUPTI's "
         "restore left; no event time (the launch cannot be replayed safely)");
-    abandon();
+    s.clear_launch();
     step("launch {}: kernel replay done", record.launch.launch_index);
     return;
   }
@@ -269,7 +283,7 @@ void ContextCollector::end(const LaunchCall& call, CUresult launch_result, Forei
     abandon();
     throw;
   }
-  abandon();
+  s.clear_launch();
 }
 
 void ContextCollector::Impl::measure_user(const LaunchCall& call, ForeignLaunchRecord& record) {
@@ -280,8 +294,8 @@ void ContextCollector::Impl::measure_user(const LaunchCall& call, ForeignLaunchR
   sync(stream);
   step("launch {}: results saved", index);
 
-  profiler = std::make_unique<cuda::RangeProfiler>(context);
-  profiler->configure(*config, CUPTI_UserRange, CUPTI_UserReplay, 1);
+  range_profiler(index).configure(*config, CUPTI_UserRange, CUPTI_UserReplay, 1);
+  step("launch {}: range profiler configured", index);
   int pass = 0;
   bool done = false;
   while (!done) {
@@ -302,7 +316,6 @@ void ContextCollector::Impl::measure_user(const LaunchCall& call, ForeignLaunchR
   record.launch.counters = counters_of(decode_one());
   record.passes = pass;
   record.unavailable_metrics = unavailable;
-  profiler.reset();
   record.launch.event_time_s = time_with_events(call);
   step("launch {}: event time {:.3f} ms", index, *record.launch.event_time_s * 1e3);
   record.notes.push_back(fmt::format(

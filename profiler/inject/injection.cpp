@@ -245,6 +245,7 @@ void on_launch_exit(State& s, const CUpti_CallbackData& data) {
     std::lock_guard lock(s.state_mutex);
     ++s.measured;
   } catch (const ProfilerError& e) {
+    pending.collector->abandon();  // the profiler may be mid-pass: the next launch enables a new one
     write_error(pending.record.launch.launch_index, pending.record.launch.demangled_name, e);
   }
 }
