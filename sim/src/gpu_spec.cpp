@@ -127,7 +127,10 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   g.fp32_flops = r.number("fp32_flops", false);
   g.sfu_exp_per_s = r.number("sfu_exp_per_s", false);
   g.mma_sync_efficiency = r.number("mma_sync_efficiency", false);
-  g.wgmma_efficiency = r.optional_number("wgmma_efficiency", false, g.wgmma_efficiency);
+  g.wgmma_flops_per_sm_cycle =
+      r.optional_number("wgmma_flops_per_sm_cycle", false, g.wgmma_flops_per_sm_cycle);
+  g.wgmma_round_latency_cycles =
+      r.optional_number("wgmma_round_latency_cycles", false, g.wgmma_round_latency_cycles);
   g.mma_sync_flops_per_sm_cycle =
       r.optional_number("mma_sync_flops_per_sm_cycle", false, g.mma_sync_flops_per_sm_cycle);
   g.sm_clock_tensor_hz = r.optional_number("sm_clock_tensor_hz", false, g.sm_clock_tensor_hz);
@@ -142,7 +145,8 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
   // Consistency the cache model relies on.
   if (g.hbm_efficiency > 1.0) r.fail("hbm_efficiency", "must be at most 1");
   if (g.mma_sync_efficiency > 1.0) r.fail("mma_sync_efficiency", "must be at most 1");
-  if (g.wgmma_efficiency > 1.0) r.fail("wgmma_efficiency", "must be at most 1");
+  if (g.wgmma_flops_per_sm_cycle > 0.0 && !(g.sm_clock_tensor_hz > 0.0))
+    r.fail("wgmma_flops_per_sm_cycle", "needs sm_clock_tensor_hz (the clock the per-cycle rates run at)");
   if (g.smem_per_block > g.smem_per_sm) r.fail("smem_per_block", "must not exceed smem_per_sm");
   if (!is_power_of_two(g.l2_sector_bytes)) r.fail("l2_sector_bytes", "must be a power of two");
   if (!is_power_of_two(g.l2_line_bytes) || g.l2_line_bytes % g.l2_sector_bytes != 0 ||

@@ -70,6 +70,8 @@ constexpr int kLoadRing = 16;
 // ideal overlap would be 1.6 times as fast at d 64: the schedules as built hide none of it (0, within those
 // +3/-7 %). The ring depth still differs (an overlapping consumer holds one more slot: dataflow_hopper.cpp).
 constexpr double kSoftmaxHiddenByOverlap = 0.0;
+// The Hopper kernel's wgmma rounds per kv step: S = Q K_j^T, then O += P V_j.
+constexpr double kWgmmaRoundsPerStep = 2.0;
 // Events between two looks at SimOptions::cancel (a few hundred microseconds of model time).
 constexpr std::uint32_t kEventsPerCancelCheck =
     4096;  // load_done entries kept: a power of two above the steps in use
@@ -202,6 +204,7 @@ class Engine {
   double warp_overhead_s_ = 0;  // per warp per step (GpuSpec::warp_step_overhead_cycles)
   double warps_ = 1;            // warps per CTA
   double warp_overhead_flops_ = 0;
+  double wgmma_round_s_ = 0;  // GpuSpec::wgmma_round_latency_cycles at the tensor-load clock
   // Demand of the request being walked
   std::vector<std::uint64_t> partition_sectors_;             // sectors per L2 partition
   std::vector<std::uint64_t> channel_read_, channel_write_;  // sectors per HBM channel
@@ -267,19 +270,22 @@ KernelResult Engine::run() {
     math_ = MathModel::warp_chain;
   const bool warpgroups = math_ == MathModel::warpgroup_serial || math_ == MathModel::warpgroup_overlap;
   const bool phases = math_ == MathModel::cta_phases;
-  if (warpgroups && !(gpu_.wgmma_efficiency > 0.0))
+  if (warpgroups && !(gpu_.wgmma_flops_per_sm_cycle > 0.0 && gpu_.sm_clock_tensor_hz > 0.0))
     throw InvalidInput(std::string(to_string(flow_.id())) + ": the GPU spec '" + gpu_.short_name +
-                       "' has no wgmma_efficiency (a GPU without wgmma cannot run this kernel)");
-  // Phases run every pipe at its measured rate per cycle, at the clock the SMs keep under tensor load; the
-  // other models at the datasheet clock, with the tensor rate's efficiency absorbing the difference.
-  const double clock = phases ? gpu_.sm_clock_tensor_hz : gpu_.sm_clock_hz;
+                       "' has no wgmma_flops_per_sm_cycle (a GPU without wgmma cannot run this kernel)");
+  // Phases and warpgroups run every pipe at its measured rate per cycle, at the clock the SMs keep under
+  // tensor load; the per-warp chains at the datasheet clock, with the tensor rate's efficiency absorbing the
+  // difference.
+  const bool measured_rates = phases || warpgroups;
+  const double clock = measured_rates ? gpu_.sm_clock_tensor_hz : gpu_.sm_clock_hz;
   clock_hz_ = clock;
   const double per_cycle =
       clock / gpu_.sm_clock_hz;  // the datasheet rates below are per second at sm_clock_hz
-  const double tensor_rate = phases ? gpu_.mma_sync_flops_per_sm_cycle * clock
-                                    : gpu_.tensor_flops(flow_.workload().dtype) *
-                                          (warpgroups ? gpu_.wgmma_efficiency : gpu_.mma_sync_efficiency) *
-                                          per_sm;
+  const double tensor_rate =
+      phases       ? gpu_.mma_sync_flops_per_sm_cycle * clock
+      : warpgroups ? gpu_.wgmma_flops_per_sm_cycle * clock
+                   : gpu_.tensor_flops(flow_.workload().dtype) * gpu_.mma_sync_efficiency * per_sm;
+  wgmma_round_s_ = warpgroups ? gpu_.wgmma_round_latency_cycles / clock : 0.0;
   const double sfu_rate = gpu_.sfu_exp_per_s * per_sm * per_cycle;
   const double fp32_rate =
       gpu_.fp32_flops / 2.0 * per_sm * per_cycle;  // one op per lane; the datasheet counts an FMA as 2
@@ -469,7 +475,9 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
     // schedule they run in step: the GEMMs of the CTA's rows share the tensor cores, then the softmax shares
     // the SFUs, one after the other. The overlapped schedules run the softmax while the GEMMs are in flight:
     // the step takes the longer of the two.
-    const double gemm = st.tensor_flops * tensor_seconds_;
+    // Each GEMM is a round (fence, wgmma, commit, wait) whose result the next phase needs: its latency
+    // beyond the MMAs (wgmma_round_latency_cycles) is exposed once per round, as both consumers wait.
+    const double gemm = st.tensor_flops * tensor_seconds_ + kWgmmaRoundsPerStep * wgmma_round_s_;
     const double softmax = std::max(st.exps * sfu_seconds_, st.fp32_ops * fp32_seconds_);
     serial = gemm + softmax;
     if (math_ == KernelDataflow::MathModel::warpgroup_overlap)

@@ -58,9 +58,12 @@ struct GpuSpec {
   // Fraction of tensor peak that warp-level mma.sync (what our kernels use) reaches; Hopper's datasheet peak
   // needs wgmma, so this is below 1 there.
   double mma_sync_efficiency = 1.0;
-  // Fraction of tensor peak that warpgroup-level wgmma (the Hopper kernel's GEMMs, operands in shared memory)
-  // reaches; 0 (field absent): the GPU has no wgmma, and the Hopper kernel cannot run on it.
-  double wgmma_efficiency = 0.0;
+  // Warpgroup-level wgmma (the Hopper kernel's GEMMs, operands in shared memory), from the `wgmma_rate`
+  // microbenchmark: FLOPs per SM per cycle with two warpgroups keeping the tensor cores busy, and the cycles
+  // a warpgroup's round (fence, wgmma, commit, wait) takes beyond its MMAs at that rate. 0 (fields absent):
+  // the GPU has no wgmma, and the Hopper kernel cannot run on it.
+  double wgmma_flops_per_sm_cycle = 0.0;
+  double wgmma_round_latency_cycles = 0.0;
   // Measured per-cycle rates for kernels timed pipe by pipe (KernelDataflow::MathModel::cta_phases; optional
   // in spec files, 0 = absent, and such kernels then fall back to the per-warp chains): mma.sync m16n8k16
   // FLOPs per SM per cycle at its best issue rate, and the SM clock while the tensor pipes are busy.
