@@ -5,7 +5,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
+#include <sstream>
+#include <string>
 
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/error.hpp"
@@ -156,6 +159,38 @@ TEST_F(Hopper, OneCtaPerSmAtTheLaunchBound) {
     EXPECT_EQ(k.smem_per_cta, vocab::hopper_smem_bytes(vocab::HopperConfig{}, d, DType::fp16));
     EXPECT_EQ(k.ctas, 32 * 32);
   }
+}
+
+TEST_F(Hopper, EachKvStepWaitsForItsTwoWgmmaRounds) {
+  // One CTA (one q tile of one head) over many kv steps: with the loads hidden by the ring, each step is its
+  // GEMMs at the wgmma rate, its softmax, and two round latencies (S, then P V). Without the latency the
+  // kernel is shorter by exactly steps x 2 x wgmma_round_latency_cycles at the tensor-load clock.
+  const Workload w = shape(1, 1, 128, 32768, 128);
+  const TileConfig t;  // Br 128 (two consumers), Bc 128: 256 kv steps
+  const int steps = static_cast<int>(w.seq_kv / vocab::HopperConfig{}.bc);
+  const double with = simulate(gpu, w, KernelKind::hopper, t, quiet()).time_s;
+  GpuSpec no_wait = gpu;
+  no_wait.wgmma_round_latency_cycles = 0.0;
+  const double without = simulate(no_wait, w, KernelKind::hopper, t, quiet()).time_s;
+  const double expected = steps * 2.0 * gpu.wgmma_round_latency_cycles / gpu.sm_clock_tensor_hz;
+  EXPECT_GT(gpu.wgmma_round_latency_cycles, 0.0);
+  EXPECT_NEAR(with - without, expected, 0.02 * expected);
+  // The GEMMs run at the microbenchmarked per-cycle rate: a spec at half of it takes longer.
+  GpuSpec half = gpu;
+  half.wgmma_flops_per_sm_cycle /= 2.0;
+  EXPECT_GT(simulate(half, w, KernelKind::hopper, t, quiet()).time_s, 1.2 * with);
+}
+
+TEST(HopperSpec, TheWgmmaRateNeedsTheClockItRunsAt) {
+  std::ifstream in(gpu_spec_dir() / "h200.json");
+  std::ostringstream read;
+  read << in.rdbuf();
+  std::string text = read.str();
+  const auto at = text.find("\"sm_clock_tensor_hz\"");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"sm_clock_tensor_hz\"").size(), "\"unused_clock\"");
+  EXPECT_THAT([&] { parse_gpu_spec(text, "no clock"); },
+              ::testing::ThrowsMessage<InvalidInput>(HasSubstr("sm_clock_tensor_hz")));
 }
 
 TEST_F(Hopper, ASecondStageHidesAnExposedCopy) {
