@@ -238,7 +238,10 @@ int run_matrix(const ProfileFlags& f, const std::string& command) {
       std::printf("[%zu/%zu] %-44s dram_read %10.2f MB  time %9.4f ms\n", i + 1, points.size(),
                   p.label.c_str(), dram / 1e6, time * 1e3);
     } catch (const profiler::ProfilerError& e) {
-      if (e.code() != profiler::ErrorCode::config_not_compiled && e.code() != profiler::ErrorCode::bad_input)
+      // A point the kernels refuse, or one CUPTI could not count, is skipped with its reason: the other
+      // points are still measured (and written). No device, no permission: nothing can be, so it stops.
+      if (e.code() != profiler::ErrorCode::config_not_compiled &&
+          e.code() != profiler::ErrorCode::bad_input && e.code() != profiler::ErrorCode::cupti_error)
         throw;
       ++skipped;
       std::printf("[%zu/%zu] %-44s skipped: %s\n", i + 1, points.size(), p.label.c_str(), e.what());

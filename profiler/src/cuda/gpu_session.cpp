@@ -413,9 +413,17 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   }
   const auto ranges = s.profiler->decode(*s.config);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (ranges.size() != plan.size())
-    throw ProfilerError(ErrorCode::cupti_error, fmt::format("CUPTI returned {} ranges where {} were recorded",
-                                                            ranges.size(), plan.size()));
+  if (ranges.size() != plan.size()) {
+    // Which ones: a range CUPTI leaves out held no work it counted (its kernel did not run, or ran empty).
+    std::string recorded, returned;
+    for (const auto& p : plan) recorded += (recorded.empty() ? "" : ", ") + p.name;
+    for (const auto& r : ranges) returned += (returned.empty() ? "" : ", ") + r.name;
+    throw ProfilerError(
+        ErrorCode::cupti_error,
+        fmt::format("CUPTI returned {} ranges where {} were recorded (recorded: {}; returned: "
+                    "{}; {} pass{})",
+                    ranges.size(), plan.size(), recorded, returned, pass, pass == 1 ? "" : "es"));
+  }
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const auto& p = plan[i];
     if (user && ranges[i].name != p.name)  // matched by order; a renamed range is worth a note, not a failure
