@@ -59,6 +59,11 @@ struct GpuSession::Impl {
   std::size_t flush_bytes = 0;
   std::unique_ptr<cuda::MetricConfig> config;
   std::unique_ptr<cuda::RangeProfiler> profiler;
+  // The most ranges the profiler has been configured for since it was enabled. CUPTI keeps the room of the
+  // first configuration: configured again for more ranges per pass, it returned only 4 of 6 (H100, a naive
+  // point after a tiled one in `profile --matrix fresh:202612051826`), so a measurement that needs more
+  // ranges than any before it gets a new profiler.
+  std::size_t profiler_ranges = 0;
   std::vector<std::string> unavailable;
   std::vector<std::string> not_collected;
 
@@ -126,6 +131,7 @@ struct GpuSession::Impl {
       m.notes.push_back(std::string("PM sampling unavailable: ") + e.what());
     }
     profiler = std::make_unique<cuda::RangeProfiler>(context);
+    profiler_ranges = 0;  // a new profiler: its first configuration sets its room
   }
 
   // Each kernel's duration from CUDA events, from the same L2 state as its counters, median of 3 runs.
@@ -381,6 +387,13 @@ Measurement GpuSession::measure(const MeasureRequest& request) {
   ATTNSCOPE_CUDA(cudaStreamSynchronize(s.stream));
 
   const auto t0 = std::chrono::steady_clock::now();
+  if (plan.size() > s.profiler_ranges) {
+    if (s.profiler_ranges > 0) {
+      s.profiler.reset();  // disable before enabling another in the same context
+      s.profiler = std::make_unique<cuda::RangeProfiler>(s.context);
+    }
+    s.profiler_ranges = plan.size();
+  }
   s.profiler->configure(*s.config, user ? CUPTI_UserRange : CUPTI_AutoRange,
                         user ? CUPTI_UserReplay : CUPTI_KernelReplay, plan.size());
   int pass = 0;
