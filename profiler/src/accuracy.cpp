@@ -477,9 +477,8 @@ std::string accuracy_headline(const std::vector<AccuracyRow>& rows) {
            "reports are committed, the table's numbers include the shapes the model's constants were fitted "
            "on (totals from a run whose reports were lost: docs/accuracy.md, \"Fresh shapes and the backward "
            "matrix\").\n\n";
-  return "**On fresh shapes** (drawn at random from the UTC date by `attnscope profile --matrix fresh`, "
-         "never "
-         "fitted on; median / worst |error| (cases)):\n\n" +
+  return "**On fresh shapes** (drawn at random by `attnscope profile --matrix fresh[:SEED]`, from the UTC "
+         "date unless a seed is given; never fitted on; median / worst |error| (cases)):\n\n" +
          out + "\n";
 }
 
