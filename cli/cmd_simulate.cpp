@@ -138,7 +138,7 @@ int run_simulate(const SimulateFlags& f) {
     if (kinds.size() > 1 && std::find(kinds.begin(), kinds.end(), sim::KernelKind::hopper) != kinds.end()) {
       try {
         sim::check_config(gpu, w, sim::KernelKind::hopper, tiles);
-        if (!(gpu.wgmma_flops_per_sm_cycle > 0.0))
+        if (!gpu.has_wgmma())
           throw sim::InvalidInput("hopper: the GPU spec '" + gpu.short_name +
                                   "' has no wgmma_flops_per_sm_cycle (a GPU without wgmma)");
       } catch (const sim::InvalidInput& e) {

@@ -270,7 +270,7 @@ KernelResult Engine::run() {
     math_ = MathModel::warp_chain;
   const bool warpgroups = math_ == MathModel::warpgroup_serial || math_ == MathModel::warpgroup_overlap;
   const bool phases = math_ == MathModel::cta_phases;
-  if (warpgroups && !(gpu_.wgmma_flops_per_sm_cycle > 0.0 && gpu_.sm_clock_tensor_hz > 0.0))
+  if (warpgroups && !gpu_.has_wgmma())
     throw InvalidInput(std::string(to_string(flow_.id())) + ": the GPU spec '" + gpu_.short_name +
                        "' has no wgmma_flops_per_sm_cycle (a GPU without wgmma cannot run this kernel)");
   // Phases and warpgroups run every pipe at its measured rate per cycle, at the clock the SMs keep under

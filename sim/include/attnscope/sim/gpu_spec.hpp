@@ -85,6 +85,8 @@ struct GpuSpec {
   double launch_overhead_ns = 0;
 
   double tensor_flops(DType t) const { return t == DType::fp32 ? tensor_flops_fp32 : tensor_flops_fp16; }
+  // Whether the Hopper kernel can be modeled: a wgmma rate and the clock it runs at.
+  bool has_wgmma() const { return wgmma_flops_per_sm_cycle > 0.0 && sm_clock_tensor_hz > 0.0; }
 };
 
 // Built-in specs: "h200", "h100", "a100" (files in sim/gpus/). Anything else is taken as a file path.
