@@ -163,6 +163,7 @@ class Engine {
   void walk(const BlockAccess& a, bool write, LevelBytes& bytes);
   template <bool kFetch>
   void walk_lines(const BlockAccess& a, bool write, LevelBytes& bytes);
+  void walk_pieces(const BlockAccess& a, LevelBytes& bytes);
   void flush(bool write, LevelBytes& bytes);
   void flush_with_fetch(LevelBytes& bytes);  // the lines gathered by walk_lines<true>
   void flush_through(bool write, LevelBytes& bytes);
@@ -611,6 +612,10 @@ void Engine::walk_lines(const BlockAccess& a, bool write, LevelBytes& bytes) {
       count = 0;
     }
   };
+  if (write && a.piece_bytes > 0) {
+    walk_pieces(a, bytes);
+    return;
+  }
   const std::uint64_t in_line = a.address & (line_bytes - 1);
   if (a.rows > 1 && (a.pitch & (line_bytes - 1)) == 0 && in_line + a.row_bytes <= line_bytes) {
     // Every row lies in one line, at the same sectors, a fixed number of lines after the previous row (a
@@ -665,6 +670,22 @@ void Engine::walk_lines(const BlockAccess& a, bool write, LevelBytes& bytes) {
   cursor_ = cursor;
   pending_count_ = count;
   kFetch ? flush_with_fetch(bytes) : flush(write, bytes);
+}
+
+// A store in pieces (BlockAccess::piece_bytes): one walk per column of pieces, over all rows, so a sector
+// two pieces share is requested by each. Their order within the step does not matter to L2: nothing is
+// written back between the pieces of one step but the oldest dirty lines.
+void Engine::walk_pieces(const BlockAccess& a, LevelBytes& bytes) {
+  const bool joined = a.rows == 1 && a.row_bytes > a.pitch;
+  BlockAccess piece = a;
+  piece.piece_bytes = 0;
+  piece.rows = joined ? static_cast<std::uint32_t>(a.row_bytes / a.pitch) : a.rows;
+  const std::uint64_t row_bytes = joined ? a.pitch : a.row_bytes;
+  for (std::uint64_t at = 0; at < row_bytes; at += a.piece_bytes) {
+    piece.address = a.address + at;
+    piece.row_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(a.piece_bytes, row_bytes - at));
+    walk_lines<false>(piece, true, bytes);
+  }
 }
 
 void Engine::flush_with_fetch(LevelBytes& bytes) {

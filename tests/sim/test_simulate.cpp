@@ -4,6 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "attnscope/sim/address_map.hpp"
+#include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/simulate.hpp"
 
@@ -58,6 +60,36 @@ TEST_F(Simulate, TiledWithoutReuseIsTheClosedForm) {
       EXPECT_EQ(r.kernels[0].l2_resident_end, 0u);
     }
   }
+}
+
+// Rows of S that are not 16-byte aligned (Nkv % 8 != 0) are stored 2 bytes a lane: each warp store covers
+// 64 contiguous bytes of a row of a 128-column tile, and L2 counts the sectors of each store, so a sector two
+// stores share is counted twice (the H200's naive.qk at Nkv = 2931: 1.47x the bytes of S). The sectors are
+// counted here independently of the model, row by row, tile by tile, store by store.
+TEST_F(Simulate, UnalignedNaiveQkWritesSOneWarpStoreAtATime) {
+  const std::int64_t b = 1, h = 2, n = 300, d = 64, e = 2, tile_cols = 128, store_bytes = 64;
+  const Workload w = shape(b, h, n, n, d);
+  const AddressMap map(w);
+  u64 sectors = 0;
+  for (std::int64_t bh = 0; bh < b * h; ++bh)
+    for (std::int64_t row = 0; row < n; ++row)
+      for (std::int64_t c0 = 0; c0 < n; c0 += tile_cols) {
+        const u64 start = map.address(Tensor::s, bh / h, bh % h, row, c0);
+        const u64 end = start + u64(std::min(tile_cols, n - c0) * e);
+        for (u64 a = start; a < end; a += store_bytes)
+          sectors += (std::min(a + store_bytes, end) - 1) / 32 - a / 32 + 1;
+      }
+  ASSERT_GT(sectors * 32, u64(b * h * n * n * e) * 5 / 4);  // the shared sectors do count twice
+  SimOptions o;
+  o.only = KernelId::naive_qk;
+  const SimResult r = simulate(gpu, w, KernelKind::naive, TileConfig{}, o);
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].totals.l2_write, sectors * 32);
+  EXPECT_EQ(expected_bytes(KernelId::naive_qk, w, TileConfig{}).l2_write, sectors * 32);
+  // Aligned rows: 16-byte stores of whole rows of the tile, S once.
+  const Workload aligned = shape(b, h, 304, 304, d);
+  EXPECT_EQ(simulate(gpu, aligned, KernelKind::naive, TileConfig{}, o).kernels[0].totals.l2_write,
+            u64(b * h * 304 * 304 * e));
 }
 
 TEST_F(Simulate, NaiveWithoutReuseMovesSAndPAsTheClosedFormSays) {

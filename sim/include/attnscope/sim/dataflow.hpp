@@ -62,10 +62,15 @@ struct BlockAccess {
   // L2, or to HBM when a sector of the piece misses. The warps do nothing else meanwhile. 0: a copy.
   std::uint16_t trip_bytes = 0;
   std::uint8_t warp_rows = 1;
+  // Stores only: each row is written by warp store instructions of this many contiguous bytes from the
+  // row's start (2-byte stores, lane = column: 64), each its own L2 request, so a sector two pieces share is
+  // requested by both (the slices count it twice), each covering it in part. 0: the row in whole sectors.
+  std::uint16_t piece_bytes = 0;
 
   bool synchronous() const { return trip_bytes > 0; }
   std::uint64_t bytes() const { return std::uint64_t{rows} * row_bytes; }
-  // 32-byte (or `sector_bytes`) sectors touched: what L2 counts for this request.
+  // 32-byte (or `sector_bytes`) sectors touched, per piece when the rows are stored in pieces: what L2
+  // counts for this request.
   std::uint64_t sectors(std::uint32_t sector_bytes) const;
 };
 
