@@ -92,6 +92,7 @@ void add_smem_benchmarks(std::vector<Benchmark>& out);
 void add_memory_benchmarks(std::vector<Benchmark>& out);
 void add_launch_benchmarks(std::vector<Benchmark>& out);
 void add_wgmma_benchmarks(std::vector<Benchmark>& out);
+void add_partial_sector_benchmarks(std::vector<Benchmark>& out);
 
 // Progress line on stdout (flushed).
 void progress(const std::string& line);
