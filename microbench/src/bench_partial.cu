@@ -4,10 +4,11 @@
 // naive.qk writes rows of S that do not start on a sector boundary when Nkv % 16 != 0 (2-byte elements):
 // the sector at each tile's edge is written partly by one tile's stores and partly by the next tile's. On
 // the H200 such runs read and write DRAM more than S's whole sectors need, by about the same bytes each way
-// (docs/lab-notebook/2026-12-06-partial-sectors.md). One explanation: a dirty sector that L2 holds only in
-// part is read from DRAM before it is written back (read-modify-write), and written back again once its
-// other part arrives. This benchmark separates the two writers of each shared sector by a controlled number
-// of bytes written in between (the lag) and lets the counters say from which lag the extra bytes appear.
+// (docs/lab-notebook/2026-12-05-unaligned-rows-and-split-sectors.md). One explanation: a dirty sector that L2
+// holds only in part is read from DRAM before it is written back (read-modify-write), and written back again
+// once its other part arrives. This benchmark separates the two writers of each shared sector by a controlled
+// number of bytes written in between (the lag) and lets the counters say from which lag the extra bytes
+// appear.
 //
 // Rows of `pitch` bytes, each written in two parts, [0, cut) and [cut, pitch), 2 bytes a lane (64 contiguous
 // bytes per warp store, as naive.qk's unaligned stores). Work item j writes the left part of row j and the
