@@ -92,6 +92,9 @@ void print_result(const sim::SimResult& r) {
         k.name.c_str(), k.ctas_per_sm, k.occupancy_limiter.c_str(), static_cast<long long>(k.smem_per_cta),
         k.registers_per_thread, reports::format_bytes(static_cast<double>(k.l2_resident_end)).c_str(),
         reports::format_bytes(static_cast<double>(k.l2_dirty_end)).c_str());
+  for (const sim::KernelResult& k : r.kernels)
+    if (!k.not_modeled.empty())
+      std::printf("  %-14s not modeled: %s\n", k.name.c_str(), k.not_modeled.c_str());
   const char* times = r.workload.pass == sim::Pass::fwd   ? ""
                       : r.workload.pass == sim::Pass::bwd ? "2.5*"
                                                           : "3.5*";

@@ -52,6 +52,10 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
         models.kernel(recorded.workload, kind, recorded.tiles, entry.name, protocol, full_run_tiles);
     const reports::KernelEntry fresh = reports::modeled_kernel_entry(*model, gpu);
     replace_modeled(entry.metrics, fresh.metrics);
+    // The model's notes (CTAs, occupancy, what it leaves out for this workload) are this model's too.
+    std::erase_if(entry.notes, [](const auto& n) { return n.first.starts_with("model."); });
+    for (const auto& [key, text] : fresh.notes)
+      if (key.starts_with("model.")) entry.notes[key] = text;
     if (full_run_tiles) entry.tiles_total = fresh.tiles_total;
 
     std::map<TileKey, const reports::TileEntry*> fresh_tiles;

@@ -42,6 +42,7 @@ KernelEntry modeled_kernel_entry(const sim::KernelResult& kernel, const sim::Gpu
   e.notes["model.ctas_per_sm"] = std::to_string(kernel.ctas_per_sm);
   e.notes["model.smem_per_cta"] = std::to_string(kernel.smem_per_cta);
   e.notes["model.l2_resident_end"] = std::to_string(kernel.l2_resident_end);
+  if (!kernel.not_modeled.empty()) e.notes["model.not_modeled"] = kernel.not_modeled;
   // Cycles become seconds at the clock the timing model ran at.
   const double seconds_per_cycle = gpu.sm_clock_hz > 0 ? 1.0 / gpu.sm_clock_hz : 0.0;
   e.tiles_total = static_cast<std::int64_t>(kernel.tiles.size());

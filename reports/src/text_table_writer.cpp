@@ -172,6 +172,10 @@ std::string to_text_table_unescaped(const Report& report) {
     for (const auto& k : report.kernels)
       if (const auto it = k.notes.find("measure.not_comparable"); it != k.notes.end())
         out += fmt::format("  {}: {}\n", k.name, it->second);
+    // What the model leaves out for this workload, where the counters show it matters (sim::KernelResult).
+    for (const auto& k : report.kernels)
+      if (const auto it = k.notes.find("model.not_modeled"); it != k.notes.end())
+        out += fmt::format("  {} model: {}\n", k.name, it->second);
     std::vector<std::vector<std::string>> coverage;
     for (const auto& k : report.kernels)
       if (const std::string c = tile_coverage(k); !c.empty()) coverage.push_back({k.name, c});

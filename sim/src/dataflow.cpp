@@ -342,6 +342,15 @@ void KernelDataflow::qk_program(std::int64_t group, std::int64_t m_block, std::i
   }
 }
 
+std::string KernelDataflow::not_modeled() const {
+  if (id_ == KernelId::naive_qk && !vocab::naive_rows_aligned(w_.seq_kv))
+    return "rows of S are not 16-byte aligned (Nkv % 8 != 0), so the kernel stores them 2 bytes a lane: the "
+           "extra instructions of those stores, and the DRAM reads and writes of the sectors two tiles each "
+           "write in part, are not modeled; on the H200's fresh shapes of 2026-12-05 this path read 1.1-2.7x "
+           "the modeled DRAM bytes and took 1.7-2.3x the modeled time (docs/accuracy.md)";
+  return {};
+}
+
 // naive.softmax: rows_per_cta rows of S, one warp per row, P written in place. A row that fits in shared
 // memory (Nkv <= vocab::kSoftmaxSharedRowLimit) is read from HBM once; a longer one twice (max and sum,
 // then normalise). Causal rows read only their visible keys but write the whole row (zeros past the

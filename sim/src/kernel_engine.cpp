@@ -241,6 +241,7 @@ KernelResult Engine::run() {
       opt_.registers_per_thread > 0 ? opt_.registers_per_thread : flow_.estimated_registers_per_thread();
   const Occupancy occ = occupancy(gpu_, flow_.smem_per_cta(), flow_.threads_per_cta(), regs);
   result_.name = std::string(to_string(flow_.id()));
+  result_.not_modeled = flow_.not_modeled();
   result_.ctas = static_cast<int>(flow_.cta_count());
   result_.ctas_per_sm = occ.ctas_per_sm;
   result_.occupancy_limiter = std::string(occ.limiter);

@@ -14,6 +14,7 @@
 #include "attnscope/profiler/profile.hpp"
 #include "attnscope/profiler/remodel.hpp"
 #include "attnscope/reports/json_io.hpp"
+#include "attnscope/reports/writers.hpp"
 #include "attnscope/sim/simulate.hpp"
 
 using namespace attnscope;
@@ -126,4 +127,24 @@ TEST(CommittedReports, ReadBackAndRejoinWithAFreshModel) {
   std::printf("checked %d kernel metrics and %d tile metrics in %zu committed reports\n", checked_kernels,
               checked_tiles, files.size());
   EXPECT_GT(checked_kernels, 0);
+}
+
+// A fresh point whose rows of S are not 16-byte aligned (Nkv 2931): the report the user reads says, beside
+// naive.qk's rows, what the model leaves out there; the aligned kernels of the same report say nothing.
+TEST(CommittedReports, TheReportSaysWhatTheModelLeavesOutForThisWorkload) {
+  const fs::path file = fs::path(ATTNSCOPE_DATA_DIR) / "h200" / "validate-20261205T133223Z" /
+                        "fresh-20261205T133223Z" / "fresh05-b22-h4-q2931-k2931-d64-bf16-naive.json";
+  const reports::Report seen = remodel_report(reports::read_report(file), sim::load_gpu_spec("h200"));
+  ASSERT_EQ(seen.kernels.size(), 3u);
+  for (const reports::KernelEntry& k : seen.kernels) {
+    const auto note = k.notes.find("model.not_modeled");
+    if (k.name == "naive.qk") {
+      ASSERT_NE(note, k.notes.end());
+      EXPECT_NE(note->second.find("2 bytes a lane"), std::string::npos) << note->second;
+    } else {
+      EXPECT_EQ(note, k.notes.end()) << k.name;
+    }
+  }
+  const std::string text = reports::to_text_table(seen);
+  EXPECT_NE(text.find("naive.qk model: rows of S are not 16-byte aligned"), std::string::npos);
 }

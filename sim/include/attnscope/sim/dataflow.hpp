@@ -134,6 +134,9 @@ class KernelDataflow {
   // their operands from shared memory, run the products, recompute P: each phase on its SM pipe, one after
   // the other.
   enum class MathModel : std::uint8_t { warp_chain, warpgroup_serial, warpgroup_overlap, cta_phases };
+  // What this kernel does for this workload that the model leaves out and that the counters show moves its
+  // numbers (naive.qk's rows stored 2 bytes a lane); empty when nothing is known.
+  std::string not_modeled() const;
   MathModel math_model() const { return math_; }
   std::int64_t smem_per_cta() const { return smem_; }  // bytes of the CTA's SharedStorage
   int estimated_registers_per_thread() const;          // for occupancy, when not told the real number

@@ -60,6 +60,10 @@ struct KernelResult {
   // L2 state when the kernel ended (what the next kernel inherits): resident and dirty bytes.
   std::uint64_t l2_resident_end = 0;
   std::uint64_t l2_dirty_end = 0;
+  // What the kernel does on the chip, for this workload, that the model leaves out and that is known to
+  // move its numbers (KernelDataflow::not_modeled); empty when nothing is known. Reports show it beside the
+  // kernel's rows.
+  std::string not_modeled;
   std::vector<TileRecord> tiles;
 };
 
