@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -181,6 +182,31 @@ int run_simulate(const SimulateFlags& f) {
         "(forward) and Bc %d Br %d stages %d (backward); other tiles are a what-if\n",
         fwd.br, fwd.bc, fwd.warps, fwd.stages, bwd.bc, bwd.br, bwd.stages);
   }
+  // A forward pass past the GPU's memory is still priced (a what-if), and said so first: the GPU could not
+  // hold it, and the model takes minutes over it. Large runs print each kernel as it starts (stderr).
+  constexpr std::int64_t kProgressAbove = std::int64_t{4} << 30;  // bytes held: the model takes ~10 s
+  std::int64_t largest = 0;
+  for (sim::KernelKind k : kinds) {
+    const sim::MemoryFootprint m = sim::memory_footprint(w, k, tiles);
+    largest = std::max(largest, m.total());
+    if (gpu.hbm_capacity_bytes > 0 && m.total() > gpu.hbm_capacity_bytes)
+      std::printf(
+          "  note: %s needs %s of HBM at this shape (%s of tensors + %s of scratch), more than %s's %s: "
+          "the GPU cannot hold it; modeled as a what-if\n",
+          std::string(sim::to_string(k)).c_str(),
+          reports::format_bytes(static_cast<double>(m.total())).c_str(),
+          reports::format_bytes(static_cast<double>(m.tensors)).c_str(),
+          reports::format_bytes(static_cast<double>(m.scratch)).c_str(), gpu.name.c_str(),
+          reports::format_bytes(static_cast<double>(gpu.hbm_capacity_bytes)).c_str());
+  }
+  std::fflush(stdout);
+  const auto started = std::chrono::steady_clock::now();
+  if (largest > kProgressAbove)
+    options.on_kernel_start = [&](const std::string& kernel, int index, int count) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      std::fprintf(stderr, "attnscope simulate: modeling %s (%d of %d), %.0f s so far\n", kernel.c_str(),
+                   index + 1, count, s);
+    };
   std::vector<sim::SimResult> results;
   for (sim::KernelKind k : kinds) {
     results.push_back(sim::simulate(gpu, w, k, tiles, options));

@@ -100,9 +100,13 @@ SimResult simulate(const GpuSpec& gpu, const Workload& w, KernelKind kind, const
   result.kind = kind;
   // A warm start runs the same kernels once first and keeps only what they leave in L2.
   const int passes = options.l2_start == L2Start::warm ? 2 : 1;
+  const int launches = passes * static_cast<int>(kernels.size());
+  int launch = 0;
   for (int pass = 0; pass < passes; ++pass) {
     const bool kept = pass == passes - 1;
     for (KernelId k : kernels) {
+      if (options.on_kernel_start) options.on_kernel_start(std::string(to_string(k)), launch, launches);
+      ++launch;
       const KernelDataflow flow(k, w, tiles, options.window);
       detail::EngineOptions eo;
       eo.l2_reuse = options.l2_reuse;

@@ -152,4 +152,24 @@ TEST_F(CliBackward, MasksAreModeledMeasuredWhereBuiltAndRefusedElsewhere) {
   EXPECT_THAT(swept.out, HasSubstr("causal window=256"));
 }
 
+// A forward pass the GPU's memory cannot hold is still priced (a what-if), and the output says so before the
+// model starts: here a spec whose HBM is 1 GB against llm-4k's naive forward (1.14 GB with its S matrix).
+TEST_F(CliBackward, ForwardPastTheGpusMemoryIsModeledAndSaidSoFirst) {
+  std::string spec = read_text(fs::path(ATTNSCOPE_GPU_SPEC_DIR) / "h200.json");
+  const std::string key = "\"hbm_capacity_bytes\": {\"value\": 141e9";
+  const auto at = spec.find(key);
+  ASSERT_NE(at, std::string::npos);
+  spec.replace(at, key.size(), "\"hbm_capacity_bytes\": {\"value\": 1e9");
+  const fs::path small = dir_ / "h200_1gb.json";
+  attnscope::cli_testing::write_text(small, spec);
+  const CommandResult naive = run("simulate --kernel naive --gpu " + small.string());
+  ASSERT_EQ(naive.exit_code, 0) << naive.err;
+  EXPECT_THAT(naive.out, HasSubstr("note: naive needs 1.14 GB of HBM at this shape"));
+  EXPECT_THAT(naive.out, HasSubstr("the GPU cannot hold it; modeled as a what-if"));
+  EXPECT_LT(naive.out.find("note: naive needs"), naive.out.find("naive.qk "));  // before the table
+  const CommandResult tiled = run("simulate --kernel tiled --gpu " + small.string());
+  ASSERT_EQ(tiled.exit_code, 0) << tiled.err;
+  EXPECT_THAT(tiled.out, Not(HasSubstr("cannot hold it")));
+}
+
 }  // namespace

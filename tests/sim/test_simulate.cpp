@@ -96,6 +96,23 @@ TEST_F(Simulate, UnalignedNaiveQkWritesSOneWarpStoreAtATime) {
   EXPECT_TRUE(a.kernels[0].not_modeled.empty());
 }
 
+// Progress: the caller hears of each kernel before it is modeled, a warm start's first pass included.
+TEST_F(Simulate, EachKernelIsAnnouncedBeforeItIsModeled) {
+  std::vector<std::string> seen;
+  SimOptions o = no_reuse();
+  o.l2_start = L2Start::warm;
+  o.on_kernel_start = [&](const std::string& kernel, int index, int count) {
+    EXPECT_EQ(index, static_cast<int>(seen.size()));
+    EXPECT_EQ(count, 6);
+    seen.push_back(kernel);
+  };
+  const SimResult r = simulate(gpu, shape(1, 2, 256, 256, 64), KernelKind::naive, TileConfig{}, o);
+  ASSERT_EQ(r.kernels.size(), 3u);
+  const std::vector<std::string> expected{"naive.qk", "naive.softmax", "naive.pv",
+                                          "naive.qk", "naive.softmax", "naive.pv"};
+  EXPECT_EQ(seen, expected);
+}
+
 TEST_F(Simulate, NaiveWithoutReuseMovesSAndPAsTheClosedFormSays) {
   const std::int64_t b = 1, h = 2, n = 1024, d = 64, e = 2, blocks = n / 128;
   const SimResult r = simulate(gpu, shape(b, h, n, n, d), KernelKind::naive, TileConfig{}, no_reuse());

@@ -15,6 +15,7 @@
 #pragma once
 #include <array>
 #include <atomic>
+#include <functional>
 #include <optional>
 
 #include "attnscope/sim/dataflow.hpp"
@@ -44,6 +45,9 @@ struct SimOptions {
   // When given and set to true (from any thread), simulate() stops within about a millisecond and throws
   // sim::Cancelled: an interactive caller drops a run whose answer is no longer wanted.
   const std::atomic<bool>* cancel = nullptr;
+  // Called before each kernel is modeled (index from 0, of `count`, a warm start's first pass included):
+  // progress for long runs. A large naive workload takes the model minutes per kernel.
+  std::function<void(const std::string& kernel, int index, int count)> on_kernel_start;
 };
 
 // Simulates the kernels of `kind` for w.pass (kernels_of: a training step runs the forward's kernels, then
