@@ -568,7 +568,7 @@ void run_warp_step(Context& ctx) {
       const StepKernel k = bf16 ? step_kernel_for<true>(variant) : step_kernel_for<false>(variant);
       int fit = 0;
       MB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, k, kStepThreads, 0));
-      for (int ctas_per_sm : {1, 2, 3, 4}) {
+      for (int ctas_per_sm : {1, 2, 3, 4, 5, 6, 7, 8}) {  // as many as fit: the issue rate vs warps per SMSP
         if (ctas_per_sm > fit) {
           ctx.rec->check(bench,
                          std::string(bf16 ? "bf16 " : "fp16 ") + variant_name(variant) + ": " +
