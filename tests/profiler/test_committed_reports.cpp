@@ -147,4 +147,6 @@ TEST(CommittedReports, TheReportSaysWhatTheModelLeavesOutForThisWorkload) {
   }
   const std::string text = reports::to_text_table(seen);
   EXPECT_NE(text.find("naive.qk model: rows of S are not 16-byte aligned"), std::string::npos);
+  EXPECT_NE(reports::to_markdown(seen).find("> **naive.qk model**: rows of S are not 16-byte aligned"),
+            std::string::npos);
 }
