@@ -44,6 +44,7 @@ std::uint64_t BlockAccess::sectors(std::uint32_t sector_bytes) const {
   for (std::uint32_t r = 0; r < rows; ++r) {
     const std::uint64_t a = address + r * pitch;
     n += (a + row_bytes - 1) / s - a / s + 1;
+    if (l1_has_head && a % s != 0) --n;  // the sector shared with the previous step's piece is in L1
   }
   return n;
 }
@@ -462,6 +463,10 @@ void KernelDataflow::pv_program(std::int64_t m_block, std::int64_t slice, StepRa
       // stores each into shared memory before the next (kernels/src/naive_pv.cu, `#pragma unroll 1`).
       s.loads[0].trip_bytes = static_cast<std::uint16_t>(t_.gemm_bk * e);
       s.loads[0].warp_rows = static_cast<std::uint8_t>(t_.gemm_bm / t_.gemm_warps);
+      // Plain loads fill L1: the sector this slice shares with the previous one (rows off a sector boundary)
+      // came with the previous step's loads of the same rows (the H200's fresh unaligned points: L2 reads
+      // 0.78-0.84 of a model that asked for it again).
+      s.loads[0].l1_has_head = k > k0_step;
     }
     s.loads[1] = block(Tensor::v, map_.address(Tensor::v, b, h, k0, 0), kc, d * e, map_.row_pitch(Tensor::v));
     s.load_count = 2;

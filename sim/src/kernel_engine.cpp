@@ -845,10 +845,11 @@ double Engine::walk_synchronous(const BlockAccess& a, LevelBytes& bytes) {
     if (row % a.warp_rows == 0) chain = 0;  // the next warp's rows
     // One piece per round trip, cut at sector boundaries so that each sector is requested once, as when the
     // row is walked whole (a sector two loads share is requested by the first; the second finds it in L1).
-    // Rows that touch: the sector a row shares with the previous one was requested with that row.
+    // Rows that touch: the sector a row shares with the previous one was requested with that row. A piece
+    // that continues the previous step's (l1_has_head): the sector they share is in L1.
     const std::uint64_t start = a.address + row * a.pitch, end = start + row_bytes;
     const std::uint64_t first =
-        joined && row > 0 ? std::min(end, (start + sector_mask) & ~sector_mask) : start;
+        (joined && row > 0) || a.l1_has_head ? std::min(end, (start + sector_mask) & ~sector_mask) : start;
     const std::uint64_t trips = (row_bytes + a.trip_bytes - 1) / a.trip_bytes;
     const auto cut = [&](std::uint64_t k) {
       return k == 0 ? first : k == trips ? end : std::max(first, (start + k * a.trip_bytes) & ~sector_mask);

@@ -62,6 +62,10 @@ struct BlockAccess {
   // L2, or to HBM when a sector of the piece misses. The warps do nothing else meanwhile. 0: a copy.
   std::uint16_t trip_bytes = 0;
   std::uint8_t warp_rows = 1;
+  // Synchronous loads only: each row's piece continues the piece the same warp loaded from that row in the
+  // previous step, so the sector the two share (a row off a sector boundary) is already in L1 and is not
+  // requested again.
+  bool l1_has_head = false;
   // Stores only: each row is written by warp store instructions of this many contiguous bytes from the
   // row's start (2-byte stores, lane = column: 64), each its own L2 request, so a sector two pieces share is
   // requested by both (the slices count it twice), each covering it in part. 0: the row in whole sectors.
