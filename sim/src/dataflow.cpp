@@ -30,8 +30,7 @@ std::uint64_t BlockAccess::sectors(std::uint32_t sector_bytes) const {
   if (rows == 0 || row_bytes == 0) return 0;
   const std::uint64_t s = sector_bytes;
   if (piece_bytes > 0) {  // each piece of each row is its own request; joined rows are split back first
-    const bool joined = rows == 1 && row_bytes > pitch;
-    const std::uint64_t n_rows = joined ? row_bytes / pitch : rows, bytes = joined ? pitch : row_bytes;
+    const std::uint64_t n_rows = tensor_rows(), bytes = tensor_row_bytes();
     std::uint64_t n = 0;
     for (std::uint64_t r = 0; r < n_rows; ++r)
       for (std::uint64_t a = address + r * pitch, end = a + bytes; a < end; a += piece_bytes)
@@ -389,10 +388,6 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
   // unaligned), in both passes; the general-mask kernel's first pass four 2-byte loads per lane, its second
   // one.
   const int lane_bytes = vocab::naive_rows_aligned(w_.seq_kv) ? 16 : 2;
-  // P's stores are modeled as whole rows, also when unaligned rows are stored 2 bytes a lane (64 bytes per
-  // warp store, as naive.qk's): the slices count 1.18x the bytes for causal rows and 1.86x for a
-  // non-causal row set on the H200, where 64-byte pieces would give 1.47x; not understood yet.
-  const BlockAccess& p_rows = s_rows;
   const auto with_trips = [&](CtaStep& step, int trip_bytes) {
     for (int i = 0; i < step.load_count; ++i) {
       step.loads[static_cast<std::size_t>(i)].trip_bytes = static_cast<std::uint16_t>(trip_bytes);
@@ -410,7 +405,10 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
     read.smem_read = 2 * loaded + static_cast<std::uint64_t>(rows * nkv * e);
     read.exps = 2.0 * elements;
     read.fp32_ops = 4.0 * elements;
-    read.stores[0] = p_rows;
+    // P's stores are modeled as whole rows, also when unaligned rows are stored 2 bytes a lane (64 bytes per
+    // warp store, as naive.qk's): the slices count 1.18x the bytes for causal rows and 1.86x for a
+    // non-causal row set on the H200, where 64-byte pieces would give 1.47x; not understood yet.
+    read.stores[0] = s_rows;
     read.store_count = 1;
     out.step_count = 1;
     if (range.begin(1) < range.end(1)) out.steps.push_back(read);
@@ -419,7 +417,7 @@ void KernelDataflow::softmax_program(std::int64_t row_block, std::int64_t slice,
   read.exps = elements;
   read.fp32_ops = (w_.general_mask() ? 4.0 : 2.0) * elements;  // the bias and band test per element
   CtaStep second = read;
-  second.stores[0] = p_rows;
+  second.stores[0] = s_rows;
   second.store_count = 1;
   with_trips(read, vocab::kWarpThreads * (w_.general_mask() ? 4 * 2 : lane_bytes));
   with_trips(second, vocab::kWarpThreads * (w_.general_mask() ? 2 : lane_bytes));

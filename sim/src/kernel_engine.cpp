@@ -677,11 +677,10 @@ void Engine::walk_lines(const BlockAccess& a, bool write, LevelBytes& bytes) {
 // two pieces share is requested by each. Their order within the step does not matter to L2: nothing is
 // written back between the pieces of one step but the oldest dirty lines.
 void Engine::walk_pieces(const BlockAccess& a, LevelBytes& bytes) {
-  const bool joined = a.rows == 1 && a.row_bytes > a.pitch;
   BlockAccess piece = a;
   piece.piece_bytes = 0;
-  piece.rows = joined ? static_cast<std::uint32_t>(a.row_bytes / a.pitch) : a.rows;
-  const std::uint64_t row_bytes = joined ? a.pitch : a.row_bytes;
+  piece.rows = static_cast<std::uint32_t>(a.tensor_rows());
+  const std::uint64_t row_bytes = a.tensor_row_bytes();
   for (std::uint64_t at = 0; at < row_bytes; at += a.piece_bytes) {
     piece.address = a.address + at;
     piece.row_bytes = static_cast<std::uint32_t>(std::min<std::uint64_t>(a.piece_bytes, row_bytes - at));
@@ -836,10 +835,10 @@ double Engine::walk_synchronous(const BlockAccess& a, LevelBytes& bytes) {
   const double l2 = gpu_.l2_latency_ns * 1e-9, hbm = gpu_.hbm_latency_ns * 1e-9;
   bool missed = request_missed_;
   double longest = 0, chain = 0;
-  // The tensor's rows: block() joins rows that touch end to end into one (its pitch stays the row's length).
-  const bool joined = a.rows == 1 && a.row_bytes > a.pitch;
-  const std::uint64_t row_bytes = joined ? a.pitch : a.row_bytes;
-  const std::uint64_t rows = joined ? a.row_bytes / a.pitch : a.rows;
+  // The tensor's rows (block() joins rows that touch end to end into one).
+  const bool joined = a.joined();
+  const std::uint64_t row_bytes = a.tensor_row_bytes();
+  const std::uint64_t rows = a.tensor_rows();
   const std::uint64_t sector_mask = (std::uint64_t{1} << sector_shift_) - 1;
   for (std::uint64_t row = 0; row < rows; ++row) {
     if (row % a.warp_rows == 0) chain = 0;  // the next warp's rows

@@ -72,6 +72,11 @@ struct BlockAccess {
   std::uint16_t piece_bytes = 0;
 
   bool synchronous() const { return trip_bytes > 0; }
+  // block() joins rows that touch end to end into one (rows 1, row_bytes a multiple of pitch): the rows as
+  // the tensor has them, count and length.
+  bool joined() const { return rows == 1 && row_bytes > pitch; }
+  std::uint64_t tensor_rows() const { return joined() ? row_bytes / pitch : rows; }
+  std::uint64_t tensor_row_bytes() const { return joined() ? pitch : row_bytes; }
   std::uint64_t bytes() const { return std::uint64_t{rows} * row_bytes; }
   // 32-byte (or `sector_bytes`) sectors touched, per piece when the rows are stored in pieces: what L2
   // counts for this request.
