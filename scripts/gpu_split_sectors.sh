@@ -38,7 +38,8 @@ echo "- exit code: $rc" >>"$OUT/README.md"
 python3 - "$OUT/split_sectors.json" "$OUT/split_sectors.csv" <<'PY' | tee "$OUT/summary.txt"
 import csv, json, statistics, sys
 res = json.load(open(sys.argv[1]))["benchmarks"]["split_sectors"]["results"]
-rows = [r for r in csv.reader(open(sys.argv[2])) if r and not r[0].startswith("==")]
+# The csv holds the benchmark's own output and ncu's messages too: keep ncu's quoted csv lines.
+rows = list(csv.reader(l for l in open(sys.argv[2]) if l.startswith('"')))
 head, units, launches = rows[0], rows[1], rows[2:]
 scale = {"byte": 1, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9, "KB": 1e3, "MB": 1e6, "GB": 1e9}
 def metric(launch, key):
