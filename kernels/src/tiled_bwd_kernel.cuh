@@ -238,8 +238,8 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
   const auto load_step = [&](int s) {
     const int slot = s % Stages;
     const int row0 = (first + s) * Br;
-    device::load_tile<T, D, Br, kThreads>(smem.q[slot], q, row0, p.seq_q, tid);
-    device::load_tile<T, D, Br, kThreads>(smem.d_o[slot], d_o, row0, p.seq_q, tid);
+    device::load_tile_fixed<T, D, Br, kThreads>(smem.q[slot], q, row0, p.seq_q, tid);
+    device::load_tile_fixed<T, D, Br, kThreads>(smem.d_o[slot], d_o, row0, p.seq_q, tid);
     constexpr int kVecChunks = Br / 4;
     static_assert(2 * kVecChunks <= kThreads, "one thread per 16-byte piece of LSE and D");
     if (tid < kVecChunks) {
@@ -251,8 +251,8 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
   };
 
   // Prologue: K and V with step 0's tiles in group 0, then steps 1 .. Stages-2, one group each.
-  device::load_tile<T, D, Bc, kThreads>(smem.k, k, kv0, p.seq_kv, tid);
-  device::load_tile<T, D, Bc, kThreads>(smem.v, v, kv0, p.seq_kv, tid);
+  device::load_tile_fixed<T, D, Bc, kThreads>(smem.k, k, kv0, p.seq_kv, tid);
+  device::load_tile_fixed<T, D, Bc, kThreads>(smem.v, v, kv0, p.seq_kv, tid);
 #pragma unroll
   for (int s = 0; s < Stages - 1; ++s) {
     if (s < n_steps) load_step(s);
