@@ -53,7 +53,7 @@ struct TiledBwdShape {
     T v[Bc * D];            // V tile; dV staging at the end
     T q[Stages][Br * D];    // Q ring
     T d_o[Stages][Br * D];  // dO ring
-    T ds[Bc * Br];          // dS^T [key][row], swizzle128
+    T ds[2][Bc * Br];       // dS^T [key][row], swizzle128: step i writes ds[i % 2], step i + 1 reads it
     float lse[Stages][Br];  // LSE * log2 e
     float delta[Stages][Br];
   };
@@ -238,8 +238,8 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
   const auto load_step = [&](int s) {
     const int slot = s % Stages;
     const int row0 = (first + s) * Br;
-    device::load_tile<T, D, Br, kThreads>(smem.q[slot], q, row0, p.seq_q, tid);
-    device::load_tile<T, D, Br, kThreads>(smem.d_o[slot], d_o, row0, p.seq_q, tid);
+    device::load_tile_fixed<T, D, Br, kThreads>(smem.q[slot], q, row0, p.seq_q, tid);
+    device::load_tile_fixed<T, D, Br, kThreads>(smem.d_o[slot], d_o, row0, p.seq_q, tid);
     constexpr int kVecChunks = Br / 4;
     static_assert(2 * kVecChunks <= kThreads, "one thread per 16-byte piece of LSE and D");
     if (tid < kVecChunks) {
@@ -251,8 +251,8 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
   };
 
   // Prologue: K and V with step 0's tiles in group 0, then steps 1 .. Stages-2, one group each.
-  device::load_tile<T, D, Bc, kThreads>(smem.k, k, kv0, p.seq_kv, tid);
-  device::load_tile<T, D, Bc, kThreads>(smem.v, v, kv0, p.seq_kv, tid);
+  device::load_tile_fixed<T, D, Bc, kThreads>(smem.k, k, kv0, p.seq_kv, tid);
+  device::load_tile_fixed<T, D, Bc, kThreads>(smem.v, v, kv0, p.seq_kv, tid);
 #pragma unroll
   for (int s = 0; s < Stages - 1; ++s) {
     if (s < n_steps) load_step(s);
@@ -279,8 +279,46 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
   const int wn = warp / Shape::kWarpsM;
   const int ds_row = lane % 8 + 8 * (lane / 16);
   const std::uint32_t ds_at =
-      device::smem_addr(smem.ds) +
+      device::smem_addr(smem.ds[0]) +
       (ds_row * Br + Shape::ds_swizzle(ds_row, 2 * wm + ((lane / 8) & 1)) * 8) * static_cast<int>(sizeof(T));
+  constexpr std::uint32_t kDsSlotBytes = Bc * Br * sizeof(T);
+
+  // dQ[rows of wm, columns of wn] += dS K for the q tile at row0, from dS^T in slot ds_slot, added into the
+  // fp32 accumulator in L2.
+  const auto dq_step = [&](int ds_slot, int row0) {
+    float dq_acc[kDqTiles][4];
+#pragma unroll
+    for (int i = 0; i < kDqTiles; ++i) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) dq_acc[i][e] = 0.0f;
+    }
+    const std::uint32_t ds_slot_at = ds_at + static_cast<std::uint32_t>(ds_slot) * kDsSlotBytes;
+#pragma unroll
+    for (int kk = 0; kk < Bc / 16; ++kk) {
+      std::uint32_t a[4];
+      device::ldmatrix_x4_trans(a, ds_slot_at + kk * 16 * Br * static_cast<int>(sizeof(T)));
+#pragma unroll
+      for (int dp = 0; dp < kDqTiles / 2; ++dp) {
+        std::uint32_t b[4];
+        device::ldmatrix_x4_trans(b, (k_bt + kk * 16 * kRowBytes) ^
+                                         static_cast<std::uint32_t>((wn * (Shape::kDqCols / 16) + dp) * 32));
+        Traits::mma(dq_acc[2 * dp], a, b[0], b[1]);
+        Traits::mma(dq_acc[2 * dp + 1], a, b[2], b[3]);
+      }
+    }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const int row = row0 + wm * 16 + g + 8 * r;
+      if (row < p.seq_q) {
+        float* dst = dq_accum + static_cast<std::size_t>(row) * D + wn * Shape::kDqCols + 2 * t;
+#pragma unroll
+        for (int nt = 0; nt < kDqTiles; ++nt) {
+          atomicAdd(reinterpret_cast<float2*>(dst + nt * 8),
+                    make_float2(dq_acc[nt][2 * r], dq_acc[nt][2 * r + 1]));
+        }
+      }
+    }
+  };
 
   if constexpr (Instrumented) {
     if (tid == 0) bwd_step_start() = device::global_timer_ns();
@@ -312,7 +350,9 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
       }
     }
     device::cp_async_wait<Stages - 2>();
-    __syncthreads();  // step's tiles landed for all; every warp is done with step - 1 (slot and dS^T)
+    // The step's tiles landed for all; every warp is done with step - 1 (its Q/dO slot, and dQ of step - 2,
+    // the last reader of ds[step % 2]), and dS^T of step - 1 is whole in ds[(step - 1) % 2].
+    __syncthreads();
     if (step + Stages - 1 < n_steps) load_step(step + Stages - 1);
     device::cp_async_commit();
     if constexpr (kKvInRegisters) {
@@ -400,8 +440,8 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int key = warp * 16 + g + 8 * r;
-        *reinterpret_cast<std::uint32_t*>(smem.ds + key * Br + Shape::ds_swizzle(key, nt) * 8 + 2 * t) =
-            Traits::pack(ds_acc[nt][2 * r], ds_acc[nt][2 * r + 1]);
+        *reinterpret_cast<std::uint32_t*>(smem.ds[step % 2] + key * Br + Shape::ds_swizzle(key, nt) * 8 +
+                                          2 * t) = Traits::pack(ds_acc[nt][2 * r], ds_acc[nt][2 * r + 1]);
       }
     }
 
@@ -430,45 +470,13 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
         Traits::mma(dk_acc[2 * dp + 1], da, b[2], b[3]);
       }
     }
-    __syncthreads();  // dS^T of every key of the tile is in shared memory
-
-    // dQ[rows of wm, columns of wn] += dS K, added into the fp32 accumulator in L2.
-    {
-      float dq_acc[kDqTiles][4];
-#pragma unroll
-      for (int i = 0; i < kDqTiles; ++i) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) dq_acc[i][e] = 0.0f;
-      }
-#pragma unroll
-      for (int kk = 0; kk < Bc / 16; ++kk) {
-        std::uint32_t a[4];
-        device::ldmatrix_x4_trans(a, ds_at + kk * 16 * Br * static_cast<int>(sizeof(T)));
-#pragma unroll
-        for (int dp = 0; dp < kDqTiles / 2; ++dp) {
-          std::uint32_t b[4];
-          device::ldmatrix_x4_trans(b,
-                                    (k_bt + kk * 16 * kRowBytes) ^
-                                        static_cast<std::uint32_t>((wn * (Shape::kDqCols / 16) + dp) * 32));
-          Traits::mma(dq_acc[2 * dp], a, b[0], b[1]);
-          Traits::mma(dq_acc[2 * dp + 1], a, b[2], b[3]);
-        }
-      }
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int row = row0 + wm * 16 + g + 8 * r;
-        if (row < p.seq_q) {
-          float* dst = dq_accum + static_cast<std::size_t>(row) * D + wn * Shape::kDqCols + 2 * t;
-#pragma unroll
-          for (int nt = 0; nt < kDqTiles; ++nt) {
-            atomicAdd(reinterpret_cast<float2*>(dst + nt * 8),
-                      make_float2(dq_acc[nt][2 * r], dq_acc[nt][2 * r + 1]));
-          }
-        }
-      }
-    }
+    // dQ of the previous q tile, whose dS^T the barrier above completed: it overlaps this step's products
+    // instead of waiting at a barrier of its own.
+    if (step > 0) dq_step((step - 1) % 2, row0 - Br);
   }
   device::cp_async_wait<0>();
+  __syncthreads();  // dS^T of the last step is whole
+  if (n_steps > 0) dq_step((n_steps - 1) % 2, (first + n_steps - 1) * Br);
 
   // Epilogue: dK * scale and dV staged in this warp's own rows of the K and V tiles, then 16-byte stores.
   __syncthreads();  // every warp is done reading K (dQ) and V

@@ -148,8 +148,10 @@ void KernelDataflow::bwd_row_program(std::int64_t row_block, std::int64_t slice,
 // tiled_bwd: one CTA per (kv tile j, head, batch). K_j and V_j are copied once with the first step's tiles;
 // each step i (a visible q tile) brings Q_i, dO_i [Br x d] and LSE_i, D_i [Br] (padded: always Br floats)
 // through the ring, computes S^T, dP^T, P^T, dS^T and the dV, dK updates in registers, stages dS^T in shared
-// memory and adds dQ_i = dS K_j [Br x d] into the fp32 accumulator (atomics, reduced in L2). The last step
-// stores dK_j and dV_j, staged through the K and V tiles. A kv tile that no q tile sees stores zeros.
+// memory (two slots) and adds the previous step's dQ_{i-1} = dS K_j [Br x d] into the fp32 accumulator
+// (atomics, reduced in L2): the barrier at the top of step i completes dS^T of step i - 1, so dQ has no
+// barrier of its own. The last step adds its own dQ too and stores dK_j and dV_j, staged through the K and V
+// tiles. A kv tile that no q tile sees stores zeros.
 void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std::int64_t b, StepRange range,
                                        CtaProgram& out) const {
   const std::int64_t e = bytes_of(w_.dtype), d = w_.head_dim;
@@ -209,8 +211,10 @@ void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std
     const auto tile = static_cast<std::uint64_t>(rows * d * e);
     const auto ds = static_cast<std::uint64_t>(cols * br * e);
     s.smem_write += 2 * tile + static_cast<std::uint64_t>(2 * br * 4) + ds;
+    // dQ's reads: one q tile's at every step but the first (the previous tile's), two at the last.
+    const std::int64_t dq_tiles = (i > first ? 1 : 0) + (i == visited.end - 1 ? 1 : 0);
     const std::int64_t per_warp = 4 * rows * d * e + (d == 64 && i != first ? 0 : kv_fragment) + 2 * br * 4 +
-                                  vocab::kMmaTile * cols * e + cols * (d / dq_column_warps) * e;
+                                  dq_tiles * (vocab::kMmaTile * cols * e + cols * (d / dq_column_warps) * e);
     s.smem_read = static_cast<std::uint64_t>(warps * per_warp);
     // Five products of 2 * rows * cols * d FLOPs: S^T, dP^T, dV, dK, dQ; issued on the whole Br x Bc tile.
     s.flops = 10.0 * static_cast<double>(rows * cols * d);
@@ -219,10 +223,17 @@ void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std
     s.exps = rc;                                    // P^T = 2^(S^T scale log2e - LSE log2e)
     s.fp32_ops = 3.0 * rc;                          // the exponent's FMA, dP - D, times P
     if (w_.general_mask()) s.fp32_ops += 2.0 * rc;  // band test and bias per score
-    BlockAccess& acc = s.stores[s.store_count++];
-    acc = q_rows(Tensor::dq_accum, d * 4);  // red.global.add.v2.f32: reduced in L2
-    acc.reduce = true;
+    // red.global.add.v2.f32, reduced in L2: dQ of the previous q tile, and at the last step this one's.
+    const auto dq_rows = [&](std::int64_t q_tile) {
+      const std::int64_t q0 = q_tile * br, n = std::min(br, w_.seq_q - q0);
+      BlockAccess a = block(Tensor::dq_accum, map_.address(Tensor::dq_accum, b, h, q0, 0), n, d * 4,
+                            map_.row_pitch(Tensor::dq_accum));
+      a.reduce = true;
+      return a;
+    };
+    if (i > first) s.stores[s.store_count++] = dq_rows(i - 1);
     if (i == visited.end - 1) {
+      s.stores[s.store_count++] = dq_rows(i);
       s.stores[s.store_count++] = kv_rows(Tensor::dk);
       s.stores[s.store_count++] = kv_rows(Tensor::dv);
       s.smem_write += 2 * kv_bytes;  // dK and dV staged in the K and V tiles for 16-byte stores

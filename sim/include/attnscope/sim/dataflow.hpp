@@ -84,7 +84,7 @@ struct BlockAccess {
 };
 
 inline constexpr int kMaxLoadsPerStep = 8;   // the causal softmax loads each of its 8 rows up to its diagonal
-inline constexpr int kMaxStoresPerStep = 3;  // tiled_bwd's last step: dQ accumulator, dK, dV
+inline constexpr int kMaxStoresPerStep = 4;  // tiled_bwd's last step: two dQ accumulator tiles, dK, dV
 
 struct CtaStep {
   int record = 0;  // index into CtaProgram::records that this step's bytes and time belong to

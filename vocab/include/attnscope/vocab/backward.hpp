@@ -57,10 +57,11 @@ constexpr int tiled_bwd_min_blocks_per_sm(const TiledBwdConfig& c) {
 }
 
 // SharedStorage of tiled_bwd: K and V [Bc x d] (loaded once), `stages` slots of Q and dO [Br x d] and of
-// LSE and D [Br] (fp32), and dS^T [Bc x Br] (the operand of dQ += dS K, written and read every step).
+// LSE and D [Br] (fp32), and two slots of dS^T [Bc x Br] (the operand of dQ += dS K: written by one step,
+// read by the next, so that dQ needs no barrier of its own).
 constexpr std::int64_t tiled_bwd_smem_bytes(const TiledBwdConfig& c, std::int64_t head_dim, DType t) {
   return (std::int64_t{2} * c.bc * head_dim + std::int64_t{2} * c.stages * c.br * head_dim +
-          std::int64_t{c.bc} * c.br) *
+          std::int64_t{2} * c.bc * c.br) *
              bytes_of(t) +
          std::int64_t{2} * c.stages * c.br * 4;
 }
