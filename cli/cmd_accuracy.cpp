@@ -27,6 +27,7 @@
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/reports/output.hpp"
 #include "attnscope/sim/error.hpp"
+#include "attnscope/vocab/backward.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 
@@ -130,6 +131,7 @@ int run_accuracy(const AccuracyFlags& f) {
     struct FileResult {
       std::vector<profiler::AccuracyCase> cases;
       std::string source;
+      std::size_t superseded = 0;  // kernels measured before they last changed
       std::exception_ptr error;
     };
     std::vector<FileResult> results(reports_found.size());
@@ -145,9 +147,15 @@ int run_accuracy(const AccuracyFlags& f) {
           const std::string shown = fs::relative(p, data).string();
           FileResult& r = results[i];
           try {
-            r.cases = profiler::cases_from_recording(reports::read_report(p), shown, models, keep);
+            std::size_t superseded = 0;
+            r.cases =
+                profiler::cases_from_recording(reports::read_report(p), shown, models, keep, &superseded);
+            r.superseded = superseded;
             if (!r.cases.empty() || (f.only.empty() && f.skip.empty()))
-              r.source = fmt::format("{} ({} measured kernels)", shown, r.cases.size());
+              r.source = superseded == 0
+                             ? fmt::format("{} ({} measured kernels)", shown, r.cases.size())
+                             : fmt::format("{} ({} measured kernels; {} of a kernel since changed left out)",
+                                           shown, r.cases.size(), superseded);
           } catch (const reports::ReportError& e) {
             r.source = fmt::format("{} skipped: not a report ({})", shown, e.what());
           } catch (...) {
@@ -162,8 +170,10 @@ int run_accuracy(const AccuracyFlags& f) {
         }
       }));
     for (auto& w : workers) w.get();
+    std::size_t superseded = 0;
     for (FileResult& r : results) {
       if (r.error) std::rethrow_exception(r.error);
+      superseded += r.superseded;
       if (!r.source.empty()) sources.push_back(r.source);
       cases.insert(cases.end(), r.cases.begin(), r.cases.end());
     }
@@ -233,6 +243,11 @@ int run_accuracy(const AccuracyFlags& f) {
         "Newest measurement per case (kernel, workload, tiles, cache mode, method) by provenance date: {} "
         "measurements, {} cases, {} older measurements fully replaced by newer ones.\n",
         measurements, cases.size(), replaced);
+    if (superseded > 0)
+      fmt::print(
+          "Left out: {} measured kernels that ran before the kernel last changed (tiled_bwd before {}: the "
+          "previous kernel, which the model no longer describes).\n",
+          superseded, vocab::kTiledBwdOneBarrierSince);
     if (!f.only.empty()) fmt::print("Only cases whose id contains: {}\n", fmt::join(f.only, " or "));
     if (!f.skip.empty()) fmt::print("Skipping cases whose id contains: {}\n", fmt::join(f.skip, " or "));
     fmt::print("Training subset: tiled, d 64, fp16, non-causal, 4k tokens (n in parentheses).\n\n{}\n",

@@ -22,6 +22,7 @@
 #include "attnscope/reports/from_sim.hpp"
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/error.hpp"
+#include "attnscope/vocab/backward.hpp"
 
 namespace attnscope::profiler {
 namespace {
@@ -175,11 +176,19 @@ std::vector<AccuracyCase> cases_from_report(const reports::Report& remodeled, co
 
 std::vector<AccuracyCase> cases_from_recording(const reports::Report& recorded, const std::string& shown,
                                                ModelCache& models,
-                                               const std::function<bool(const std::string&)>& keep) {
+                                               const std::function<bool(const std::string&)>& keep,
+                                               std::size_t* superseded) {
+  if (superseded != nullptr) *superseded = 0;
   if (recorded.kind != "profile") return {};
   reports::Report kept = recorded;
   if (keep)
     std::erase_if(kept.kernels, [&](const reports::KernelEntry& k) { return !keep(shown + ":" + k.name); });
+  // A kernel measured before it last changed is not the kernel the model describes.
+  const std::size_t before = kept.kernels.size();
+  std::erase_if(kept.kernels, [&](const reports::KernelEntry& k) {
+    return measured_before_kernel_change(k.name, recorded.provenance.date);
+  });
+  if (superseded != nullptr) *superseded = before - kept.kernels.size();
   if (kept.kernels.empty()) return {};
   return cases_from_report(remodel_report(kept, models, {.full_run_tiles = false}), shown);
 }

@@ -13,6 +13,7 @@
 #include "attnscope/reports/from_sim.hpp"
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/version.hpp"
+#include "attnscope/vocab/backward.hpp"
 
 namespace attnscope::profiler {
 namespace {
@@ -29,6 +30,10 @@ void replace_modeled(reports::Metrics& into, const reports::Metrics& fresh) {
 
 }  // namespace
 
+bool measured_before_kernel_change(std::string_view kernel, std::string_view date) {
+  return kernel == sim::to_string(sim::KernelId::tiled_bwd) && date < vocab::kTiledBwdOneBarrierSince;
+}
+
 vocab::CacheProtocol protocol_of(const reports::Report& recorded) {
   return recorded.provenance.cache.value_or(vocab::CacheProtocol::flush);
 }
@@ -42,6 +47,22 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
   for (auto& entry : out.kernels) {
     const auto id = sim::parse_kernel_id(entry.name);
     if (!id) continue;  // not one of ours: measured only
+    if (measured_before_kernel_change(entry.name, recorded.provenance.date)) {
+      replace_modeled(entry.metrics, {});
+      for (auto& t : entry.tiles) {
+        replace_modeled(t.metrics, {});
+        t.sm_modeled.reset();
+        t.start_modeled_s.reset();
+        t.end_modeled_s.reset();
+      }
+      std::erase_if(entry.notes, [](const auto& n) { return n.first.starts_with("model."); });
+      entry.notes["kernel_changed"] = fmt::format(
+          "measured on {}, before {} last changed ({}): this is the previous kernel, which this build's "
+          "model "
+          "does not describe, so it is shown measured only; measure it again to compare",
+          recorded.provenance.date, entry.name, vocab::kTiledBwdOneBarrierSince);
+      continue;
+    }
     const sim::KernelKind kind = vocab::kind_of(*id);
     // The full run's per-tile records only where the report keeps tiles of the full run (lone windows are
     // modeled on their own): otherwise the same model run as the accuracy table's, shared through `models`.

@@ -5,10 +5,12 @@
 // measured, per kernel and per tile.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "attnscope/profiler/accuracy.hpp"
 #include "attnscope/profiler/join.hpp"
 #include "attnscope/profiler/model_cache.hpp"
 #include "attnscope/profiler/profile.hpp"
@@ -149,4 +151,46 @@ TEST(CommittedReports, TheReportSaysWhatTheModelLeavesOutForThisWorkload) {
   EXPECT_NE(text.find("naive.qk model: rows of S are not 16-byte aligned"), std::string::npos);
   EXPECT_NE(reports::to_markdown(seen).find("> **naive.qk model**: rows of S are not 16-byte aligned"),
             std::string::npos);
+}
+
+// A tiled backward measured before the kernel last changed (an H200 report of 2026-12-05: two barriers per
+// step) is shown measured only, with a note, and is not a point of the accuracy table; the same shape
+// measured after the change (an H100 report of 2026-12-06) is joined with the model as usual.
+TEST(CommittedReports, AKernelMeasuredBeforeItChangedIsShownMeasuredOnly) {
+  const fs::path data(ATTNSCOPE_DATA_DIR);
+  const fs::path before =
+      data / "h200/backward-20261205T133325Z/backward-20261205T133325Z/n4096-d128-bf16-bwd-tiled.json";
+  const fs::path after = data / "h100/bwd-20261206T024449Z/backward/n512-d64-fp16-bwd-tiled.json";
+  ASSERT_TRUE(fs::exists(before)) << before;
+  ASSERT_TRUE(fs::exists(after)) << after;
+  const std::string bwd(sim::to_string(sim::KernelId::tiled_bwd));
+
+  const reports::Report old_recording = reports::read_report(before);
+  ASSERT_TRUE(measured_before_kernel_change(bwd, old_recording.provenance.date));
+  ModelCache h200(sim::load_gpu_spec("h200"));
+  const reports::Report old_seen = remodel_report(old_recording, h200);
+  const reports::KernelEntry* k = reports::find_kernel(old_seen, bwd);
+  ASSERT_NE(k, nullptr);
+  EXPECT_TRUE(reports::measured_of(k->metrics, reports::Metric::dram_read).has_value());
+  for (const auto& [metric, v] : k->metrics) EXPECT_FALSE(v.modeled.has_value()) << vocab::key(metric);
+  EXPECT_TRUE(k->notes.contains("kernel_changed"));
+  // The kernels that did not change keep their model.
+  const reports::KernelEntry* pre =
+      reports::find_kernel(old_seen, std::string(sim::to_string(sim::KernelId::tiled_bwd_pre)));
+  ASSERT_NE(pre, nullptr);
+  EXPECT_TRUE(reports::modeled_of(pre->metrics, reports::Metric::dram_read).has_value());
+  std::size_t superseded = 0;
+  const auto old_cases = cases_from_recording(old_recording, "before.json", h200, {}, &superseded);
+  EXPECT_EQ(superseded, 1u);
+  for (const auto& c : old_cases) EXPECT_NE(c.kernel, bwd);
+
+  const reports::Report new_recording = reports::read_report(after);
+  EXPECT_FALSE(measured_before_kernel_change(bwd, new_recording.provenance.date));
+  ModelCache h100(sim::load_gpu_spec("h100"));
+  const auto new_cases = cases_from_recording(new_recording, "after.json", h100, {}, &superseded);
+  EXPECT_EQ(superseded, 0u);
+  const auto c =
+      std::find_if(new_cases.begin(), new_cases.end(), [&](const auto& x) { return x.kernel == bwd; });
+  ASSERT_NE(c, new_cases.end());
+  EXPECT_TRUE(c->points.contains(reports::Metric::time));
 }

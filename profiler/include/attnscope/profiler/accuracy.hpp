@@ -76,10 +76,13 @@ std::vector<AccuracyCase> cases_from_report(const reports::Report& remodeled, co
 
 // The cases of one recorded profile report, as `attnscope accuracy` computes them: its kernels (those whose
 // case id "<shown>:<kernel>" `keep` accepts, all when `keep` is empty) joined with this build's model by
-// remodel_report (the join every report shows), then cases_from_report. Not a profile: no cases.
+// remodel_report (the join every report shows), then cases_from_report. Not a profile: no cases. Kernels
+// measured before they last changed (measured_before_kernel_change) are left out and counted in
+// `superseded` (optional).
 std::vector<AccuracyCase> cases_from_recording(const reports::Report& recorded, const std::string& shown,
                                                ModelCache& models,
-                                               const std::function<bool(const std::string&)>& keep = {});
+                                               const std::function<bool(const std::string&)>& keep = {},
+                                               std::size_t* superseded = nullptr);
 
 // The cases of a Google Benchmark JSON file of bench/kernels_attention.cpp (median aggregates; the label
 // names the configuration), each modeled under the benchmark's protocol: a flush before every iteration

@@ -5,6 +5,7 @@
 // tests/data/h200/, and the one join the accuracy table is computed from.
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "attnscope/profiler/model_cache.hpp"
 #include "attnscope/reports/report.hpp"
@@ -28,6 +29,11 @@ struct RemodelOptions {
 reports::Report remodel_report(const reports::Report& recorded, ModelCache& models,
                                const RemodelOptions& options = {});
 reports::Report remodel_report(const reports::Report& recorded, const sim::GpuSpec& gpu);
+
+// Whether a measurement of `kernel` dated `date` (ISO 8601 UTC) ran an earlier version of that kernel than
+// the one the model describes (vocab::kTiledBwdOneBarrierSince for tiled_bwd). remodel_report gives such a
+// kernel no modeled values, only a "kernel_changed" note: its errors would compare two different kernels.
+bool measured_before_kernel_change(std::string_view kernel, std::string_view date);
 
 // The cache protocol a recording was measured under (flush when a profile did not say: the default).
 vocab::CacheProtocol protocol_of(const reports::Report& recorded);
