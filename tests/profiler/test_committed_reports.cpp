@@ -39,7 +39,8 @@ std::vector<fs::path> committed_reports() {
   const fs::path dir = fs::path(ATTNSCOPE_DATA_DIR) / "h200";
   if (!fs::exists(dir)) return out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    if (e.is_regular_file() && e.path().extension() == ".json" && is_report(e.path()))
+    if (e.is_regular_file() && ((e.path().extension() == ".json" && is_report(e.path())) ||
+                                e.path().filename().string().ends_with(".json.gz")))  // large reports, gzip'd
       out.push_back(e.path());
   std::sort(out.begin(), out.end());
   return out;
