@@ -85,7 +85,15 @@ TEST_F(CliBackward, RunOfTheBackwardJoinsTheRecordedTrainingStep) {
                                              "naive_bwd.dk", "tiled_bwd.pre", "tiled_bwd", "tiled_bwd.post"));
   for (const auto& k : report.kernels) {
     EXPECT_TRUE(attnscope::reports::measured_of(k.metrics, attnscope::vocab::Metric::dram_read)) << k.name;
-    EXPECT_TRUE(attnscope::reports::modeled_of(k.metrics, attnscope::vocab::Metric::dram_read)) << k.name;
+    // A kernel recorded before it last changed (the tiled backward before 2026-12-06 on the H200) is shown
+    // measured only, and says why; every other kernel is modeled beside its measurement.
+    if (k.notes.contains("kernel_changed")) {
+      EXPECT_EQ(k.name, "tiled_bwd");
+      EXPECT_FALSE(attnscope::reports::modeled_of(k.metrics, attnscope::vocab::Metric::dram_read));
+      EXPECT_THAT(r.out, HasSubstr("tiled_bwd: measured only: measured on"));
+    } else {
+      EXPECT_TRUE(attnscope::reports::modeled_of(k.metrics, attnscope::vocab::Metric::dram_read)) << k.name;
+    }
   }
   // A backward tile nobody recorded: the model alone stands for the tiled kernels, and says so.
   const CommandResult other =
