@@ -27,7 +27,6 @@
 #include "attnscope/reports/json_io.hpp"
 #include "attnscope/reports/output.hpp"
 #include "attnscope/sim/error.hpp"
-#include "attnscope/vocab/backward.hpp"
 #include "commands.hpp"
 #include "exit_codes.hpp"
 
@@ -245,9 +244,9 @@ int run_accuracy(const AccuracyFlags& f) {
         measurements, cases.size(), replaced);
     if (superseded > 0)
       fmt::print(
-          "Left out: {} measured kernels that ran before the kernel last changed (tiled_bwd before {}: the "
-          "previous kernel, which the model no longer describes).\n",
-          superseded, vocab::kTiledBwdOneBarrierSince);
+          "Left out: {} measured kernels that ran an earlier version of the kernel than the model describes "
+          "(each report says which, in its kernel_changed note).\n",
+          superseded);
     if (!f.only.empty()) fmt::print("Only cases whose id contains: {}\n", fmt::join(f.only, " or "));
     if (!f.skip.empty()) fmt::print("Skipping cases whose id contains: {}\n", fmt::join(f.skip, " or "));
     fmt::print("Training subset: tiled, d 64, fp16, non-causal, 4k tokens (n in parentheses).\n\n{}\n",

@@ -22,7 +22,6 @@
 #include "attnscope/reports/from_sim.hpp"
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/error.hpp"
-#include "attnscope/vocab/backward.hpp"
 
 namespace attnscope::profiler {
 namespace {
@@ -183,14 +182,14 @@ std::vector<AccuracyCase> cases_from_recording(const reports::Report& recorded, 
   reports::Report kept = recorded;
   if (keep)
     std::erase_if(kept.kernels, [&](const reports::KernelEntry& k) { return !keep(shown + ":" + k.name); });
-  // A kernel measured before it last changed is not the kernel the model describes.
-  const std::size_t before = kept.kernels.size();
-  std::erase_if(kept.kernels, [&](const reports::KernelEntry& k) {
-    return measured_before_kernel_change(k.name, recorded.provenance.date);
-  });
-  if (superseded != nullptr) *superseded = before - kept.kernels.size();
   if (kept.kernels.empty()) return {};
-  return cases_from_report(remodel_report(kept, models, {.full_run_tiles = false}), shown);
+  const reports::Report remodeled = remodel_report(kept, models, {.full_run_tiles = false});
+  // Kernels measured before they last changed come back measured only: no points, counted here.
+  if (superseded != nullptr)
+    *superseded = static_cast<std::size_t>(std::count_if(
+        remodeled.kernels.begin(), remodeled.kernels.end(),
+        [](const reports::KernelEntry& k) { return k.notes.contains(std::string(kKernelChangedNote)); }));
+  return cases_from_report(remodeled, shown);
 }
 
 std::vector<AccuracyCase> cases_from_matrix_log(const MatrixLog& log, const std::filesystem::path& path,

@@ -13,7 +13,6 @@
 #include "attnscope/reports/from_sim.hpp"
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/version.hpp"
-#include "attnscope/vocab/backward.hpp"
 
 namespace attnscope::profiler {
 namespace {
@@ -31,7 +30,8 @@ void replace_modeled(reports::Metrics& into, const reports::Metrics& fresh) {
 }  // namespace
 
 bool measured_before_kernel_change(std::string_view kernel, std::string_view date) {
-  return kernel == sim::to_string(sim::KernelId::tiled_bwd) && date < vocab::kTiledBwdOneBarrierSince;
+  const auto id = vocab::parse_kernel_id(kernel);
+  return id && date < vocab::current_since(*id);
 }
 
 vocab::CacheProtocol protocol_of(const reports::Report& recorded) {
@@ -56,11 +56,11 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
         t.end_modeled_s.reset();
       }
       std::erase_if(entry.notes, [](const auto& n) { return n.first.starts_with("model."); });
-      entry.notes["kernel_changed"] = fmt::format(
+      entry.notes[std::string(kKernelChangedNote)] = fmt::format(
           "measured on {}, before {} last changed ({}): this is the previous kernel, which this build's "
           "model "
           "does not describe, so it is shown measured only; measure it again to compare",
-          recorded.provenance.date, entry.name, vocab::kTiledBwdOneBarrierSince);
+          recorded.provenance.date, entry.name, vocab::current_since(*id));
       continue;
     }
     const sim::KernelKind kind = vocab::kind_of(*id);

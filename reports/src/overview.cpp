@@ -37,7 +37,7 @@ OverviewCell make_cell(Metric m, const Value& v) {
     c.status = CellStatus::not_measured;
   } else if (c.error && info.target) {
     const double a = std::fabs(*c.error);
-    c.status = a <= info.target->median  ? CellStatus::meets
+    c.status = a <= info.target->median ? CellStatus::meets
                : a <= info.target->worst ? CellStatus::near
                                          : CellStatus::misses;
   }
@@ -101,11 +101,10 @@ std::vector<KernelOverview> overview(const Report& report) {
       o.verdict = "model only: nothing measured to compare with";
       o.worst_ratio = -1;
     } else if (targets == 0) {
-      // A kernel measured before it changed (profiler::remodel_report) says so rather than "not modeled".
+      // A kernel measured before it changed (profiler::remodel_report's "kernel_changed" note) says so.
       const auto changed = k.notes.find("kernel_changed");
-      o.verdict = changed != k.notes.end()
-                      ? "measured only: " + changed->second
-                      : "no metric with an accuracy target was both measured and modeled";
+      o.verdict = changed != k.notes.end() ? "measured only: " + changed->second
+                                           : "no metric with an accuracy target was both measured and modeled";
     } else if (misses.empty()) {
       o.verdict = fmt::format("meets all {} targets", targets);
     } else {
@@ -114,8 +113,8 @@ std::vector<KernelOverview> overview(const Report& report) {
         for (const OverviewCell* c : cells) {
           if (c->status != status) continue;
           const auto& t = *vocab::info(c->metric).target;
-          text += fmt::format("{}{} {} (target {:.0f} % / {:.0f} %)", text.empty() ? "" : ", ",
-                              vocab::key(c->metric), pct(*c->error), 100 * t.median, 100 * t.worst);
+          text += fmt::format("{}{} {} (target {:.0f} % / {:.0f} %)", text.empty() ? "" : ", ", vocab::key(c->metric),
+                             pct(*c->error), 100 * t.median, 100 * t.worst);
         }
         return text;
       };
@@ -123,18 +122,14 @@ std::vector<KernelOverview> overview(const Report& report) {
       if (missed > 0)
         o.verdict = fmt::format("misses {} of {} targets: {}", missed, targets, beyond);
       else
-        o.verdict =
-            fmt::format("within every worst-case target; {} of {} beyond the median target", near, targets);
-      if (missed > 0 && near > 0)
-        o.verdict += fmt::format("; beyond the median target only: {}", nearly);
-      else if (missed == 0)
-        o.verdict += ": " + nearly;
+        o.verdict = fmt::format("within every worst-case target; {} of {} beyond the median target", near, targets);
+      if (missed > 0 && near > 0) o.verdict += fmt::format("; beyond the median target only: {}", nearly);
+      else if (missed == 0) o.verdict += ": " + nearly;
     }
     out.push_back(std::move(o));
   }
-  std::stable_sort(out.begin(), out.end(), [](const KernelOverview& a, const KernelOverview& b) {
-    return a.worst_ratio > b.worst_ratio;
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const KernelOverview& a, const KernelOverview& b) { return a.worst_ratio > b.worst_ratio; });
   return out;
 }
 

@@ -31,9 +31,10 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
 reports::Report remodel_report(const reports::Report& recorded, const sim::GpuSpec& gpu);
 
 // Whether a measurement of `kernel` dated `date` (ISO 8601 UTC) ran an earlier version of that kernel than
-// the one the model describes (vocab::kTiledBwdOneBarrierSince for tiled_bwd). remodel_report gives such a
-// kernel no modeled values, only a "kernel_changed" note: its errors would compare two different kernels.
+// the one the model describes (vocab::current_since). remodel_report gives such a kernel no modeled values,
+// only a kKernelChangedNote note: its errors would compare two different kernels.
 bool measured_before_kernel_change(std::string_view kernel, std::string_view date);
+inline constexpr std::string_view kKernelChangedNote = "kernel_changed";
 
 // The cache protocol a recording was measured under (flush when a profile did not say: the default).
 vocab::CacheProtocol protocol_of(const reports::Report& recorded);

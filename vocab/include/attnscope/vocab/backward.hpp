@@ -43,12 +43,6 @@ constexpr TiledBwdConfig general_mask_tiled_bwd_config() {
   return TiledBwdConfig{128, 32, 2};
 }
 
-// The tiled backward as it runs since this date (ISO 8601 UTC; such dates compare as text): dQ added one
-// step behind from a second dS^T slot, one barrier per step, and tile copies in fixed-count loops. A
-// measurement of tiled_bwd dated earlier is of the previous kernel (two barriers per step, 12-13 % more
-// instructions), which the model no longer describes: `attnscope accuracy` leaves it out.
-inline constexpr const char* kTiledBwdOneBarrierSince = "2026-12-06T02:44:00Z";
-
 constexpr int tiled_bwd_warps(const TiledBwdConfig& c) {
   return c.bc / kMmaTile;
 }

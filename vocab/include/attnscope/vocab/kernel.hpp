@@ -158,6 +158,15 @@ constexpr std::string_view to_string(KernelId k) {
   return "?";
 }
 
+// Since when (ISO 8601 UTC; such dates compare as text) kernel `k` runs as it does now; a measurement of it
+// dated earlier ran a version the model no longer describes. "" for a kernel no change has superseded.
+//   tiled_bwd 2026-12-06T02:44Z: dQ added one step behind from a second dS^T slot (one barrier per step
+//   instead of two) and tile copies in fixed-count loops; the previous kernel executed 12-13 % more
+//   instructions.
+constexpr std::string_view current_since(KernelId k) {
+  return k == KernelId::tiled_bwd ? "2026-12-06T02:44:00Z" : "";
+}
+
 // Inverse of to_string(KernelId).
 constexpr std::optional<KernelId> parse_kernel_id(std::string_view s) {
   for (KernelId k : kAllKernelIds)
