@@ -146,7 +146,7 @@ TEST(Backward, CausalStepsStartAtTheFirstQTileThatSeesTheKvTile) {
 }
 
 TEST(Backward, PreAndPostTouchEachRowOnce) {
-  const std::int64_t b = 1, h = 2, n = 1000, d = 128, e = 2;  // d 128: Br 32, P = 1024 padded rows
+  const std::int64_t b = 1, h = 2, n = 1000, d = 128, e = 2;  // d 128: Br 64, P = 1024 padded rows
   const Workload w = shape(b, h, n, n, d);
   const TileConfig t;
   const std::int64_t padded = vocab::tiled_bwd_padded_rows(t.tiled_bwd(d), n);
