@@ -69,7 +69,7 @@ TEST(Backward, DefaultTileIsTheCompiledOnePerHeadDim) {
   const TileConfig t;
   EXPECT_EQ(t.tiled_bwd(64).bc, 128);
   EXPECT_EQ(t.tiled_bwd(64).br, 64);
-  EXPECT_EQ(t.tiled_bwd(128).br, 32);
+  EXPECT_EQ(t.tiled_bwd(128).br, 64);
   EXPECT_EQ(t.tiled_bwd(128).stages, 2);
   // docs/dataflow.md's worked value: 99,328 B at d 64, default tile (two dS^T slots).
   const Workload w = shape(1, 32, 4096, 4096, 64);
