@@ -7,7 +7,7 @@ namespace attnscope::kernels::detail {
 
 void append_tiled_bwd_instrumented(std::vector<TiledBwdEntry>& out) {
   out.push_back(tiled_bwd_entry<__half, 64, 128, 64, 2, false, true>(DType::fp16));
-  out.push_back(tiled_bwd_entry<__half, 128, 128, 32, 2, false, true>(DType::fp16));
+  out.push_back(tiled_bwd_entry<__half, 128, 128, 64, 2, false, true>(DType::fp16));
 }
 
 }  // namespace attnscope::kernels::detail

@@ -27,7 +27,7 @@ sim::SimResult training_step(sim::KernelKind kind) {
   w.causal = true;
   w.pass = sim::Pass::both;
   sim::TileConfig t;
-  t.bwd_br = 32;  // the compiled d 128 default, given explicitly
+  t.bwd_br = 32;  // not the compiled d 128 default (Br 64): the round trip must carry it
   return sim::simulate(sim::load_gpu_spec("h200"), w, kind, t);
 }
 

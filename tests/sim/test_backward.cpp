@@ -69,7 +69,7 @@ TEST(Backward, DefaultTileIsTheCompiledOnePerHeadDim) {
   const TileConfig t;
   EXPECT_EQ(t.tiled_bwd(64).bc, 128);
   EXPECT_EQ(t.tiled_bwd(64).br, 64);
-  EXPECT_EQ(t.tiled_bwd(128).br, 32);
+  EXPECT_EQ(t.tiled_bwd(128).br, 64);
   EXPECT_EQ(t.tiled_bwd(128).stages, 2);
   // docs/dataflow.md's worked value: 99,328 B at d 64, default tile (two dS^T slots).
   const Workload w = shape(1, 32, 4096, 4096, 64);
@@ -146,7 +146,7 @@ TEST(Backward, CausalStepsStartAtTheFirstQTileThatSeesTheKvTile) {
 }
 
 TEST(Backward, PreAndPostTouchEachRowOnce) {
-  const std::int64_t b = 1, h = 2, n = 1000, d = 128, e = 2;  // d 128: Br 32, P = 1024 padded rows
+  const std::int64_t b = 1, h = 2, n = 1000, d = 128, e = 2;  // d 128: Br 64, P = 1024 padded rows
   const Workload w = shape(b, h, n, n, d);
   const TileConfig t;
   const std::int64_t padded = vocab::tiled_bwd_padded_rows(t.tiled_bwd(d), n);

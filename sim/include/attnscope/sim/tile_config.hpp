@@ -61,7 +61,7 @@ struct TileConfig {
   int gemm_pv_l2_fetch_bytes = vocab::NaiveTiling{}.pv_l2_prefetch_bytes;
 
   // Tiled backward (tiled_bwd): vocab::TiledBwdConfig; 0 = the compiled default for the workload's head dim
-  // (vocab::default_tiled_bwd_config: Bc 128, Br 64 at d = 64, Br 32 at d = 128; 2 stages).
+  // (vocab::default_tiled_bwd_config: Bc 128, Br 64 at d = 64 and 128; 2 stages).
   int bwd_bc = 0;      // keys per CTA (a kv tile); warps = bwd_bc / 16
   int bwd_br = 0;      // query rows per step (a q tile)
   int bwd_stages = 0;  // cp.async ring of Q, dO, LSE and D tiles
