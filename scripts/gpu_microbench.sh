@@ -10,8 +10,8 @@
 #   scripts/gpu_microbench.sh --pack          -> .device/microbench.tar.gz (self-contained: binary + scripts)
 # There (the device tool's run, carry [".device"]), from the repository root:
 #   tar -xzf .device/microbench.tar.gz -C .device && bash .device/microbench/gpu_microbench.sh
-# Results in $OUT (default ./out): microbench.json, microbench.log, README.md, sass_check.txt, clocks.csv,
-# summary.txt. Extra arguments go to attnscope-microbench (e.g. --only mma_throughput,warp_step, --quick).
+# Results in $OUT (default ./out): microbench.json, microbench.log, README.md, sass_check.txt, sass_latency.txt,
+# clocks.csv, summary.txt. Extra arguments go to attnscope-microbench (e.g. --only mma_throughput,warp_step, --quick).
 set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" = "--pack" ]; then
@@ -73,12 +73,28 @@ if command -v cuobjdump >/dev/null 2>&1; then
     /Function :/ { name = $3 }
     { for (i = 1; i <= NF; ++i) {
         op = $i; sub(/;$/, "", op)
-        if (op ~ /^(HGMMA|HMMA|LDSM|LDGSTS|MUFU\.EX2|UBLKCP|SYNCS|SHFL|BAR|LDS|LD\.E|LDG|STL|LDL)/) { split(op, p, "."); k = p[1]; if (op ~ /^MUFU\.EX2/) k = "MUFU.EX2"; c[name, k]++ ; names[name] = 1; keys[k] = 1 }
+        if (op ~ /^(HGMMA|HMMA|LDSM|LDGSTS|REDG|MUFU\.EX2|UBLKCP|SYNCS|SHFL|BAR|LDS|LD\.E|LDG|STL|LDL)/) { split(op, p, "."); k = p[1]; if (op ~ /^MUFU\.EX2/) k = "MUFU.EX2"; c[name, k]++ ; names[name] = 1; keys[k] = 1 }
       } }
     END { for (n in names) { line = n; for (k in keys) if (c[n, k]) line = line " " k "=" c[n, k]; print line } }' |
     sed -E 's/_ZN9attnscope10microbench[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_//' | sort >"$OUT/sass_check.txt"
   echo "== SASS instruction counts per kernel (STL/LDL would be spills): $OUT/sass_check.txt"
   grep -E "mma_kernel|wgmma|warp_step|ldmatrix|ex2_kernel|cp_async|bulk|chase" "$OUT/sass_check.txt" | cut -c1-200 | head -40
+  # The latency benchmarks (bench_latency.cu): every opcode per kernel (a chain must hold one instruction of its
+  # kind per link, nothing else), and the timed loops of async_src_release (the overwriting add must write the
+  # register the LDGSTS / REDG reads, not a renamed one).
+  cuobjdump -sass "$bin" 2>&1 | awk '
+    /Function :/ { name = $3; keep = name ~ /alu_chain|ldsm_chase|lds_warp_chase|barrier_kernel|async_release|mio_burst/
+                   loop = name ~ /async_release/; clocks = 0 }
+    keep && /\/\*[0-9a-f]+\*\// {
+      line = $0; sub(/^[ \t]*\/\*[0-9a-f]+\*\/[ \t]*/, "", line); sub(/[ \t]*;.*$/, "", line)
+      op = line; sub(/^@!?U?P[T0-9] +/, "", op); sub(/ .*$/, "", op); c[name, op]++; names[name] = 1; ops[op] = 1
+      if (loop && line ~ /SR_CLOCKLO/) clocks++
+      if (loop && clocks == 1) body[name] = body[name] "    " line "\n"
+    }
+    END { for (n in names) { out = n; for (o in ops) if (c[n, o]) out = out " " o "=" c[n, o]; print out
+                             if (n in body) printf "%s", body[n] } }' |
+    sed -E 's/_ZN9attnscope10microbench[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_//' >"$OUT/sass_latency.txt"
+  echo "== SASS of the latency benchmarks' kernels (opcodes per kernel, async_src_release loops): $OUT/sass_latency.txt"
 else
   echo "cuobjdump not found: no SASS check" | tee "$OUT/sass_check.txt"
 fi

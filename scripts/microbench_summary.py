@@ -127,6 +127,36 @@ def spec_fields(doc, sms):
     return out
 
 
+def sass_model_fields(doc):
+    """The warp-level SASS model's machine parameters (bench_latency.cu), where the file has them."""
+    out = []
+    for r in rows(doc, "alu_latency", "latency"):
+        ilp = one(doc, "alu_latency", "issue_interval", instruction=r["params"]["instruction"])
+        out.append((f"{r['params']['instruction']} latency / issue interval",
+                    f"{fmt(r['median'])} / {fmt(med(ilp))}", "cycles", "alu_latency: 1 chain / 8 chains, one warp"))
+    for r in rows(doc, "ldmatrix_latency", "latency"):
+        out.append((f"{r['params']['instruction']} load-to-use", fmt(r["median"]), "cycles",
+                    "ldmatrix_latency: pointer chase, one warp"))
+    for r in rows(doc, "barrier", "cycles_per_barrier"):
+        p = r["params"]
+        if p["warps_per_cta"] in (4, 8, 16):
+            out.append((f"bar.sync, {fmt(p['warps_per_cta'])} warps, {fmt(p['ctas_per_sm'])} CTA/SM", fmt(r["median"]),
+                        "cycles", "barrier: back to back, all warps arriving together"))
+    for r in rows(doc, "async_src_release", "war_extra_cycles"):
+        p = r["params"]
+        out.append((f"{p['instruction'].split()[0]} {p['register']} hold, {fmt(p['lanes'])} lanes, "
+                    f"{fmt(p['background_ldmatrix_warps'])} ldmatrix warps", fmt(r["median"]), "cycles",
+                    "async_src_release: overwriting minus unrelated add, per link"))
+    for inst in ("ld.shared.u32", "ldmatrix.x4"):
+        for warps in (1, 4, 8):
+            rs = rows(doc, "mio_issue", "cycles_per_instruction", instruction=inst, warps_per_sm=warps)
+            if rs:
+                curve = ", ".join(f"{fmt(r['params']['burst'])}:{fmt(r['median'], 3)}" for r in rs)
+                out.append((f"{inst} issue, {warps} warps (burst:cycles/instr)", curve[:60], "cycles",
+                            "mio_issue" + (" (cut)" if len(curve) > 60 else "")))
+    return out
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__)
@@ -142,6 +172,10 @@ def main(argv):
     print()
     print("== GPU-spec fields from these measurements (medians)")
     table(["field", "measured", "unit", "from"], [(a, fmt(b), c, d) for a, b, c, d in spec_fields(doc, sms)])
+    sass = sass_model_fields(doc)
+    if sass:
+        print("== Warp-level SASS model parameters (medians; docs/microbenchmarks.md, latencies for the SASS model)")
+        table(["quantity", "measured", "unit", "from"], sass)
 
     for name, b in doc.get("benchmarks", {}).items():
         print(f"== {name}: {b.get('what', '')}  ({fmt(b.get('elapsed_s'), 3)} s)")

@@ -93,6 +93,7 @@ void add_memory_benchmarks(std::vector<Benchmark>& out);
 void add_launch_benchmarks(std::vector<Benchmark>& out);
 void add_wgmma_benchmarks(std::vector<Benchmark>& out);
 void add_partial_sector_benchmarks(std::vector<Benchmark>& out);
+void add_latency_benchmarks(std::vector<Benchmark>& out);
 
 // Progress line on stdout (flushed).
 void progress(const std::string& line);
