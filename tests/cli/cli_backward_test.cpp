@@ -28,7 +28,8 @@ using attnscope::cli_testing::read_text;
 
 class CliBackward : public attnscope::cli_testing::CliTest {
  protected:
-  CliBackward() : CliTest("cli_bwd") {}
+  // Relative outputs (s.json, p.json) land in dir_, not in whatever folder the test runs from.
+  CliBackward() : CliTest("cli_bwd", /*run_in_folder=*/true) {}
 };
 
 // FlashAttention (Dao et al. 2022), Figure 2's shape: B 64, H 16, N 1024, d 64, fp16. Without L2 reuse the
