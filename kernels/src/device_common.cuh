@@ -85,6 +85,18 @@ __device__ __forceinline__ int swizzle128(int row, int chunk) {
 __device__ __forceinline__ int swizzle64(int row, int chunk) {
   return chunk ^ ((row >> 1) & 3);
 }
+// A lane's byte offset `at` in a swizzled tile, moved `bytes` (a multiple of 16; below 64 in a swizzle64
+// tile) along its row. Both swizzles permute only chunk bits 0-2 (offset bits 4-6) of a row that starts at a
+// multiple of 128 bytes (64 for swizzle64), so the move XORs bits 4-6 and adds the rest: logical chunk c
+// goes to (c ^ (b % 8)) + 8 (b / 8), b = bytes / 16, which is c + b when c and b % 8 share no bit (lane
+// chunks 0 / 1 moved by k16 steps of 2 chunks). With `bytes` known at compile time the add is a constant
+// that ldmatrix / ld.shared / st.shared take as their immediate offset, and one XOR serves every move with
+// the same bits 4-6 (at d = 128 the k16 steps kk and kk + 4 of a 256-byte row) and every row block: one
+// LOP3 per distinct XOR instead of one per load. Tile bases (multiples of 128 bytes) may be added before or
+// after.
+__device__ __forceinline__ std::uint32_t swizzle_step(std::uint32_t at, std::uint32_t bytes) {
+  return (at ^ (bytes & 0x70u)) + (bytes & ~0x70u);
+}
 
 // ---- cp.async ------------------------------------------------------------------------------------------
 // 16-byte global -> shared copy; when `valid` is false nothing is read from global memory and the 16 bytes
@@ -144,20 +156,35 @@ __device__ __forceinline__ void load_tile(T* tile, const T* global, int row0, in
 // depends on tid), so it becomes a 4-way unrolled loop with its remainder, run on every call: in the tiled
 // backward, which copies Q and dO this way every step, ~360 SASS instructions of the step loop (sm_90a,
 // cuobjdump). Here the loop unrolls completely and the per-thread offsets do not change from call to call.
+// Thread tid copies chunk tid % kChunksPerRow of rows tid / kChunksPerRow + i kPassRows (the chunks load_tile
+// gives it). kPassRows is a multiple of 8, so every pass has the same swizzle and its shared and global
+// addresses are the first pass's plus a constant (for shared memory the copy's immediate offset); a tile
+// whose rows all exist (a test uniform across the CTA) is copied without the per-chunk row test and select.
 template <typename T, int D, int Rows, int Threads>
 __device__ __forceinline__ void load_tile_fixed(T* tile, const T* global, int row0, int n_rows, int tid) {
   constexpr int kChunksPerRow = D * static_cast<int>(sizeof(T)) / 16;
   constexpr int kChunks = Rows * kChunksPerRow;
   static_assert(kChunks % Threads == 0, "every thread copies the same number of 16-byte chunks");
+  static_assert(Threads % kChunksPerRow == 0 && (Threads / kChunksPerRow) % 8 == 0,
+                "each pass copies whole rows, a multiple of 8 of them");
+  constexpr int kPassRows = Threads / kChunksPerRow;
+  const int r = tid / kChunksPerRow;
+  const int ch = tid % kChunksPerRow;
+  const std::uint32_t dst = smem_addr(tile + r * D + swizzle128(r, ch) * 8);
+  constexpr int kPassBytes = kPassRows * D * static_cast<int>(sizeof(T));
+  if (row0 + Rows <= n_rows) {
+    const T* src = global + (static_cast<std::size_t>(row0) + r) * D + ch * 8;
 #pragma unroll
-  for (int i = 0; i < kChunks / Threads; ++i) {
-    const int c = tid + i * Threads;
-    const int r = c / kChunksPerRow;
-    const int ch = c % kChunksPerRow;
-    const int grow = row0 + r;
-    const bool valid = grow < n_rows;
-    const T* src = global + (valid ? static_cast<std::size_t>(grow) * D + ch * 8 : 0);
-    cp_async_16(smem_addr(tile + r * D + swizzle128(r, ch) * 8), src, valid);
+    for (int i = 0; i < kChunks / Threads; ++i)
+      cp_async_16(dst + i * kPassBytes, src + i * kPassRows * D, true);
+  } else {
+#pragma unroll
+    for (int i = 0; i < kChunks / Threads; ++i) {
+      const int grow = row0 + r + i * kPassRows;
+      const bool valid = grow < n_rows;
+      const T* src = global + (valid ? static_cast<std::size_t>(grow) * D + ch * 8 : 0);
+      cp_async_16(dst + i * kPassBytes, src, valid);
+    }
   }
 }
 

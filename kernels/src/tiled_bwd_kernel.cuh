@@ -263,20 +263,26 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
   //  A from [row][k] (K, V: this warp's 16 keys): row lane % 16, chunk lane / 16;
   //  B from [n][k] (Q, dO for S^T, dP^T): row lane % 8 + 8 (lane / 16), chunk (lane / 8) % 2;
   //  B from [k][n] with .trans (dO, Q for dV, dK; K for dQ): row lane % 8 + 8 ((lane / 8) % 2), chunk
-  //  lane / 16. A k step XORs the chunk bits (kk * 32 bytes), a 16-row block adds 16 rows.
+  //  lane / 16. A k step moves 32 bytes along the row (device::swizzle_step: an XOR of the swizzled chunk
+  //  bits shared by the loads of the step, plus an immediate), a 16-row block adds 16 rows (an immediate).
   const std::uint32_t a_off =
       ((warp * 16 + lane % 16) * D + ((lane / 16) ^ (lane % 8)) * 8) * static_cast<int>(sizeof(T));
   const std::uint32_t bn_off =
       ((lane % 8 + 8 * (lane / 16)) * D + (((lane / 8) & 1) ^ (lane % 8)) * 8) * static_cast<int>(sizeof(T));
   const std::uint32_t bt_off =
       ((lane % 8 + 8 * ((lane / 8) & 1)) * D + ((lane / 16) ^ (lane % 8)) * 8) * static_cast<int>(sizeof(T));
-  const std::uint32_t k_a = device::smem_addr(smem.k) + a_off;
-  const std::uint32_t v_a = device::smem_addr(smem.v) + a_off;
-  const std::uint32_t k_bt = device::smem_addr(smem.k) + bt_off;
+  const std::uint32_t k_addr = device::smem_addr(smem.k);
+  const std::uint32_t v_addr = device::smem_addr(smem.v);
   // dS^T [key][row] (Br-element rows) read as the A operand dS [row][key] with .trans: stored row (key)
   // lane % 8 + 8 (lane / 16), chunk (row block) 2 wm + (lane / 8) % 2.
   const int wm = warp % Shape::kWarpsM;
   const int wn = warp / Shape::kWarpsM;
+  // K as the B operand of dQ += dS K: this warp's kDqCols columns start wn * kDqCols elements along the row.
+  // Its column blocks (dp) then move by 32 bytes each; kDqCols / 8 is a power of two, so the warp's chunk
+  // offset and a block's share no chunk bit and the two moves compose.
+  static_assert((Shape::kDqCols & (Shape::kDqCols - 1)) == 0, "a warp's dQ columns are a power of two");
+  const std::uint32_t dq_bt_off =
+      device::swizzle_step(bt_off, static_cast<std::uint32_t>(wn * Shape::kDqCols * sizeof(T)));
   const int ds_row = lane % 8 + 8 * (lane / 16);
   const std::uint32_t ds_at =
       device::smem_addr(smem.ds[0]) +
@@ -300,8 +306,7 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
 #pragma unroll
       for (int dp = 0; dp < kDqTiles / 2; ++dp) {
         std::uint32_t b[4];
-        device::ldmatrix_x4_trans(b, (k_bt + kk * 16 * kRowBytes) ^
-                                         static_cast<std::uint32_t>((wn * (Shape::kDqCols / 16) + dp) * 32));
+        device::ldmatrix_x4_trans(b, k_addr + device::swizzle_step(dq_bt_off, dp * 32) + kk * 16 * kRowBytes);
         Traits::mma(dq_acc[2 * dp], a, b[0], b[1]);
         Traits::mma(dq_acc[2 * dp + 1], a, b[2], b[3]);
       }
@@ -337,6 +342,11 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
     }
   }
   const int key_row0 = kv0 + warp * 16 + g;  // keys of this thread's accumulator rows: +0 and +8
+  // Byte offset of this thread's dS^T pair (stored row warp * 16 + g, columns 2 t, 2 t + 1) in n tile 0; n
+  // tile nt is nt * 16 bytes along the row (device::swizzle_step), row + 8 has the same swizzle (both
+  // swizzles depend on the row modulo 8) and is 8 rows further.
+  const std::uint32_t ds_st_off =
+      ((warp * 16 + g) * Br + Shape::ds_swizzle(warp * 16 + g, 0) * 8 + 2 * t) * static_cast<int>(sizeof(T));
 
   for (int step = 0; step < n_steps; ++step) {
     const int slot = step % Stages;
@@ -359,8 +369,9 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
       if (step == 0) {
 #pragma unroll
         for (int kk = 0; kk < kDSteps; ++kk) {
-          device::ldmatrix_x4(k_frag[kk], k_a ^ static_cast<std::uint32_t>(kk * 32));
-          device::ldmatrix_x4(v_frag[kk], v_a ^ static_cast<std::uint32_t>(kk * 32));
+          const std::uint32_t off = device::swizzle_step(a_off, kk * 32);
+          device::ldmatrix_x4(k_frag[kk], k_addr + off);
+          device::ldmatrix_x4(v_frag[kk], v_addr + off);
         }
       }
     }
@@ -389,12 +400,13 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
           va[e] = v_frag[kk][e];
         }
       } else {
-        device::ldmatrix_x4(ka, k_a ^ static_cast<std::uint32_t>(kk * 32));
-        device::ldmatrix_x4(va, v_a ^ static_cast<std::uint32_t>(kk * 32));
+        const std::uint32_t off = device::swizzle_step(a_off, kk * 32);
+        device::ldmatrix_x4(ka, k_addr + off);
+        device::ldmatrix_x4(va, v_addr + off);
       }
 #pragma unroll
       for (int np = 0; np < Br / 16; ++np) {
-        const std::uint32_t off = (bn_off + np * 16 * kRowBytes) ^ static_cast<std::uint32_t>(kk * 32);
+        const std::uint32_t off = device::swizzle_step(bn_off, kk * 32) + np * 16 * kRowBytes;
         std::uint32_t b[4];
         device::ldmatrix_x4(b, q_tile_addr + off);
         Traits::mma(p_acc[2 * np], ka, b[0], b[1]);
@@ -441,13 +453,13 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
         p_acc[nt][e] = pe;
         ds_acc[nt][e] = pe * (ds_acc[nt][e] - ((e & 1) ? dl.y : dl.x));
       }
+      const std::uint32_t ds_nt_off = device::swizzle_step(ds_st_off, nt * 16);
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
-        const int key = warp * 16 + g + 8 * r;
         p_pk[nt][r] = Traits::pack(p_acc[nt][2 * r], p_acc[nt][2 * r + 1]);
         ds_pk[nt][r] = Traits::pack(ds_acc[nt][2 * r], ds_acc[nt][2 * r + 1]);
-        *reinterpret_cast<std::uint32_t*>(smem.ds[step % 2] + key * Br + Shape::ds_swizzle(key, nt) * 8 +
-                                          2 * t) = ds_pk[nt][r];
+        *reinterpret_cast<std::uint32_t*>(reinterpret_cast<unsigned char*>(smem.ds[step % 2]) + ds_nt_off +
+                                          r * 8 * Br * static_cast<int>(sizeof(T))) = ds_pk[nt][r];
       }
     }
 
@@ -461,7 +473,7 @@ __device__ __forceinline__ void tiled_bwd_body(const TiledBwdParams& p, const Ma
                                    ds_pk[2 * kk + 1][1]};
 #pragma unroll
       for (int dp = 0; dp < D / 16; ++dp) {
-        const std::uint32_t off = (bt_off + kk * 16 * kRowBytes) ^ static_cast<std::uint32_t>(dp * 32);
+        const std::uint32_t off = device::swizzle_step(bt_off, dp * 32) + kk * 16 * kRowBytes;
         std::uint32_t b[4];
         device::ldmatrix_x4_trans(b, do_tile_addr + off);
         Traits::mma(dv_acc[2 * dp], pa, b[0], b[1]);
