@@ -156,12 +156,12 @@ TEST(CommittedReports, TheReportSaysWhatTheModelLeavesOutForThisWorkload) {
 
 // A tiled backward measured before the kernel last changed (an H200 report of 2026-12-05: two barriers per
 // step) is shown measured only, with a note, and is not a point of the accuracy table; the same shape
-// measured after the change (an H100 report of 2026-12-06 06:56 UTC) is joined with the model as usual.
+// measured after the change (an H100 report of 2026-12-06 10:09 UTC) is joined with the model as usual.
 TEST(CommittedReports, AKernelMeasuredBeforeItChangedIsShownMeasuredOnly) {
   const fs::path data(ATTNSCOPE_DATA_DIR);
   const fs::path before =
       data / "h200/backward-20261205T133325Z/backward-20261205T133325Z/n4096-d128-bf16-bwd-tiled.json";
-  const fs::path after = data / "h100/bwd-20261206T065630Z/backward/n512-d64-fp16-bwd-tiled.json";
+  const fs::path after = data / "h100/bwd-20261206T100912Z/backward/n512-d64-fp16-bwd-tiled.json";
   ASSERT_TRUE(fs::exists(before)) << before;
   ASSERT_TRUE(fs::exists(after)) << after;
   const std::string bwd(sim::to_string(sim::KernelId::tiled_bwd));
