@@ -41,12 +41,13 @@ struct TiledBwdShape {
   static_assert(Stages >= 2, "the Q/dO ring needs at least 2 stages");
   static constexpr int kWarps = vocab::tiled_bwd_warps(kConfig);
   static constexpr int kThreads = vocab::tiled_bwd_threads_per_cta(kConfig);
-  // dQ += dS K: warps tile [Br x d] as kWarpsM (16 rows each) x kWarpsN (d / kWarpsN columns each).
-  static constexpr int kWarpsM = Br / vocab::kMmaTile;
-  static_assert(kWarps % kWarpsM == 0, "the warps tile dQ's rows evenly");
-  static constexpr int kWarpsN = kWarps / kWarpsM;
-  static constexpr int kDqCols = D / kWarpsN;
-  static_assert(kDqCols % 16 == 0, "each warp's dQ columns are whole ldmatrix x4 blocks");
+  // dQ += dS K: warps tile [Br x d] as kWarpsM (16 rows each) x kWarpsN (kDqCols columns each).
+  static constexpr vocab::TiledBwdDqSplit kDq = vocab::tiled_bwd_dq_split(kConfig, D);
+  static constexpr int kWarpsM = kDq.warps_m;
+  static constexpr int kWarpsN = kDq.warps_n;
+  static constexpr int kDqCols = kDq.cols;
+  static_assert(kDqCols > 0 && kWarpsM * kWarpsN == kWarps && kWarpsM * vocab::kMmaTile == Br,
+                "the warps tile dQ evenly, one 16-row slab each, in whole ldmatrix x4 column blocks");
 
   struct SharedStorage {
     T k[Bc * D];            // K tile, swizzle128; dK staging at the end

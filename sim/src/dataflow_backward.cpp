@@ -182,10 +182,10 @@ void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std
   }
   // Shared-memory reads per warp and step (ldmatrix): Q_i and dO_i twice each (B operands of S^T and dP^T,
   // then transposed of dV and dK); at d = 128 the warp's 16 keys of K_j and V_j (at d = 64 they stay in
-  // registers after the first step); LSE_i and D_i; for dQ_i its dS^T slab [16 x Bc] and its columns of K_j:
-  // the Br / 16 row slabs of dQ_i split the warps, each warp d / (warps / (Br / 16)) columns.
+  // registers after the first step); LSE_i and D_i; for dQ_i its dS^T slab [16 x Bc] and its columns of K_j
+  // (vocab::tiled_bwd_dq_split).
   const std::int64_t warps = warps_, br = bwd_.br;
-  const std::int64_t dq_column_warps = std::max<std::int64_t>(1, warps / (br / vocab::kMmaTile));
+  const vocab::TiledBwdDqSplit dq_split = vocab::tiled_bwd_dq_split(bwd_, d);
   const std::int64_t kv_fragment = 2 * vocab::kMmaTile * d * e;  // the warp's 16 keys of K and V
   const int begin = first + range.begin(steps), end = first + range.end(steps);
   out.steps.reserve(static_cast<std::size_t>(end - begin));
@@ -214,7 +214,7 @@ void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std
     // dQ's reads: one q tile's at every step but the first (the previous tile's), two at the last.
     const std::int64_t dq_tiles = (i > first ? 1 : 0) + (i == visited.end - 1 ? 1 : 0);
     const std::int64_t per_warp = 4 * rows * d * e + (d == 64 && i != first ? 0 : kv_fragment) + 2 * br * 4 +
-                                  dq_tiles * (vocab::kMmaTile * cols * e + cols * (d / dq_column_warps) * e);
+                                  dq_tiles * (vocab::kMmaTile * cols * e + cols * dq_split.cols * e);
     s.smem_read = static_cast<std::uint64_t>(warps * per_warp);
     // Five products of 2 * rows * cols * d FLOPs: S^T, dP^T, dV, dK, dQ; issued on the whole Br x Bc tile.
     s.flops = 10.0 * static_cast<double>(rows * cols * d);

@@ -41,10 +41,13 @@ void validate_tiling(KernelId k, const Workload& w, const TileConfig& t) {
     require_multiple_of_16(c.bc, k, "backward Bc");
     require_multiple_of_16(c.br, k, "backward Br");
     require_range(c.bc / vocab::kMmaTile, 1, 32, k, "backward warps (Bc / 16)");
-    // dQ_i = dS K_j [Br x d] is split into Br / 16 row slabs, the warps of a slab sharing its columns.
-    require((c.bc / vocab::kMmaTile) % (c.br / vocab::kMmaTile) == 0, k,
-            "the warps (Bc / 16) must split evenly over Br / 16 row slabs of dQ: Bc " + std::to_string(c.bc) +
-                ", Br " + std::to_string(c.br));
+    // dQ_i = dS K_j [Br x d]: one 16-row slab per warp, the warps of a slab splitting d into 16-column
+    // blocks (vocab::tiled_bwd_dq_split).
+    require(
+        vocab::tiled_bwd_dq_split(c, w.head_dim).cols > 0, k,
+        "the warps (Bc / 16) must split evenly over Br / 16 row slabs of dQ, each slab's warps into whole "
+        "16-column blocks of d: Bc " +
+            std::to_string(c.bc) + ", Br " + std::to_string(c.br) + ", d " + std::to_string(w.head_dim));
     require(c.br % 4 == 0 && c.br / 4 * 2 <= vocab::tiled_bwd_threads_per_cta(c), k,
             "one thread per 16-byte piece of LSE and D: Br / 2 must not exceed the CTA's threads");
     require_range(c.stages, 1, 8, k, "backward stages");

@@ -268,8 +268,32 @@ TEST(Backward, BadBackwardTilesAndWindowsAreRefused) {
   t.bwd_bc = 32;
   t.bwd_br = 64;  // 2 warps cannot split over 4 row slabs of dQ
   EXPECT_THROW(KernelDataflow(KernelId::tiled_bwd, w, t), InvalidInput);
+  t.bwd_bc = 128;
+  t.bwd_br = 16;  // 8 warps on one slab of dQ [16 x 64] would have 8 columns each
+  EXPECT_THROW(KernelDataflow(KernelId::tiled_bwd, w, t), InvalidInput);
   EXPECT_THROW(KernelDataflow(KernelId::naive_bwd_dq, shape(1, 1, 256, 256, 96), TileConfig{}), InvalidInput);
   EXPECT_THROW(KernelDataflow(KernelId::tiled_bwd, w, TileConfig{}, TileWindow{0, 1, 0, -1}), InvalidInput);
+}
+
+// dQ_i += dS K: the kernel's dQ loop and the model's shared reads both read vocab::tiled_bwd_dq_split.
+TEST(Backward, TiledBwdDqSplitIsOneSlabPerWarp) {
+  using vocab::tiled_bwd_dq_split;
+  using vocab::TiledBwdConfig;
+  constexpr auto d128 = tiled_bwd_dq_split(TiledBwdConfig{128, 64, 2}, 128);
+  static_assert(d128.warps_m == 4 && d128.warps_n == 2 && d128.cols == 64);
+  constexpr auto d64 = tiled_bwd_dq_split(TiledBwdConfig{128, 32, 2}, 64);
+  static_assert(d64.warps_m == 2 && d64.warps_n == 4 && d64.cols == 16);
+  static_assert(tiled_bwd_dq_split(TiledBwdConfig{32, 64, 2}, 64).cols == 0);   // 2 warps, 4 slabs
+  static_assert(tiled_bwd_dq_split(TiledBwdConfig{128, 16, 2}, 64).cols == 0);  // 8 columns per warp
+
+  // A middle step's shared reads at d 128, per warp in ldmatrix x4 (512 bytes): Q and dO twice (4 x 32),
+  // K and V fragments (2 x 8), dQ's dS slab (8 k16 steps x 1) and K columns (8 x 4); plus LSE and D (512 B).
+  const Workload w = shape(1, 1, 64 * 16, 128, 128);
+  const KernelDataflow flow(KernelId::tiled_bwd, w, TileConfig{}, TileWindow{});
+  CtaProgram p;
+  flow.program(0, p);
+  ASSERT_EQ(p.step_count, 16);
+  EXPECT_EQ(p.steps[5].smem_read, u64{8 * ((128 + 16 + 8 + 32) * 512 + 2 * 64 * 4)});
 }
 
 // A tiled_bwd step is the sum of its phases at the measured per-cycle rates (MathModel::cta_phases): one CTA

@@ -57,6 +57,27 @@ constexpr int tiled_bwd_min_blocks_per_sm(const TiledBwdConfig& c) {
   return tiled_bwd_warps(c) <= 4 ? 2 : 1;
 }
 
+// How the warps of tiled_bwd share dQ_i += dS K [Br x d]: one 16-row slab of dS per warp (warps_m = Br / 16
+// warps along the rows), the slab's warps splitting d into `cols` columns each. Per k16 step (16 keys) a
+// warp loads its dS slab (one ldmatrix x4, the A operand) and its columns of K (one x4 per 16 columns) for
+// cols / 8 MMAs. No split (cols 0) when the warps do not divide over the slabs or a warp's columns are not
+// whole 16-column blocks. (Two slabs per warp would load fewer bytes at d 128 with Br 64, 2 + 2 x4 per k16
+// step instead of 1 + 4, but their second A fragment does not fit the 255 registers the kernel already uses
+// there: ptxas spilled 8 bytes.)
+struct TiledBwdDqSplit {
+  int warps_m = 1;  // warps along Br: one 16-row slab each
+  int warps_n = 1;  // warps along d
+  int cols = 0;     // columns per warp: head_dim / warps_n
+};
+constexpr TiledBwdDqSplit tiled_bwd_dq_split(const TiledBwdConfig& c, std::int64_t head_dim) {
+  const int warps = tiled_bwd_warps(c);
+  const int slabs = c.br / kMmaTile;
+  if (slabs <= 0 || warps % slabs != 0) return {};
+  const int warps_n = warps / slabs;
+  if (head_dim % (std::int64_t{warps_n} * kMmaTile) != 0) return {};  // whole ldmatrix x4 column blocks
+  return {slabs, warps_n, static_cast<int>(head_dim / warps_n)};
+}
+
 // SharedStorage of tiled_bwd: K and V [Bc x d] (loaded once), `stages` slots of Q and dO [Br x d] and of
 // LSE and D [Br] (fp32), and two slots of dS^T [Bc x Br] (the operand of dQ += dS K: written by one step,
 // read by the next, so that dQ needs no barrier of its own).
