@@ -11,7 +11,7 @@
 # There (the device tool's run, carry [".device"]), from the repository root:
 #   tar -xzf .device/microbench.tar.gz -C .device && bash .device/microbench/gpu_microbench.sh
 # Results in $OUT (default ./out): microbench.json, microbench.log, README.md, sass_check.txt, sass_latency.txt,
-# clocks.csv, summary.txt. Extra arguments go to attnscope-microbench (e.g. --only mma_throughput,warp_step, --quick).
+# clocks.csv, summary.txt, sass_loops.txt/.json (the warp_step kernels' loop bodies). Extra arguments go to attnscope-microbench (e.g. --only mma_throughput,warp_step, --quick).
 set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [ "${1:-}" = "--pack" ]; then
@@ -21,7 +21,7 @@ if [ "${1:-}" = "--pack" ]; then
   [ -x "$b" ] || { echo "no $b: cmake --preset gpu && cmake --build --preset gpu -j1 --target attnscope-microbench" >&2; exit 1; }
   rm -rf .device/microbench && mkdir -p .device/microbench
   strip -o .device/microbench/attnscope-microbench "$b"
-  cp scripts/gpu_microbench.sh scripts/microbench_summary.py .device/microbench/
+  cp scripts/gpu_microbench.sh scripts/microbench_summary.py scripts/sass_loops.py .device/microbench/
   # The sources and the one header library they use, for a build there if the binary does not start there.
   cp -r microbench/src .device/microbench/src
   json=$(echo '#include <nlohmann/json.hpp>' | g++ -x c++ -M - 2>/dev/null | tr ' \\' '\n\n' | grep 'nlohmann/json.hpp$' || true)
@@ -95,6 +95,10 @@ if command -v cuobjdump >/dev/null 2>&1; then
                              if (n in body) printf "%s", body[n] } }' |
     sed -E 's/_ZN9attnscope10microbench[0-9]+_GLOBAL__N__[0-9a-f]+_[0-9]+_//' >"$OUT/sass_latency.txt"
   echo "== SASS of the latency benchmarks' kernels (opcodes per kernel, async_src_release loops): $OUT/sass_latency.txt"
+  # The warp_step kernels' loops (one iteration = one step): the instructions per warp step that
+  # microbench_summary.py divides by warp_step_occupancy's cycles for the issue rate per sub-partition.
+  cuobjdump -sass "$bin" 2>&1 | python3 "$here/sass_loops.py" --kernel warp_step_kernel --json "$OUT/sass_loops.json" \
+    >"$OUT/sass_loops.txt" 2>&1 && echo "== warp_step kernels' SASS loops: $OUT/sass_loops.txt, $OUT/sass_loops.json"
 else
   echo "cuobjdump not found: no SASS check" | tee "$OUT/sass_check.txt"
 fi

@@ -10,6 +10,8 @@ with the benchmark and parameters it comes from; then one table per benchmark (m
 Reads only the standard library.
 """
 import json
+import os
+import re
 import sys
 
 DATASHEET_TENSOR_FP16 = 989.4e12  # sim/gpus/h200.json tensor_flops_fp16 (dense)
@@ -157,6 +159,39 @@ def sass_model_fields(doc):
     return out
 
 
+WARP_STEP_KERNEL = re.compile(r"warp_step_kernelILb(\d)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)ELi(\d+)E")
+
+
+def step_instructions(path):
+    """{(bf16, variant, m, d, bc, min_ctas): instructions in the loop with the most HMMA} from sass_loops.json."""
+    try:
+        with open(path) as f:
+            loops = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for name, fn in loops.items():
+        m = WARP_STEP_KERNEL.search(name)
+        if m and fn.get("loops"):
+            main_loop = max(fn["loops"], key=lambda lp: (lp["classes"].get("tensor", 0), lp["instructions"]))
+            out[tuple(int(g) for g in m.groups())] = main_loop["instructions"]
+    return out
+
+
+def issue_rates(doc, json_path):
+    """warp_step_occupancy: instructions per sub-partition cycle = step instructions x warps / cycles."""
+    steps = step_instructions(os.path.join(os.path.dirname(os.path.abspath(json_path)), "sass_loops.json"))
+    body = []
+    for r in rows(doc, "warp_step_occupancy", "cycles_per_warp_step"):
+        p = r["params"]
+        m = re.match(r"warp_step_kernel<(\d), (\d+), (\d+), (\d+), (\d+), (\d+)>", p.get("kernel", "").replace("false", "0").replace("true", "1"))
+        n = steps.get(tuple(int(g) for g in m.groups())) if m else None
+        w = p["warps_per_sub_partition"]
+        body.append((p["shape"], p["variant"], w, fmt(r["median"]), fmt(n) if n else "n/a",
+                     fmt(n * w / r["median"], 3) if n else "n/a", fmt(r["median"] / w)))
+    return body
+
+
 def main(argv):
     if len(argv) < 2 or argv[1] in ("-h", "--help"):
         print(__doc__)
@@ -176,6 +211,13 @@ def main(argv):
     if sass:
         print("== Warp-level SASS model parameters (medians; docs/microbenchmarks.md, latencies for the SASS model)")
         table(["quantity", "measured", "unit", "from"], sass)
+
+    rates = issue_rates(doc, argv[1])
+    if rates:
+        print("== warp_step_occupancy: issue rate per sub-partition (instructions per step from sass_loops.json "
+              "beside the JSON; n/a without it)")
+        table(["shape", "variant", "warps/SMSP", "cycles/warp step", "instr/warp step", "instr/cycle/SMSP",
+               "SMSP cycles/warp step"], rates)
 
     for name, b in doc.get("benchmarks", {}).items():
         print(f"== {name}: {b.get('what', '')}  ({fmt(b.get('elapsed_s'), 3)} s)")

@@ -19,6 +19,10 @@
 //               one barrier per step; + the next tile's cp.async (16 KB per step from L2). 1..4 CTAs per SM.
 //               Cycles per CTA step minus the mma-only variant's are what `warp_step_overhead_cycles` stands
 //               for.
+// warp_step_occupancy The warp_step loop (fp16) at 1..8 CTAs of 4 warps per SM (1..8 warps per
+// sub-partition):
+//               the tiled kernel's shape where it fits (1-2 CTAs) and a 64-register shape (16 rows, d 32, Bc
+//               32) to 8. Cycles per warp step; the SASS loop body gives the instructions per step.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -366,35 +370,45 @@ __device__ __forceinline__ std::uint32_t pack2(float lo, float hi, bool bf16) {
     asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
   return r;
 }
-// Swizzled tile of 64 rows x 128 bytes: 16-byte chunk c of row r sits at chunk c ^ (r % 8).
+// Swizzled tile rows of D halves. 128-byte rows (d 64): 16-byte chunk c of row r sits at chunk c ^ (r % 8).
+// 64-byte rows (d 32): at chunk c ^ ((r / 2) % 4), so that 8 consecutive rows of one chunk (one ldmatrix
+// phase) still fall on 8 distinct 16-byte bank groups.
+template <int D>
 __device__ __forceinline__ std::uint32_t swz(int row, int chunk) {
-  return static_cast<std::uint32_t>(row * 128 + ((chunk ^ (row & 7)) << 4));
+  static_assert(D == 64 || D == 32, "swizzle defined for 128- and 64-byte rows");
+  if constexpr (D == 64) return static_cast<std::uint32_t>(row * 128 + ((chunk ^ (row & 7)) << 4));
+  return static_cast<std::uint32_t>(row * 64 + ((chunk ^ ((row >> 1) & 3)) << 4));
 }
 
-template <bool Bf16, int Variant>
-__global__ void __launch_bounds__(kStepThreads)
+// M m-tiles of 16 query rows per warp, head dim D, Bc keys per step; MinCtas goes to __launch_bounds__ (the
+// register budget ptxas keeps to). The defaults are the tiled kernel's shape that `warp_step` times; the
+// `warp_step_occupancy` benchmark also builds a smaller shape whose registers let 8 CTAs share an SM.
+template <bool Bf16, int Variant, int M = kStepM, int D = kStepD, int BC = kStepBc, int MinCtas = 1>
+__global__ void __launch_bounds__(kStepThreads, MinCtas)
     warp_step_kernel(int steps, const uint4* kv, int kv_tiles, const std::uint32_t* qin, float* out,
                      BlockClock* clk, std::uint32_t* smids) {
+  constexpr int kTile = BC * D * 2, kKt = D / 16, kNt = BC / 8;
+  static_assert(2 * kTile % (16 * kStepThreads) == 0, "cp.async chunks split evenly over the threads");
   // K stage 0, K stage 1, V stage 0, V stage 1.
-  __shared__ alignas(128) std::uint8_t smem[4 * kTileBytes];
+  __shared__ alignas(128) std::uint8_t smem[4 * kTile];
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   // Both stages start filled (plain loads): every variant reads initialised tiles.
-  for (int i = tid; i < 2 * kTileBytes / 16; i += kStepThreads) {
-    reinterpret_cast<uint4*>(smem)[i] = kv[i % (kTileBytes / 16)];
-    reinterpret_cast<uint4*>(smem + 2 * kTileBytes)[i] = kv[kTileBytes / 16 + i % (kTileBytes / 16)];
+  for (int i = tid; i < 2 * kTile / 16; i += kStepThreads) {
+    reinterpret_cast<uint4*>(smem)[i] = kv[i % (kTile / 16)];
+    reinterpret_cast<uint4*>(smem + 2 * kTile)[i] = kv[kTile / 16 + i % (kTile / 16)];
   }
-  std::uint32_t q[kStepM][4][4];  // Q fragments stay in registers (d 64), as in the tiled kernel
+  std::uint32_t q[M][kKt][4];  // Q fragments stay in registers, as in the tiled kernel
 #pragma unroll
-  for (int mi = 0; mi < kStepM; ++mi)
+  for (int mi = 0; mi < M; ++mi)
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk)
+    for (int kk = 0; kk < kKt; ++kk)
 #pragma unroll
-      for (int e = 0; e < 4; ++e) q[mi][kk][e] = qin[((warp * kStepM + mi) * 16 + kk * 4 + e) * 32 + lane];
-  float o[kStepM][8][4], row_max[kStepM][2], row_sum[kStepM][2];
+      for (int e = 0; e < 4; ++e) q[mi][kk][e] = qin[((warp * M + mi) * 4 * kKt + kk * 4 + e) * 32 + lane];
+  float o[M][2 * kKt][4], row_max[M][2], row_sum[M][2];
 #pragma unroll
-  for (int mi = 0; mi < kStepM; ++mi) {
+  for (int mi = 0; mi < M; ++mi) {
 #pragma unroll
-    for (int dt = 0; dt < 8; ++dt)
+    for (int dt = 0; dt < 2 * kKt; ++dt)
 #pragma unroll
       for (int e = 0; e < 4; ++e) o[mi][dt][e] = 0.0f;
     row_max[mi][0] = row_max[mi][1] = -1e30f;
@@ -408,70 +422,72 @@ __global__ void __launch_bounds__(kStepThreads)
   const int v_row = lane % 16, v_par = lane / 16;
   // S accumulators. Without the softmax nothing reads S within a step, and ptxas drops mma.sync whose results
   // are dead (seen in the SASS): those variants accumulate S over all steps and add it to the checksum.
-  float s[kStepM][8][4];
+  float s[M][kNt][4];
 #pragma unroll
-  for (int mi = 0; mi < kStepM; ++mi)
+  for (int mi = 0; mi < M; ++mi)
 #pragma unroll
-    for (int nt = 0; nt < 8; ++nt)
+    for (int nt = 0; nt < kNt; ++nt)
 #pragma unroll
       for (int e = 0; e < 4; ++e) s[mi][nt][e] = 0.0f;
   dev::ClockStamp stamp;
   stamp.begin();
+  // Not unrolled: one SASS loop iteration is one step, so the loop body's length is the instructions per
+  // step.
+#pragma unroll 1
   for (int step = 0; step < steps; ++step) {
     const int stage = step & 1;
     if constexpr (Variant >= kBarrier) {
       if constexpr (Variant == kCpAsync) dev::cp_async_wait<0>();  // the tile issued last step has landed
       __syncthreads();  // and everyone is done with the other stage
       if constexpr (Variant == kCpAsync) {
-        const uint4* src = kv + std::size_t((step + 1) % kv_tiles) * (2 * kTileBytes / 16);
+        const uint4* src = kv + std::size_t((step + 1) % kv_tiles) * (2 * kTile / 16);
 #pragma unroll
-        for (int c = 0; c < 2 * kTileBytes / 16 / kStepThreads; ++c) {
+        for (int c = 0; c < 2 * kTile / 16 / kStepThreads; ++c) {
           const int i = tid + c * kStepThreads;  // chunks 0..511 to K, 512..1023 to V, of the other stage
-          const int tile = i < kTileBytes / 16 ? 1 - stage : 3 - stage;
-          dev::cp_async16(base + static_cast<std::uint32_t>(tile * kTileBytes + (i % (kTileBytes / 16)) * 16),
-                          src + i);
+          const int tile = i < kTile / 16 ? 1 - stage : 3 - stage;
+          dev::cp_async16(base + static_cast<std::uint32_t>(tile * kTile + (i % (kTile / 16)) * 16), src + i);
         }
         dev::cp_async_commit();
       }
     }
-    const std::uint32_t k_tile = base + static_cast<std::uint32_t>(stage * kTileBytes);
-    const std::uint32_t v_tile = base + static_cast<std::uint32_t>((2 + stage) * kTileBytes);
+    const std::uint32_t k_tile = base + static_cast<std::uint32_t>(stage * kTile);
+    const std::uint32_t v_tile = base + static_cast<std::uint32_t>((2 + stage) * kTile);
     if constexpr (Variant >= kSoftmax) {  // fresh scores each step (the variants before keep accumulating)
 #pragma unroll
-      for (int mi = 0; mi < kStepM; ++mi)
+      for (int mi = 0; mi < M; ++mi)
 #pragma unroll
-        for (int nt = 0; nt < 8; ++nt)
+        for (int nt = 0; nt < kNt; ++nt)
 #pragma unroll
           for (int e = 0; e < 4; ++e) s[mi][nt][e] = 0.0f;
     }
     // S = Q K^T
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
+    for (int kk = 0; kk < kKt; ++kk) {
 #pragma unroll
-      for (int np = 0; np < 4; ++np) {
+      for (int np = 0; np < BC / 16; ++np) {
         std::uint32_t b[4];
         if constexpr (Variant == kMmaOnly) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) b[e] = q[np % kStepM][kk][e];
+          for (int e = 0; e < 4; ++e) b[e] = q[np % M][kk][e];
         } else {
-          dev::ldmatrix_x4(b, k_tile + swz(np * 16 + k_row, kk * 2 + k_par));
+          dev::ldmatrix_x4(b, k_tile + swz<D>(np * 16 + k_row, kk * 2 + k_par));
         }
 #pragma unroll
-        for (int mi = 0; mi < kStepM; ++mi) {
+        for (int mi = 0; mi < M; ++mi) {
           dev::mma16816<Bf16>(s[mi][2 * np], q[mi][kk], b[0], b[1]);
           dev::mma16816<Bf16>(s[mi][2 * np + 1], q[mi][kk], b[2], b[3]);
         }
       }
     }
     // Online softmax into P fragments (or, without it, Q fragments as P V's A operand).
-    std::uint32_t p[kStepM][8][2];
+    std::uint32_t p[M][kNt][2];
     if constexpr (Variant >= kSoftmax) {
 #pragma unroll
-      for (int mr = 0; mr < 2 * kStepM; ++mr) {
+      for (int mr = 0; mr < 2 * M; ++mr) {
         const int mi = mr / 2, r = mr % 2;
         float m = row_max[mi][r];
 #pragma unroll
-        for (int nt = 0; nt < 8; ++nt) m = fmaxf(m, fmaxf(s[mi][nt][2 * r], s[mi][nt][2 * r + 1]));
+        for (int nt = 0; nt < kNt; ++nt) m = fmaxf(m, fmaxf(s[mi][nt][2 * r], s[mi][nt][2 * r + 1]));
         m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 1));
         m = fmaxf(m, __shfl_xor_sync(0xffffffffu, m, 2));
         const float m_scaled = m * scale_log2;
@@ -479,7 +495,7 @@ __global__ void __launch_bounds__(kStepThreads)
         row_max[mi][r] = m;
         float sum = 0.0f;
 #pragma unroll
-        for (int nt = 0; nt < 8; ++nt) {
+        for (int nt = 0; nt < kNt; ++nt) {
           const float p0 = dev::ex2(fmaf(s[mi][nt][2 * r], scale_log2, -m_scaled));
           const float p1 = dev::ex2(fmaf(s[mi][nt][2 * r + 1], scale_log2, -m_scaled));
           p[mi][nt][r] = pack2(p0, p1, Bf16);
@@ -487,34 +503,34 @@ __global__ void __launch_bounds__(kStepThreads)
         }
         row_sum[mi][r] = row_sum[mi][r] * alpha + sum;
 #pragma unroll
-        for (int dt = 0; dt < 8; ++dt) {
+        for (int dt = 0; dt < 2 * kKt; ++dt) {
           o[mi][dt][2 * r] *= alpha;
           o[mi][dt][2 * r + 1] *= alpha;
         }
       }
     } else {
 #pragma unroll
-      for (int mi = 0; mi < kStepM; ++mi)
+      for (int mi = 0; mi < M; ++mi)
 #pragma unroll
-        for (int nt = 0; nt < 8; ++nt) {
-          p[mi][nt][0] = q[mi][nt / 2][(nt % 2) * 2];
-          p[mi][nt][1] = q[mi][nt / 2][(nt % 2) * 2 + 1];
+        for (int nt = 0; nt < kNt; ++nt) {
+          p[mi][nt][0] = q[mi][(nt / 2) % kKt][(nt % 2) * 2];
+          p[mi][nt][1] = q[mi][(nt / 2) % kKt][(nt % 2) * 2 + 1];
         }
     }
     // O += P V
 #pragma unroll
-    for (int kk = 0; kk < 4; ++kk) {
+    for (int kk = 0; kk < BC / 16; ++kk) {
 #pragma unroll
-      for (int dp = 0; dp < 4; ++dp) {
+      for (int dp = 0; dp < kKt; ++dp) {
         std::uint32_t b[4];
         if constexpr (Variant == kMmaOnly) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) b[e] = q[dp % kStepM][kk][e];
+          for (int e = 0; e < 4; ++e) b[e] = q[dp % M][kk % kKt][e];
         } else {
-          dev::ldmatrix_x4_trans(b, v_tile + swz(kk * 16 + v_row, dp * 2 + v_par));
+          dev::ldmatrix_x4_trans(b, v_tile + swz<D>(kk * 16 + v_row, dp * 2 + v_par));
         }
 #pragma unroll
-        for (int mi = 0; mi < kStepM; ++mi) {
+        for (int mi = 0; mi < M; ++mi) {
           const std::uint32_t a[4] = {p[mi][2 * kk][0], p[mi][2 * kk][1], p[mi][2 * kk + 1][0],
                                       p[mi][2 * kk + 1][1]};
           dev::mma16816<Bf16>(o[mi][2 * dp], a, b[0], b[1]);
@@ -528,13 +544,13 @@ __global__ void __launch_bounds__(kStepThreads)
   if (tid == 0) smids[blockIdx.x] = dev::smid();
   float acc = 0;
 #pragma unroll
-  for (int mi = 0; mi < kStepM; ++mi) {
+  for (int mi = 0; mi < M; ++mi) {
     acc += row_sum[mi][0] + row_sum[mi][1];
 #pragma unroll
-    for (int dt = 0; dt < 8; ++dt) acc += o[mi][dt][0] + o[mi][dt][1] + o[mi][dt][2] + o[mi][dt][3];
+    for (int dt = 0; dt < 2 * kKt; ++dt) acc += o[mi][dt][0] + o[mi][dt][1] + o[mi][dt][2] + o[mi][dt][3];
     if constexpr (Variant < kSoftmax) {
 #pragma unroll
-      for (int nt = 0; nt < 8; ++nt) acc += s[mi][nt][0] + s[mi][nt][1] + s[mi][nt][2] + s[mi][nt][3];
+      for (int nt = 0; nt < kNt; ++nt) acc += s[mi][nt][0] + s[mi][nt][1] + s[mi][nt][2] + s[mi][nt][3];
     }
   }
   out[blockIdx.x * kStepThreads + tid] = acc;
@@ -542,19 +558,19 @@ __global__ void __launch_bounds__(kStepThreads)
 
 using StepKernel = void (*)(int, const uint4*, int, const std::uint32_t*, float*, BlockClock*,
                             std::uint32_t*);
-template <bool Bf16>
+template <bool Bf16, int M = kStepM, int D = kStepD, int BC = kStepBc, int MinCtas = 1>
 StepKernel step_kernel_for(int variant) {
   switch (variant) {
     case kMmaOnly:
-      return warp_step_kernel<Bf16, kMmaOnly>;
+      return warp_step_kernel<Bf16, kMmaOnly, M, D, BC, MinCtas>;
     case kMmaLdsm:
-      return warp_step_kernel<Bf16, kMmaLdsm>;
+      return warp_step_kernel<Bf16, kMmaLdsm, M, D, BC, MinCtas>;
     case kSoftmax:
-      return warp_step_kernel<Bf16, kSoftmax>;
+      return warp_step_kernel<Bf16, kSoftmax, M, D, BC, MinCtas>;
     case kBarrier:
-      return warp_step_kernel<Bf16, kBarrier>;
+      return warp_step_kernel<Bf16, kBarrier, M, D, BC, MinCtas>;
     default:
-      return warp_step_kernel<Bf16, kCpAsync>;
+      return warp_step_kernel<Bf16, kCpAsync, M, D, BC, MinCtas>;
   }
 }
 
@@ -616,6 +632,104 @@ void run_warp_step(Context& ctx) {
   }
 }
 
+// ---- warp_step_occupancy
+// The issue rate of the warp_step loop against warps per sub-partition (1 to 8). The tiled kernel's shape
+// needs ~170 registers a thread, so at most 2 of its 4-warp CTAs (3 for the mma-only variant) share an SM; 8
+// need at most 64. The same loop body in a smaller shape fits 64: 16 query rows per warp (M 1), d 32, Bc 32
+// (registers per thread about a quarter, shared memory 8 KB per CTA). Its mix differs from the tiled kernel's
+// (per warp step 16 mma, 8 ldmatrix.x4, 18 ex2 per thread: more softmax per mma), so both shapes run, the
+// large one at the occupancies it fits, and the two overlap at 1-2 warps per sub-partition.
+struct StepShape {
+  const char* name;
+  int m, d, bc, steps;
+  StepKernel (*kernel)(int variant);
+};
+
+void run_warp_step_occupancy(Context& ctx) {
+  const std::string bench = "warp_step_occupancy";
+  const int kv_tiles = 64;  // L2-resident, read by every CTA, as in warp_step
+  const StepShape shapes[] = {
+      {"m32 d64 bc64", kStepM, kStepD, kStepBc, 512, step_kernel_for<false>},
+      {"m16 d32 bc32", 1, 32, 32, 4096, step_kernel_for<false, 1, 32, 32, 8>},
+  };
+  for (const StepShape& sh : shapes) {
+    const int tile_bytes = sh.bc * sh.d * 2;
+    const auto kv = random_halves(std::size_t(kv_tiles) * 2 * tile_bytes / 4, 47u, 1.0f, false);
+    const auto q = random_halves(std::size_t(4 * sh.m * sh.d / 4 * 32), 53u, 1.0f, false);
+    for (int variant : {kMmaOnly, kMmaLdsm, kSoftmax, kBarrier, kCpAsync}) {
+      const StepKernel k = sh.kernel(variant);
+      cudaFuncAttributes attr{};
+      MB_CHECK(cudaFuncGetAttributes(&attr, k));
+      int fit = 0;
+      MB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, k, kStepThreads, 0));
+      const std::string name = std::string(sh.name) + " " + variant_name(variant);
+      // The small shape must fit 8 CTAs. At 64 registers ptxas spills a few values (the clock stamps outside
+      // the loop; with cp.async also 8 reloads per step inside it, which then count among the step's
+      // instructions): the local bytes go into the detail and the rows, they do not fail the check.
+      ctx.rec->check(bench, name + ": registers and shared memory", sh.m == kStepM || fit >= 8,
+                     std::to_string(attr.numRegs) + " registers per thread, " +
+                         std::to_string(attr.sharedSizeBytes) + " B shared per CTA, " +
+                         std::to_string(attr.localSizeBytes) + " B local (spills), " + std::to_string(fit) +
+                         " CTAs of 4 warps fit per SM");
+      for (int ctas_per_sm = 1; ctas_per_sm <= 8; ++ctas_per_sm) {  // one warp per sub-partition per CTA
+        if (ctas_per_sm > fit) continue;                            // the check above says how many fit
+        const int blocks = ctx.sm_count * ctas_per_sm;
+        DeviceBuffer<float> out(std::size_t(blocks) * kStepThreads);
+        DeviceBuffer<BlockClock> clk(blocks);
+        DeviceBuffer<std::uint32_t> smids(blocks);
+        std::vector<double> cycles, ghz;
+        int worst = 0;
+        for (int r = 0; r < ctx.reps(5) + 1; ++r) {
+          k<<<blocks, kStepThreads>>>(sh.steps, reinterpret_cast<const uint4*>(kv.get()), kv_tiles, q.get(),
+                                      out.get(), clk.get(), smids.get());
+          MB_LAUNCHED();
+          MB_CHECK(cudaDeviceSynchronize());
+          if (r == 0) continue;
+          const ClockSummary c = summarize_clocks(clk.copy_out());
+          cycles.push_back(c.mean_cycles / sh.steps);
+          ghz.push_back(c.ghz);
+          std::vector<int> per_sm(1024, 0);
+          for (std::uint32_t id : smids.copy_out())
+            worst = std::max(worst, ++per_sm[std::min<std::uint32_t>(id, 1023)]);
+        }
+        const std::string at = name + ", " + std::to_string(ctas_per_sm) + " CTA/SM";
+        check_finite(ctx, bench, at, out);
+        ctx.rec->check(bench, at + ": CTAs spread evenly over SMs", worst == ctas_per_sm,
+                       "most CTAs seen on one SM: " + std::to_string(worst) +
+                           ", launched per SM: " + std::to_string(ctas_per_sm));
+        const int mma = 4 * sh.m * (sh.d / 16) * (sh.bc / 16);
+        // Instructions per sub-partition cycle = (SASS loop body of this kernel) x warps_per_sub_partition /
+        // cycles_per_warp_step: the binary cannot read its own SASS, so scripts/gpu_microbench.sh writes the
+        // loop bodies (sass_loops.json) and scripts/microbench_summary.py divides.
+        ctx.rec->result(
+            bench, "cycles_per_warp_step", "cycles", cycles,
+            {{"dtype", "fp16"},
+             {"shape", sh.name},
+             {"variant", variant_name(variant)},
+             {"ctas_per_sm", ctas_per_sm},
+             {"warps_per_cta", 4},
+             {"warps_per_sub_partition", ctas_per_sm},
+             {"m", sh.m},
+             {"d", sh.d},
+             {"bc", sh.bc},
+             {"mma_per_warp_step", mma},
+             {"ldmatrix_x4_per_warp_step", variant == kMmaOnly ? 0 : mma / (2 * sh.m)},
+             {"ex2_per_thread_step", variant >= kSoftmax ? 2 * sh.m * (sh.bc / 4 + 1) : 0},
+             {"registers_per_thread", attr.numRegs},
+             {"smem_per_cta", static_cast<int>(attr.sharedSizeBytes)},
+             {"local_bytes_per_thread", static_cast<int>(attr.localSizeBytes)},
+             {"kernel", "warp_step_kernel<false, " + std::to_string(variant) + ", " + std::to_string(sh.m) +
+                            ", " + std::to_string(sh.d) + ", " + std::to_string(sh.bc) + ", " +
+                            (sh.m == kStepM ? "1" : "8") + ">"},
+             {"steps", sh.steps}},
+            ghz,
+            "each CTA's %clock64 cycles over its steps (every warp runs one warp step per CTA step, "
+            "the CTAs of an SM side by side)");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void add_compute_benchmarks(std::vector<Benchmark>& out) {
@@ -632,6 +746,10 @@ void add_compute_benchmarks(std::vector<Benchmark>& out) {
                  "one step of the tiled kernel's inner loop (ldmatrix + mma + softmax + barrier + cp.async), "
                  "cycles per CTA step, 1-4 CTAs of 4 warps per SM",
                  run_warp_step});
+  out.push_back({"warp_step_occupancy",
+                 "the warp_step loop (fp16) at 1-8 CTAs of 4 warps per SM (1-8 warps per sub-partition): "
+                 "cycles per warp step, the tiled kernel's shape where it fits and a 64-register shape to 8",
+                 run_warp_step_occupancy});
 }
 
 }  // namespace attnscope::microbench
