@@ -574,6 +574,41 @@ StepKernel step_kernel_for(int variant) {
   }
 }
 
+// Times `k` at `ctas_per_sm` CTAs of kStepThreads per SM: one warm-up launch, then ctx.reps(5) timed ones,
+// each giving its CTAs' mean %clock64 cycles per step and the clock. Checks (named `at`) that the output is
+// finite and that no SM ran more CTAs than launched per SM.
+struct StepTiming {
+  std::vector<double> cycles, ghz;
+};
+StepTiming time_step_kernel(Context& ctx, const std::string& bench, const std::string& at, StepKernel k,
+                            int ctas_per_sm, int steps, const DeviceBuffer<std::uint32_t>& kv, int kv_tiles,
+                            const DeviceBuffer<std::uint32_t>& q) {
+  const int blocks = ctx.sm_count * ctas_per_sm;
+  DeviceBuffer<float> out(std::size_t(blocks) * kStepThreads);
+  DeviceBuffer<BlockClock> clk(blocks);
+  DeviceBuffer<std::uint32_t> smids(blocks);
+  StepTiming t;
+  int worst = 0;
+  for (int r = 0; r < ctx.reps(5) + 1; ++r) {
+    k<<<blocks, kStepThreads>>>(steps, reinterpret_cast<const uint4*>(kv.get()), kv_tiles, q.get(), out.get(),
+                                clk.get(), smids.get());
+    MB_LAUNCHED();
+    MB_CHECK(cudaDeviceSynchronize());
+    if (r == 0) continue;
+    const ClockSummary c = summarize_clocks(clk.copy_out());
+    t.cycles.push_back(c.mean_cycles / steps);
+    t.ghz.push_back(c.ghz);
+    std::vector<int> per_sm(1024, 0);
+    for (std::uint32_t id : smids.copy_out())
+      worst = std::max(worst, ++per_sm[std::min<std::uint32_t>(id, 1023)]);
+  }
+  check_finite(ctx, bench, at, out);
+  ctx.rec->check(bench, at + ": CTAs spread evenly over SMs", worst == ctas_per_sm,
+                 "most CTAs seen on one SM: " + std::to_string(worst) +
+                     ", launched per SM: " + std::to_string(ctas_per_sm));
+  return t;
+}
+
 void run_warp_step(Context& ctx) {
   const std::string bench = "warp_step";
   const int steps = 512, kv_tiles = 64;  // 64 K/V tile pairs = 1 MB, read by every CTA: L2-resident
@@ -582,41 +617,19 @@ void run_warp_step(Context& ctx) {
     const auto q = random_halves(std::size_t(4 * kStepM * 16 * 32), 43u + bf16, 1.0f, bf16);
     for (int variant : {kMmaOnly, kMmaLdsm, kSoftmax, kBarrier, kCpAsync}) {
       const StepKernel k = bf16 ? step_kernel_for<true>(variant) : step_kernel_for<false>(variant);
+      const std::string name = std::string(bf16 ? "bf16 " : "fp16 ") + variant_name(variant);
       int fit = 0;
       MB_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fit, k, kStepThreads, 0));
       for (int ctas_per_sm : {1, 2, 3, 4, 5, 6, 7, 8}) {  // as many as fit: the issue rate vs warps per SMSP
         if (ctas_per_sm > fit) {
-          ctx.rec->check(bench,
-                         std::string(bf16 ? "bf16 " : "fp16 ") + variant_name(variant) + ": " +
-                             std::to_string(ctas_per_sm) + " CTAs per SM not run",
-                         true, "only " + std::to_string(fit) + " fit on one SM (registers or shared memory)");
+          ctx.rec->check(bench, name + ": " + std::to_string(ctas_per_sm) + " CTAs per SM not run", true,
+                         "only " + std::to_string(fit) + " fit on one SM (registers or shared memory)");
           continue;
         }
-        const int blocks = ctx.sm_count * ctas_per_sm;
-        DeviceBuffer<float> out(std::size_t(blocks) * kStepThreads);
-        DeviceBuffer<BlockClock> clk(blocks);
-        DeviceBuffer<std::uint32_t> smids(blocks);
-        std::vector<double> cycles, ghz;
-        int worst = 0;
-        for (int r = 0; r < ctx.reps(5) + 1; ++r) {
-          k<<<blocks, kStepThreads>>>(steps, reinterpret_cast<const uint4*>(kv.get()), kv_tiles, q.get(),
-                                      out.get(), clk.get(), smids.get());
-          MB_LAUNCHED();
-          MB_CHECK(cudaDeviceSynchronize());
-          if (r == 0) continue;
-          const ClockSummary c = summarize_clocks(clk.copy_out());
-          cycles.push_back(c.mean_cycles / steps);
-          ghz.push_back(c.ghz);
-          std::vector<int> per_sm(1024, 0);
-          for (std::uint32_t id : smids.copy_out())
-            worst = std::max(worst, ++per_sm[std::min<std::uint32_t>(id, 1023)]);
-        }
-        const std::string name = std::string(bf16 ? "bf16 " : "fp16 ") + variant_name(variant);
-        check_finite(ctx, bench, name + ", " + std::to_string(ctas_per_sm) + " CTA/SM", out);
-        ctx.rec->check(bench, name + ": CTAs spread evenly over SMs", worst == ctas_per_sm,
-                       "most CTAs seen on one SM: " + std::to_string(worst) +
-                           ", launched per SM: " + std::to_string(ctas_per_sm));
-        ctx.rec->result(bench, "cycles_per_cta_step", "cycles", cycles,
+        const StepTiming t =
+            time_step_kernel(ctx, bench, name + ", " + std::to_string(ctas_per_sm) + " CTA/SM", k,
+                             ctas_per_sm, steps, kv, kv_tiles, q);
+        ctx.rec->result(bench, "cycles_per_cta_step", "cycles", t.cycles,
                         {{"dtype", bf16 ? "bf16" : "fp16"},
                          {"variant", variant_name(variant)},
                          {"ctas_per_sm", ctas_per_sm},
@@ -625,7 +638,7 @@ void run_warp_step(Context& ctx) {
                          {"ldmatrix_x4_per_warp_step", variant == kMmaOnly ? 0 : 32},
                          {"ex2_per_thread_step", variant >= kSoftmax ? 68 : 0},
                          {"steps", steps}},
-                        ghz,
+                        t.ghz,
                         "each CTA's %clock64 cycles over its steps; 4 warps x 32 query rows, d 64, Bc 64");
       }
     }
@@ -634,7 +647,7 @@ void run_warp_step(Context& ctx) {
 
 // ---- warp_step_occupancy
 // The issue rate of the warp_step loop against warps per sub-partition (1 to 8). The tiled kernel's shape
-// needs ~170 registers a thread, so at most 2 of its 4-warp CTAs (3 for the mma-only variant) share an SM; 8
+// needs 170-248 registers a thread, so at most 2 of its 4-warp CTAs share an SM; 8
 // need at most 64. The same loop body in a smaller shape fits 64: 16 query rows per warp (M 1), d 32, Bc 32
 // (registers per thread about a quarter, shared memory 8 KB per CTA). Its mix differs from the tiled kernel's
 // (per warp step 16 mma, 8 ldmatrix.x4, 18 ex2 per thread: more softmax per mma), so both shapes run, the
@@ -673,36 +686,15 @@ void run_warp_step_occupancy(Context& ctx) {
                          " CTAs of 4 warps fit per SM");
       for (int ctas_per_sm = 1; ctas_per_sm <= 8; ++ctas_per_sm) {  // one warp per sub-partition per CTA
         if (ctas_per_sm > fit) continue;                            // the check above says how many fit
-        const int blocks = ctx.sm_count * ctas_per_sm;
-        DeviceBuffer<float> out(std::size_t(blocks) * kStepThreads);
-        DeviceBuffer<BlockClock> clk(blocks);
-        DeviceBuffer<std::uint32_t> smids(blocks);
-        std::vector<double> cycles, ghz;
-        int worst = 0;
-        for (int r = 0; r < ctx.reps(5) + 1; ++r) {
-          k<<<blocks, kStepThreads>>>(sh.steps, reinterpret_cast<const uint4*>(kv.get()), kv_tiles, q.get(),
-                                      out.get(), clk.get(), smids.get());
-          MB_LAUNCHED();
-          MB_CHECK(cudaDeviceSynchronize());
-          if (r == 0) continue;
-          const ClockSummary c = summarize_clocks(clk.copy_out());
-          cycles.push_back(c.mean_cycles / sh.steps);
-          ghz.push_back(c.ghz);
-          std::vector<int> per_sm(1024, 0);
-          for (std::uint32_t id : smids.copy_out())
-            worst = std::max(worst, ++per_sm[std::min<std::uint32_t>(id, 1023)]);
-        }
-        const std::string at = name + ", " + std::to_string(ctas_per_sm) + " CTA/SM";
-        check_finite(ctx, bench, at, out);
-        ctx.rec->check(bench, at + ": CTAs spread evenly over SMs", worst == ctas_per_sm,
-                       "most CTAs seen on one SM: " + std::to_string(worst) +
-                           ", launched per SM: " + std::to_string(ctas_per_sm));
+        const StepTiming t =
+            time_step_kernel(ctx, bench, name + ", " + std::to_string(ctas_per_sm) + " CTA/SM", k,
+                             ctas_per_sm, sh.steps, kv, kv_tiles, q);
         const int mma = 4 * sh.m * (sh.d / 16) * (sh.bc / 16);
         // Instructions per sub-partition cycle = (SASS loop body of this kernel) x warps_per_sub_partition /
         // cycles_per_warp_step: the binary cannot read its own SASS, so scripts/gpu_microbench.sh writes the
         // loop bodies (sass_loops.json) and scripts/microbench_summary.py divides.
         ctx.rec->result(
-            bench, "cycles_per_warp_step", "cycles", cycles,
+            bench, "cycles_per_warp_step", "cycles", t.cycles,
             {{"dtype", "fp16"},
              {"shape", sh.name},
              {"variant", variant_name(variant)},
@@ -722,7 +714,7 @@ void run_warp_step_occupancy(Context& ctx) {
                             ", " + std::to_string(sh.d) + ", " + std::to_string(sh.bc) + ", " +
                             (sh.m == kStepM ? "1" : "8") + ">"},
              {"steps", sh.steps}},
-            ghz,
+            t.ghz,
             "each CTA's %clock64 cycles over its steps (every warp runs one warp step per CTA step, "
             "the CTAs of an SM side by side)");
       }
