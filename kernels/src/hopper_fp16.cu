@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Hopper attention instantiations, fp16 (template arguments: dtype, d, Br, Bc, consumer warpgroups, stages,
-// overlap, ping-pong). Each fits ptxas's 168 registers per thread (2 consumer warpgroups) without spills:
-// d 64 at Bc 128 in every schedule; d 128 at Bc 128 only in the serial schedule (overlapped, S, P and O of a
-// 128-key tile spilled 136-152 bytes), overlapped at Bc 64. Measured slower and left out
-// (tests/data/h200/hopper-20261203T182257Z): Br 192 with 3 consumers (128 registers: Bc 64 only), and the
-// overlapped schedule at stages 2 (the consumer then holds both slots, nothing is prefetched). The timeline
-// build (Instrumented, last template argument) is compiled for the default tile of each head dim
-// (vocab::default_hopper_config), the one the profiler measures.
+// overlap, ping-pong). Each compiles without spills: ptxas gives the consumer warpgroups their setmaxnreg
+// budget (240 registers at 2 consumers, 160 at 3; hopper_kernel.cuh, deadlock_trap), so S, P and O of a
+// 128-key tile fit at d 128 in the overlapped schedule, and 3 consumers (Br 192) fit at Bc 128. Measured
+// slower and left out (tests/data/h200/hopper-20261203T182257Z): the overlapped schedule at stages 2 (the
+// consumer then holds both slots, nothing is prefetched). The timeline build (Instrumented, last template
+// argument) is compiled for the default tile of each head dim (vocab::default_hopper_config), the one the
+// profiler measures.
 #include "hopper_kernel.cuh"
 
 namespace attnscope::kernels::detail {
@@ -23,6 +23,10 @@ void append_hopper_fp16(std::vector<HopperEntry>& out) {
   out.push_back(hopper_entry<__half, 128, 128, 64, 2, 3, true, false>());
   out.push_back(hopper_entry<__half, 128, 128, 64, 2, 3, true, true>());
   out.push_back(hopper_entry<__half, 128, 128, 64, 2, 4, true, true>());
+  out.push_back(hopper_entry<__half, 128, 128, 128, 2, 3, true, false>());
+  out.push_back(hopper_entry<__half, 128, 128, 128, 2, 3, true, true>());
+  out.push_back(hopper_entry<__half, 64, 192, 128, 3, 2, false, false>());
+  out.push_back(hopper_entry<__half, 64, 192, 128, 3, 3, true, false>());
   out.push_back(hopper_entry<__half, 64, 128, 128, 2, 3, true, true, true>());
   out.push_back(hopper_entry<__half, 128, 128, 128, 2, 2, false, false, true>());
 }

@@ -69,13 +69,19 @@ __device__ __forceinline__ bool mbar_try_wait(std::uint32_t bar, std::uint32_t p
       : "memory");
   return done != 0;
 }
+// The deadlock trap, out of line: a trap inlined into the consumer warpgroups' code makes ptxas allocate that
+// code within the kernel's entry register count (168 at 2 consumers) instead of the setmaxnreg budget (240);
+// the overlapped schedule at d 128, Bc 128 then spilled 212 bytes. As a call it costs nothing until it runs.
+static __device__ __noinline__ void deadlock_trap() {
+  __trap();
+}
 // Waits for the phase of parity `parity` to complete. A wait that lasts 10 s traps: a deadlock (a copy that
 // never lands, a barrier count off by one) then fails the launch with an error instead of hanging the GPU.
 __device__ __forceinline__ void mbar_wait(std::uint32_t bar, std::uint32_t parity) {
   if (mbar_try_wait(bar, parity)) return;
   const std::uint64_t start = device::global_timer_ns();
   while (!mbar_try_wait(bar, parity)) {
-    if (device::global_timer_ns() - start > 10'000'000'000ull) __trap();
+    if (device::global_timer_ns() - start > 10'000'000'000ull) deadlock_trap();
   }
 }
 
@@ -222,9 +228,9 @@ struct HopperShape {
 };
 
 // The consumer warpgroups' part of the kernel, in its own function so that the kernel's two roles are the two
-// branches of one if / else, the form in which setmaxnreg applies. ptxas still allocates this branch within
-// the launch bound's cap (168 registers at 2 consumers), not the 240 it gets at run time: what fits without
-// spills decides which configurations are compiled (hopper_fp16.cu).
+// branches of one if / else, the form in which setmaxnreg applies: ptxas then allocates this branch within
+// the budget it gets at run time (240 registers at 2 consumers) rather than the launch bound's 168, as long as
+// nothing in it traps inline (see deadlock_trap).
 template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong,
           bool Instrumented>
 __device__ __forceinline__ void hopper_consumer(
