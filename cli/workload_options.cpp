@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "workload_options.hpp"
 
+#include <string>
+
 #include "attnscope/sim/error.hpp"
 #include "attnscope/vocab/tile_config.hpp"
 
@@ -45,13 +47,25 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
   cmd.add_option("--bwd-stages", o.bwd_stages,
                  "tiled backward: cp.async stages of Q, dO, LSE, D (default 2)");
   cmd.add_option("--hopper-bc", o.hopper_bc, "Hopper kernel: keys per kv step (Bc; default 128)");
+  // The defaults in the help text come from the one definition of the Hopper kernel's default tile.
+  const vocab::HopperConfig h64 = vocab::default_hopper_config(64);
+  const vocab::HopperConfig h128 = vocab::default_hopper_config(128);
+  const auto per_head_dim = [](const std::string& at64, const std::string& at128) {
+    return "(default " + at64 + " at d 64, " + at128 + " at d 128)";
+  };
+  const auto schedule = [](const vocab::HopperConfig& c) -> std::string {
+    if (c.overlap) return c.pingpong ? "pingpong" : "overlap";
+    return c.pingpong ? "serial-pingpong" : "serial";
+  };
   cmd.add_option("--hopper-consumers", o.hopper_consumers,
-                 "Hopper kernel: consumer warpgroups of 64 query rows (Br = 64 x consumers; default 2)");
+                 "Hopper kernel: consumer warpgroups of 64 query rows (Br = 64 x consumers) " +
+                     per_head_dim(std::to_string(h64.consumers), std::to_string(h128.consumers)));
   cmd.add_option("--hopper-stages", o.hopper_stages,
-                 "Hopper kernel: slots of the K/V ring (default 3 at d 64, 2 at d 128)");
+                 "Hopper kernel: slots of the K/V ring " +
+                     per_head_dim(std::to_string(h64.stages), std::to_string(h128.stages)));
   cmd.add_option("--hopper-schedule", o.hopper_schedule,
-                 "Hopper kernel: serial, overlap, pingpong (overlap + ping-pong) or serial-pingpong "
-                 "(default pingpong at d 64, serial at d 128)");
+                 "Hopper kernel: serial, overlap, pingpong (overlap + ping-pong) or serial-pingpong " +
+                     per_head_dim(schedule(h64), schedule(h128)));
   cmd.add_option("--gpu", o.gpu, "GPU spec: h200, h100, a100 or a JSON file")->capture_default_str();
 }
 

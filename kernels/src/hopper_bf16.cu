@@ -25,9 +25,10 @@ void append_hopper_bf16(std::vector<HopperEntry>& out) {
   out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 64, 2, 4, true, true>());
   out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 3, true, false>());
   out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 3, true, true>());
+  out.push_back(hopper_entry<__nv_bfloat16, 64, 192, 128, 3, 2, false, false>());
   out.push_back(hopper_entry<__nv_bfloat16, 64, 192, 128, 3, 3, true, false>());
-  out.push_back(hopper_entry<__nv_bfloat16, 64, 128, 128, 2, 3, true, true, true>());
-  out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 2, false, false, true>());
+  out.push_back(hopper_entry<__nv_bfloat16, 64, 192, 128, 3, 2, false, false, true>());
+  out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 3, true, true, true>());
 }
 
 }  // namespace attnscope::kernels::detail

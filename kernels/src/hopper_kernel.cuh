@@ -229,8 +229,8 @@ struct HopperShape {
 
 // The consumer warpgroups' part of the kernel, in its own function so that the kernel's two roles are the two
 // branches of one if / else, the form in which setmaxnreg applies: ptxas then allocates this branch within
-// the budget it gets at run time (240 registers at 2 consumers) rather than the launch bound's 168, as long as
-// nothing in it traps inline (see deadlock_trap).
+// the budget it gets at run time (240 registers at 2 consumers) rather than the launch bound's 168, as long
+// as nothing in it traps inline (see deadlock_trap).
 template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong,
           bool Instrumented>
 __device__ __forceinline__ void hopper_consumer(

@@ -71,9 +71,9 @@ struct TileConfig {
   int bwd_row_block = 0;
   // (The naive backward's tiling is fixed: vocab::NaiveBwdTiling{}.)
 
-  // Hopper kernel: vocab::HopperConfig, defaults = HopperConfig{} (the d 128 default; the command line starts
-  // from vocab::default_hopper_config of the workload's head dim, docs/hopper-kernel.md). Its Br is
-  // 64 query rows per consumer warpgroup (the M of one wgmma), so the consumers set it.
+  // Hopper kernel: vocab::HopperConfig, defaults = HopperConfig{} (the serial two-consumer tile; the command
+  // line starts from vocab::default_hopper_config of the workload's head dim, docs/hopper-kernel.md). Its Br
+  // is 64 query rows per consumer warpgroup (the M of one wgmma), so the consumers set it.
   int hopper_bc = vocab::HopperConfig{}.bc;                // keys per kv step
   int hopper_consumers = vocab::HopperConfig{}.consumers;  // consumer warpgroups, 64 query rows each
   int hopper_stages = vocab::HopperConfig{}.stages;        // slots of the K/V ring in shared memory

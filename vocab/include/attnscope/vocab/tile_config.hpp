@@ -36,12 +36,13 @@ struct HopperConfig {
   bool pingpong = false;
 };
 
-// The Hopper kernel's default tile for a head dim: the fastest measured on the H200 (docs/hopper-kernel.md).
-// d 64: overlapped with ping-pong at 3 stages; d 128: serial at Bc 128, 2 stages (its overlapped schedule
-// fits the register cap only at Bc 64). HopperConfig{} is the d 128 one.
+// The Hopper kernel's default tile for a head dim: the fastest in the latest run of every compiled
+// configuration (docs/hopper-kernel.md; tests/data/h100/hopper-regs-20261206T165600Z, an H100: the same GH100
+// SM as the H200). d 64: three consumer warpgroups (Br 192), serial, 2 stages; d 128: overlapped with
+// ping-pong at Bc 128, 3 stages. HopperConfig{} is the serial two-consumer tile, the default of neither.
 constexpr HopperConfig default_hopper_config(int head_dim) {
-  return head_dim == 128 ? HopperConfig{128, 128, 2, 2, false, false}
-                         : HopperConfig{128, 128, 2, 3, true, true};
+  return head_dim == 128 ? HopperConfig{128, 128, 2, 3, true, true}
+                         : HopperConfig{192, 128, 3, 2, false, false};
 }
 
 // The naive kernels' tiling. naive.qk: 128 x 128 tiles of S, reduction steps of bk = 32, `warps` warps;
