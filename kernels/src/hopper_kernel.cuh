@@ -154,8 +154,10 @@ __device__ __forceinline__ void fence_operands(std::uint32_t (&r)[N][4]) {
 }
 
 // Named barriers (0 is __syncthreads): 1 and 2 the ping-pong turns, 3 + consumer a consumer warpgroup's O
-// tile in shared memory, 5 every consumer thread (the timeline's last record). `threads` threads take part,
-// some waiting (sync), the others only signalling (arrive).
+// tile in shared memory, 3 + Consumers every consumer thread (the timeline's last record; after the O
+// barriers, since one id used with two thread counts is an illegal instruction: id 5 was consumer 2's O
+// barrier at 3 consumers). `threads` threads take part, some waiting (sync), the others only signalling
+// (arrive).
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
@@ -543,10 +545,10 @@ __device__ __forceinline__ void hopper_consumer(
     hopper::bulk_wait_group_0();  // the stores have completed (and the shared source is no longer read)
   }
   if constexpr (Instrumented) {
-    // The last record (or the one record of a CTA with no visible kv tile in the window) ends when both
-    // warpgroups have stored O.
+    // The last record (or the one record of a CTA with no visible kv tile in the window) ends when every
+    // consumer warpgroup has stored O.
     if (n_steps > 0 || p.kv_tile_end > kv_begin) {
-      hopper::named_barrier_sync(5, Consumers * vocab::kWarpgroupThreads);
+      hopper::named_barrier_sync(3 + Consumers, Consumers * vocab::kWarpgroupThreads);
       if (recorder) hopper::record_end(p, q_tile, kv_begin + max(n_steps - 1, 0), device::global_timer_ns());
     }
   }
