@@ -157,7 +157,7 @@ std::vector<MatrixPoint> fresh(std::uint64_t seed, int count) {
       if (w.head_dim == 128 && t.br == 128 && t.bc == 128 && t.warps == 4) t.warps = 8;  // as build() does
       tile_label = fmt::format("-br{}-bc{}-w{}", t.br, t.bc, t.warps);
     } else if (kind == sim::KernelKind::hopper) {
-      t.set_hopper(vocab::default_hopper_config(static_cast<int>(w.head_dim)));
+      t.set_hopper(matrix_hopper_config(static_cast<int>(w.head_dim)));
     }
     w.name = fmt::format("fresh{:02}-b{}-h{}-q{}-k{}-d{}-{}{}", i, w.batch, w.heads, w.seq_q, w.seq_kv,
                          w.head_dim, sim::to_string(w.dtype), w.causal ? "-causal" : "");
@@ -188,6 +188,11 @@ std::vector<sim::TileConfig> matrix_tile_configs() {
     out.push_back(t);
   }
   return out;
+}
+
+vocab::HopperConfig matrix_hopper_config(int head_dim) {
+  return head_dim == 128 ? vocab::HopperConfig{128, 128, 2, 2, false, false}
+                         : vocab::HopperConfig{128, 128, 2, 3, true, true};
 }
 
 std::vector<std::string> matrix_names() {

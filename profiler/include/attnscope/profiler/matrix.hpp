@@ -10,6 +10,7 @@
 
 #include "attnscope/sim/tile_config.hpp"
 #include "attnscope/sim/workload.hpp"
+#include "attnscope/vocab/tile_config.hpp"
 
 namespace attnscope::profiler {
 
@@ -55,15 +56,20 @@ MatrixLog read_matrix_log(const std::filesystem::path& path);
 std::vector<std::pair<MatrixPoint, MatrixLogPoint>> matrix_log_points(const MatrixLog& log);
 
 // Shapes nobody fitted a constant on, drawn from a seed: each point's kernel (naive 1/4, tiled 1/2 with one
-// of matrix_tile_configs(), Hopper 1/4 with its head dim's default tile), head dim 64 or 128, fp16 or bf16,
-// causal or not, query and key lengths log-uniform in 256 .. 16384 (equal half of the time), 2^17 .. 2^19
-// query rows over 1 .. 32 heads and the batch. Naive points whose S would pass 4 GiB become tiled ones. The
-// same seed gives the same points everywhere (SplitMix64, no std distributions).
+// of matrix_tile_configs(), Hopper 1/4 with matrix_hopper_config() of its head dim), head dim 64 or 128, fp16
+// or bf16, causal or not, query and key lengths log-uniform in 256 .. 16384 (equal half of the time), 2^17 ..
+// 2^19 query rows over 1 .. 32 heads and the batch. Naive points whose S would pass 4 GiB become tiled ones.
+// The same seed gives the same points everywhere (SplitMix64, no std distributions).
 inline constexpr int kFreshPoints = 24;
 std::vector<MatrixPoint> fresh_matrix(std::uint64_t seed, int count);
 std::vector<std::string> matrix_names();
 
 // The three tile configurations the matrices use, warps = Br / 16.
 std::vector<sim::TileConfig> matrix_tile_configs();
+// The Hopper tile of the fresh matrix's Hopper points: fixed, not the kernel's default of the day, because a
+// point's label names no Hopper tile and the logs of earlier runs are joined with the model again from their
+// labels. It is the default the matrix was first measured with (d 64: Br 128, Bc 128, 2 consumers, 3 stages,
+// overlap + ping-pong; d 128: serial at 2 stages); `scripts/gpu_hopper_profile.sh` measures the defaults.
+vocab::HopperConfig matrix_hopper_config(int head_dim);
 
 }  // namespace attnscope::profiler
