@@ -121,11 +121,15 @@ TEST_F(CliHopper, SweepsItsTilesAndListsTheInfeasibleOnesWithTheReason) {
 namespace {
 
 // `run --kernel hopper` (and `all`) without a GPU joins the newest committed recording of the Hopper kernel
-// at the workload and its default tile: the one of the kernel as it is now (recorded in a folder inside a
-// dated run), not an older recording of an earlier version of the kernel at the same shape.
+// at the workload and tile: the one of the kernel as it is now (recorded in a folder inside a dated run), not
+// an older recording of an earlier version of the kernel at the same shape. The H200 recordings are of the
+// tile that was the d 128 default until 2026-12-06 (serial, 2 stages), named here.
 TEST_F(CliHopper, RunJoinsTheNewestHopperRecording) {
   const fs::path out = dir_ / "run-hopper";
-  const CommandResult r = run("run --kernel hopper -d 128 --device never --out " + out.string());
+  const CommandResult r =
+      run("run --kernel hopper -d 128 --hopper-stages 2 --hopper-schedule serial "
+          "--device never --out " +
+          out.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = attnscope::reports::read_report(out / "report.json");
   ASSERT_EQ(report.kernels.size(), 1u);
