@@ -53,9 +53,10 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
   const auto per_head_dim = [](const std::string& at64, const std::string& at128) {
     return "(default " + at64 + " at d 64, " + at128 + " at d 128)";
   };
-  const auto schedule = [](const vocab::HopperConfig& c) -> std::string {
-    if (c.overlap) return c.pingpong ? "pingpong" : "overlap";
-    return c.pingpong ? "serial-pingpong" : "serial";
+  const auto schedule = [](const vocab::HopperConfig& c) {
+    sim::TileConfig t;
+    t.set_hopper(c);
+    return std::string(sim::to_string(t.hopper_schedule));
   };
   cmd.add_option("--hopper-consumers", o.hopper_consumers,
                  "Hopper kernel: consumer warpgroups of 64 query rows (Br = 64 x consumers) " +
