@@ -35,7 +35,7 @@ for v in A B; do
   wait
 done
 for v in A B; do grep -E "^\[  (PASSED|FAILED) " "$OUT/hopper_tests_$v.log"; for f in memcheck racecheck; do echo "$f $v: $(tail -n 1 "$OUT/${f}_$v.log")"; done; done
-# (The CUPTI profile of the new defaults waits for the merge: its reports enter the accuracy table.)
+# (The CUPTI profile of A's defaults comes last, after the benchmarks.)
 step microbench 120 env OUT="$OUT/microbench" bash .device/microbench/gpu_microbench.sh --only wgmma_overlap,wgmma_rate
 grep -A30 "wgmma_overlap" "$OUT/microbench/microbench.log" | head -30
 step sdpa 150 "$PY" bench/sdpa_forward.py --time "$OUT/bench_forward_pytorch.json"
@@ -49,5 +49,9 @@ step sdpa_after 150 "$PY" bench/sdpa_forward.py --time "$OUT/bench_forward_pytor
 for v in A B; do echo "== $v"; grep hopper "$OUT/ratios_$v.log" | tail -14; done
 echo "configuration  A  B (TFLOP/s, medians)"
 awk 'FNR==1{f++} /BM_Hopper.*_median/ {n=$1; sub(/\/min_time.*/, "", n); v="?"; for (c=2;c<=NF;c++) if ($c ~ /^TFLOP_per_s=/) {v=$c; sub(/TFLOP_per_s=/, "", v)}; if (f==1) a[n]=v; else b[n]=v; if (!(n in seen)) {seen[n]=1; order[++k]=n}} END {for (i=1;i<=k;i++) print order[i], a[order[i]], (order[i] in b ? b[order[i]] : "-")}' "$OUT/bench_A.log" "$OUT/bench_B.log" | head -64
+# A's new defaults under CUPTI (llm-4k fp16, d 64 and 128, causal or not): the accuracy table's Hopper rows once A
+# is merged (the binary is A's attnscope, packed as hopper-profile/).
+step hopper_profile 200 env OUT="$OUT" bash scripts/gpu_hopper_profile.sh
+grep -E "^llm-4k|dram_read|time" "$OUT/hopper_profile.log" | head -24
 cp .device/callY.sh "$OUT/"
 bring_back "$OUT" hopY
