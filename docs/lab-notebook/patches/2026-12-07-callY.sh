@@ -53,5 +53,14 @@ awk 'FNR==1{f++} /BM_Hopper.*_median/ {n=$1; sub(/\/min_time.*/, "", n); v="?"; 
 # is merged (the binary is A's attnscope, packed as hopper-profile/).
 step hopper_profile 200 env OUT="$OUT" bash scripts/gpu_hopper_profile.sh
 grep -E "^llm-4k|dram_read|time" "$OUT/hopper_profile.log" | head -24
+# Executed instructions per HMMA and issue rate of the naive GEMMs (the time model's instruction counts), forward
+# and backward, d 64 and 128, llm-4k (aligned rows), caches flushed, one launch each.
+NM="smsp__inst_executed.sum,sm__inst_executed_pipe_tensor_op_hmma.sum,gpu__time_duration.sum,sm__cycles_elapsed.max,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__warps_active.avg.per_cycle_active,launch__registers_per_thread"
+for d in 64 128; do
+  step ncu_naive_fwd_d$d 45 ncu --csv --page raw --cache-control all --clock-control none --metrics "$NM" -k 'regex:^naive_' -c 3 \
+    .device/checkA/attnscope_bench_kernels --benchmark_min_time=0.01 --benchmark_filter="BM_Attention/naive:1/bf16:0/d:$d/N:4096/causal:0/H:32/"
+  step ncu_naive_bwd_d$d 45 ncu --csv --page raw --cache-control all --clock-control none --metrics "$NM" -k 'regex:^naive_bwd' -c 5 \
+    .device/checkA/attnscope_bench_kernels --benchmark_min_time=0.01 --benchmark_filter="BM_Backward/naive:1/bf16:0/d:$d/N:4096/causal:0/H:32/B:1/Bc:0/Br:0/step:0"
+done
 cp .device/callY.sh "$OUT/"
 bring_back "$OUT" hopY
