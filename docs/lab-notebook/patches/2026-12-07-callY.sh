@@ -36,8 +36,6 @@ for v in A B; do
 done
 for v in A B; do grep -E "^\[  (PASSED|FAILED) " "$OUT/hopper_tests_$v.log"; for f in memcheck racecheck; do echo "$f $v: $(tail -n 1 "$OUT/${f}_$v.log")"; done; done
 # (The CUPTI profile of A's defaults comes last, after the benchmarks.)
-step microbench 120 env OUT="$OUT/microbench" bash .device/microbench/gpu_microbench.sh --only wgmma_overlap,wgmma_rate
-grep -A30 "wgmma_overlap" "$OUT/microbench/microbench.log" | head -30
 step sdpa 150 "$PY" bench/sdpa_forward.py --time "$OUT/bench_forward_pytorch.json"
 step bench_A 200 .device/checkA/attnscope_bench_kernels --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
   --benchmark_filter='BM_Hopper/.*/ov:1/' --benchmark_out="$OUT/bench_forward_ours_A.json" --benchmark_out_format=json
@@ -46,9 +44,6 @@ step bench_B 200 .device/checkB/attnscope_bench_kernels --benchmark_repetitions=
 step ratios_A 30 "$PY" bench/sdpa_forward.py --merge "$OUT/bench_forward_pytorch.json" "$OUT/bench_forward_ours_A.json" "$OUT/bench_forward_A.json"
 step ratios_B 30 "$PY" bench/sdpa_forward.py --merge "$OUT/bench_forward_pytorch.json" "$OUT/bench_forward_ours_B.json" "$OUT/bench_forward_B.json"
 step sdpa_after 150 "$PY" bench/sdpa_forward.py --time "$OUT/bench_forward_pytorch_after.json"
-for v in A B; do echo "== $v"; grep hopper "$OUT/ratios_$v.log" | tail -14; done
-echo "configuration  A  B (TFLOP/s, medians)"
-awk 'FNR==1{f++} /BM_Hopper.*_median/ {n=$1; sub(/\/min_time.*/, "", n); v="?"; for (c=2;c<=NF;c++) if ($c ~ /^TFLOP_per_s=/) {v=$c; sub(/TFLOP_per_s=/, "", v)}; if (f==1) a[n]=v; else b[n]=v; if (!(n in seen)) {seen[n]=1; order[++k]=n}} END {for (i=1;i<=k;i++) print order[i], a[order[i]], (order[i] in b ? b[order[i]] : "-")}' "$OUT/bench_A.log" "$OUT/bench_B.log" | head -64
 # A's new defaults under CUPTI (llm-4k fp16, d 64 and 128, causal or not): the accuracy table's Hopper rows once A
 # is merged (the binary is A's attnscope, packed as hopper-profile/).
 step hopper_profile 200 env OUT="$OUT" bash scripts/gpu_hopper_profile.sh
@@ -62,5 +57,10 @@ for d in 64 128; do
   step ncu_naive_bwd_d$d 45 ncu --csv --page raw --cache-control all --clock-control none --metrics "$NM" -k 'regex:^naive_bwd' -c 5 \
     .device/checkA/attnscope_bench_kernels --benchmark_min_time=0.01 --benchmark_filter="BM_Backward/naive:1/bf16:0/d:$d/N:4096/causal:0/H:32/B:1/Bc:0/Br:0/step:0"
 done
+step microbench 120 env OUT="$OUT/microbench" bash .device/microbench/gpu_microbench.sh --only wgmma_overlap,wgmma_rate
+grep -A30 "wgmma_overlap" "$OUT/microbench/microbench.log" | head -30
+for v in A B; do echo "== $v"; grep hopper "$OUT/ratios_$v.log" | tail -14; done
+echo "configuration  A  B (TFLOP/s, medians)"
+awk 'FNR==1{f++} /BM_Hopper.*_median/ {n=$1; sub(/\/min_time.*/, "", n); v="?"; for (c=2;c<=NF;c++) if ($c ~ /^TFLOP_per_s=/) {v=$c; sub(/TFLOP_per_s=/, "", v)}; if (f==1) a[n]=v; else b[n]=v; if (!(n in seen)) {seen[n]=1; order[++k]=n}} END {for (i=1;i<=k;i++) print order[i], a[order[i]], (order[i] in b ? b[order[i]] : "-")}' "$OUT/bench_A.log" "$OUT/bench_B.log" | head -64
 cp .device/callY.sh "$OUT/"
 bring_back "$OUT" hopY
