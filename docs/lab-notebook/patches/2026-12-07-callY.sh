@@ -38,9 +38,9 @@ for v in A B; do grep -E "^\[  (PASSED|FAILED) " "$OUT/hopper_tests_$v.log"; for
 # (The CUPTI profile of A's defaults comes last, after the benchmarks.)
 step sdpa 150 "$PY" bench/sdpa_forward.py --time "$OUT/bench_forward_pytorch.json"
 step bench_A 200 .device/checkA/attnscope_bench_kernels --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
-  --benchmark_filter='BM_Hopper/.*/ov:1/' --benchmark_out="$OUT/bench_forward_ours_A.json" --benchmark_out_format=json
+  --benchmark_filter="${HFILTER:-BM_Hopper/.*/ov:1/}" --benchmark_out="$OUT/bench_forward_ours_A.json" --benchmark_out_format=json
 step bench_B 200 .device/checkB/attnscope_bench_kernels --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
-  --benchmark_filter='BM_Hopper/.*/ov:1/' --benchmark_out="$OUT/bench_forward_ours_B.json" --benchmark_out_format=json
+  --benchmark_filter="${HFILTER:-BM_Hopper/.*/ov:1/}" --benchmark_out="$OUT/bench_forward_ours_B.json" --benchmark_out_format=json
 step ratios_A 30 "$PY" bench/sdpa_forward.py --merge "$OUT/bench_forward_pytorch.json" "$OUT/bench_forward_ours_A.json" "$OUT/bench_forward_A.json"
 step ratios_B 30 "$PY" bench/sdpa_forward.py --merge "$OUT/bench_forward_pytorch.json" "$OUT/bench_forward_ours_B.json" "$OUT/bench_forward_B.json"
 step sdpa_after 150 "$PY" bench/sdpa_forward.py --time "$OUT/bench_forward_pytorch_after.json"
