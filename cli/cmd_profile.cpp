@@ -309,8 +309,9 @@ void add_profile_command(CLI::App& app, int* exit_code) {
       ->check(CLI::IsMember({"all", "head0", "measured", "windows"}))
       ->capture_default_str();
   cmd->add_flag("--no-timeline", flags->no_timeline, "skip the instrumented launch for per-tile timestamps");
-  cmd->add_option("--matrix", flags->matrix,
-                  "measure a fixed matrix of workloads: accuracy, quick, fresh[:SEED] or backward");
+  cmd->add_option(
+      "--matrix", flags->matrix,
+      "measure a fixed matrix of workloads: accuracy, quick, fresh[:SEED], backward or fresh-bwd[:SEED]");
   cmd->add_option("--out-dir", flags->out_dir, "directory for --matrix reports")->capture_default_str();
   cmd->add_option("--deadline-s", flags->deadline_s,
                   "--matrix: stop starting new points after this many seconds");

@@ -241,10 +241,10 @@ void add_simulate_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--l2-start", flags->l2_start, "L2 state before the first kernel: cold (flushed) or warm")
       ->check(CLI::IsMember({"cold", "warm"}))
       ->capture_default_str();
-  cmd->add_option(
-      "--matrix", flags->matrix,
-      "the model's totals per point of a measurement matrix (accuracy, quick, fresh[:SEED], backward), "
-      "each kernel from a flushed L2 as `profile --matrix` measures");
+  cmd->add_option("--matrix", flags->matrix,
+                  "the model's totals per point of a measurement matrix (accuracy, quick, fresh[:SEED], "
+                  "backward, fresh-bwd[:SEED]), "
+                  "each kernel from a flushed L2 as `profile --matrix` measures");
   cmd->add_option(
       "--against", flags->against,
       "with --matrix: the log a `profile --matrix` run printed; its measured totals beside the model's");

@@ -166,6 +166,48 @@ std::vector<MatrixPoint> fresh(std::uint64_t seed, int count) {
   return out;
 }
 
+// The backward pass on shapes nobody fitted on: the same draws as fresh() for the shape, then the backward's
+// kernel (naive 1/3 where its two [Nq x Nkv] matrices fit, tiled 2/3 at its default tile) and its mask:
+// causal half the time, and a causal point takes a sliding window (64 .. Nkv / 2 keys, log-uniform) a third
+// of the time; ALiBi a quarter of the time, with or without causal. A point with a window or ALiBi runs the
+// general-mask kernels at the one tile each pass is compiled for. The seed is mixed with a constant so that
+// "fresh-bwd:S" and "fresh:S" are not the same shapes.
+std::vector<MatrixPoint> fresh_backward(std::uint64_t seed, int count) {
+  SplitMix64 rng(seed ^ 0x6277645f66726573ull);  // "bwd_fres"
+  std::vector<MatrixPoint> out;
+  for (int i = 0; i < count; ++i) {
+    sim::Workload w;
+    w.pass = sim::Pass::bwd;
+    w.head_dim = rng.below(2) == 0 ? 64 : 128;
+    w.dtype = rng.below(2) == 0 ? sim::DType::fp16 : sim::DType::bf16;
+    w.causal = rng.below(2) == 0;
+    w.seq_q = rng.log_uniform(256, 16384);
+    w.seq_kv = rng.below(2) == 0 ? w.seq_q : rng.log_uniform(256, 16384);
+    // 2^17 .. 2^19 query rows over (batch, head), as the forward's fresh points.
+    const std::int64_t rows = std::int64_t{1} << (17 + rng.below(3));
+    w.heads = 1 + rng.below(32);
+    w.batch = std::max<std::int64_t>(
+        1, std::llround(static_cast<double>(rows) / static_cast<double>(w.heads * w.seq_q)));
+    if (w.causal && rng.below(3) == 0)
+      w.window = rng.log_uniform(64, std::max<std::int64_t>(64, w.seq_kv / 2));
+    w.alibi = rng.below(4) == 0;
+    sim::KernelKind kind = rng.below(3) == 0 ? sim::KernelKind::naive : sim::KernelKind::tiled;
+    if (kind == sim::KernelKind::naive && score_bytes(w) > kNaiveScoreBytesMax) kind = sim::KernelKind::tiled;
+    sim::TileConfig t;
+    if (w.general_mask()) {
+      t.set_tiled(vocab::general_mask_tiled_config(w.head_dim));
+      t.set_tiled_bwd(vocab::general_mask_tiled_bwd_config());
+    }
+    std::string mask = w.causal ? "-causal" : "";
+    if (w.window > 0) mask += fmt::format("-window{}", w.window);
+    if (w.alibi) mask += "-alibi";
+    w.name = fmt::format("freshbwd{:02}-b{}-h{}-q{}-k{}-d{}-{}{}", i, w.batch, w.heads, w.seq_q, w.seq_kv,
+                         w.head_dim, sim::to_string(w.dtype), mask);
+    out.push_back({fmt::format("{}-{}", w.name, sim::to_string(kind)), w, kind, t});
+  }
+  return out;
+}
+
 // Today's UTC date as a number, 20261203 for 2026-12-03.
 std::uint64_t utc_date_seed() {
   const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
@@ -196,15 +238,20 @@ vocab::HopperConfig matrix_hopper_config(int head_dim) {
 }
 
 std::vector<std::string> matrix_names() {
-  return {"accuracy", "quick", "fresh", "backward"};
+  return {"accuracy", "quick", "fresh", "backward", "fresh-bwd"};
 }
 
 std::vector<MatrixPoint> fresh_matrix(std::uint64_t seed, int count) {
   return fresh(seed, count);
 }
 
+std::vector<MatrixPoint> fresh_backward_matrix(std::uint64_t seed, int count) {
+  return fresh_backward(seed, count);
+}
+
 std::string resolved_matrix_name(std::string_view name) {
-  if (name == "fresh") return "fresh:" + std::to_string(utc_date_seed());
+  if (name == "fresh" || name == "fresh-bwd")
+    return std::string(name) + ":" + std::to_string(utc_date_seed());
   return std::string(name);
 }
 
@@ -256,17 +303,20 @@ std::vector<MatrixPoint> measurement_matrix(std::string_view name) {
   if (name == "quick") return build({1024}, {64}, {DType::fp16}, {false, true}, {matrix_tile_configs()[0]});
   if (name == "fresh") return fresh(utc_date_seed(), kFreshPoints);
   if (name == "backward") return backward_points({4096, 1024, 16384, 512, 2048, 8192});
-  if (name.starts_with("fresh:")) {
-    const std::string_view digits = name.substr(6);
+  if (name == "fresh-bwd") return fresh_backward(utc_date_seed(), kFreshPoints);
+  for (const std::string_view prefix : {std::string_view("fresh:"), std::string_view("fresh-bwd:")}) {
+    if (!name.starts_with(prefix)) continue;
+    const std::string_view digits = name.substr(prefix.size());
     std::uint64_t seed = 0;
     const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), seed);
     if (ec != std::errc() || end != digits.data() + digits.size() || digits.empty())
-      throw sim::InvalidInput("--matrix '" + std::string(name) +
-                              "': the seed after 'fresh:' must be a whole number");
-    return fresh(seed, kFreshPoints);
+      throw sim::InvalidInput("--matrix '" + std::string(name) + "': the seed after '" + std::string(prefix) +
+                              "' must be a whole number");
+    return prefix == "fresh:" ? fresh(seed, kFreshPoints) : fresh_backward(seed, kFreshPoints);
   }
-  throw sim::InvalidInput("unknown measurement matrix '" + std::string(name) +
-                          "' (known: accuracy, quick, fresh, fresh:SEED, backward)");
+  throw sim::InvalidInput(
+      "unknown measurement matrix '" + std::string(name) +
+      "' (known: accuracy, quick, fresh, fresh:SEED, backward, fresh-bwd, fresh-bwd:SEED)");
 }
 
 }  // namespace attnscope::profiler

@@ -111,6 +111,69 @@ TEST(Matrix, BackwardMatrixCoversTheAccuracyShapesForTheBackwardPass) {
   EXPECT_EQ(masked, 10);
 }
 
+// The backward's fresh shapes: the seed alone fixes them, and not to the forward's; every point runs the
+// backward pass only, is one the model accepts, keeps the naive backward's matrices within 4 GiB, and the
+// draws over a few seeds cover both kernels, both head dims and dtypes, causal and not, a sliding window,
+// ALiBi with and without causal, and unequal lengths.
+TEST(FreshMatrix, TheBackwardsFreshShapesCoverItsKernelsAndMasks) {
+  const sim::GpuSpec gpu = sim::load_gpu_spec("h200");
+  const auto a = fresh_backward_matrix(20261207, kFreshPoints);
+  const auto b = measurement_matrix("fresh-bwd:20261207");
+  ASSERT_EQ(a.size(), static_cast<std::size_t>(kFreshPoints));
+  ASSERT_EQ(b.size(), a.size());
+  const auto fwd = fresh_matrix(20261207, kFreshPoints);
+  std::size_t same_shape = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].label, b[i].label);
+    same_shape +=
+        a[i].workload.seq_q == fwd[i].workload.seq_q && a[i].workload.heads == fwd[i].workload.heads;
+  }
+  EXPECT_LT(same_shape, a.size() / 4) << "the backward's draw is not the forward's";
+  EXPECT_EQ(measurement_matrix("fresh-bwd").size(), a.size());
+  EXPECT_EQ(resolved_matrix_name("fresh-bwd").rfind("fresh-bwd:", 0), 0u);
+  EXPECT_THROW(measurement_matrix("fresh-bwd:x"), sim::InvalidInput);
+
+  std::set<std::string> labels, kinds;
+  std::set<std::int64_t> dims;
+  bool causal = false, plain = false, fp16 = false, bf16 = false, unequal = false, window = false,
+       alibi_causal = false, alibi_plain = false;
+  for (std::uint64_t seed : {20261207u, 20261208u, 20261209u}) {
+    for (const MatrixPoint& p : fresh_backward_matrix(seed, kFreshPoints)) {
+      const sim::Workload& w = p.workload;
+      EXPECT_EQ(w.pass, sim::Pass::bwd) << p.label;
+      EXPECT_NO_THROW(sim::check_config(gpu, w, p.kind, p.tiles)) << p.label;
+      EXPECT_TRUE(p.kind == sim::KernelKind::naive || p.kind == sim::KernelKind::tiled) << p.label;
+      if (p.kind == sim::KernelKind::naive) {
+        const double score_bytes =
+            static_cast<double>(w.batch * w.heads) * static_cast<double>(w.seq_q * w.seq_kv) * 2.0;
+        EXPECT_LE(score_bytes, 4.0 * (1u << 30)) << p.label;
+      }
+      if (w.window > 0) {
+        EXPECT_TRUE(w.causal) << p.label;
+        EXPECT_GE(w.window, 64) << p.label;
+      }
+      if (w.general_mask()) {
+        // The GPU kernels for these masks are compiled for one tile per pass.
+        EXPECT_EQ(p.tiles.bwd_br, vocab::general_mask_tiled_bwd_config().br) << p.label;
+        EXPECT_EQ(p.tiles.warps, vocab::general_mask_tiled_config(w.head_dim).warps) << p.label;
+      }
+      if (seed == 20261207u) {
+        EXPECT_TRUE(labels.insert(p.label).second) << p.label << " twice";
+      }
+      kinds.insert(std::string(sim::to_string(p.kind)));
+      dims.insert(w.head_dim);
+      (w.causal ? causal : plain) = true;
+      (w.dtype == sim::DType::fp16 ? fp16 : bf16) = true;
+      unequal = unequal || w.seq_q != w.seq_kv;
+      window = window || w.window > 0;
+      (w.causal ? alibi_causal : alibi_plain) |= w.alibi;
+    }
+  }
+  EXPECT_EQ(kinds, (std::set<std::string>{"naive", "tiled"}));
+  EXPECT_EQ(dims, (std::set<std::int64_t>{64, 128}));
+  EXPECT_TRUE(causal && plain && fp16 && bf16 && unequal && window && alibi_causal && alibi_plain);
+}
+
 // The committed log of the first fresh shapes (their reports were lost; the log is what the GPU printed).
 const std::filesystem::path kFreshLog =
     std::filesystem::path(ATTNSCOPE_DATA_DIR) / "h200" / "matrix-logs-20261205T053441Z" / "fresh.log";

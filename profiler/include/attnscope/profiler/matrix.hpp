@@ -33,7 +33,8 @@ struct MatrixPoint {
 // matrices of 2^19 query rows stay within 4 GiB each (up to 4k tokens): 80 points. Throws sim::InvalidInput
 // for another name.
 std::vector<MatrixPoint> measurement_matrix(std::string_view name);
-// The name with its seed: "fresh" becomes "fresh:<today's UTC date>"; other names are returned as given.
+// The name with its seed: "fresh" becomes "fresh:<today's UTC date>" (and "fresh-bwd" "fresh-bwd:<date>");
+// other names are returned as given.
 std::string resolved_matrix_name(std::string_view name);
 
 // What `attnscope profile --matrix` prints: one line per point, "[i/n] LABEL dram_read X MB time Y ms" (the
@@ -62,6 +63,11 @@ std::vector<std::pair<MatrixPoint, MatrixLogPoint>> matrix_log_points(const Matr
 // The same seed gives the same points everywhere (SplitMix64, no std distributions).
 inline constexpr int kFreshPoints = 24;
 std::vector<MatrixPoint> fresh_matrix(std::uint64_t seed, int count);
+// "fresh-bwd" (seed = today's UTC date) or "fresh-bwd:SEED": the backward pass on fresh shapes, drawn as
+// fresh_matrix's (lengths, head dim, dtype, query rows), with the backward's kernel (naive 1/3 where its two
+// [Nq x Nkv] matrices stay within 4 GiB each, tiled 2/3) and masks (causal 1/2; a sliding window on a third
+// of the causal points; ALiBi 1/4), the general-mask kernels' tiles where a window or ALiBi is drawn.
+std::vector<MatrixPoint> fresh_backward_matrix(std::uint64_t seed, int count);
 std::vector<std::string> matrix_names();
 
 // The three tile configurations the matrices use, warps = Br / 16.
