@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attnscope/sim/error.hpp"
+#include "attnscope/vocab/backward.hpp"
 #include "attnscope/vocab/tile_config.hpp"
 
 namespace attnscope::cli {
@@ -41,13 +42,21 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
                  "fwd, bwd (gradients from dO) or both (a training step: forward, then backward)")
       ->check(CLI::IsMember({"fwd", "bwd", "both"}))
       ->capture_default_str();
-  cmd.add_option("--bwd-bc", o.bwd_bc, "tiled backward: keys per CTA (Bc; default 128)");
+  // The defaults in the help text come from the one definition of each kernel's default tile.
+  const auto default_of = [](int at64, int at128) {
+    return at64 == at128
+               ? "default " + std::to_string(at64)
+               : "default " + std::to_string(at64) + " at d 64, " + std::to_string(at128) + " at d 128";
+  };
+  const vocab::TiledBwdConfig b64 = vocab::default_tiled_bwd_config(64);
+  const vocab::TiledBwdConfig b128 = vocab::default_tiled_bwd_config(128);
+  cmd.add_option("--bwd-bc", o.bwd_bc,
+                 "tiled backward: keys per CTA (Bc; " + default_of(b64.bc, b128.bc) + ")");
   cmd.add_option("--bwd-br", o.bwd_br,
-                 "tiled backward: query rows per step (Br; default 64 at d 64, 32 at d 128)");
-  cmd.add_option("--bwd-stages", o.bwd_stages,
-                 "tiled backward: cp.async stages of Q, dO, LSE, D (default 2)");
-  cmd.add_option("--hopper-bc", o.hopper_bc, "Hopper kernel: keys per kv step (Bc; default 128)");
-  // The defaults in the help text come from the one definition of the Hopper kernel's default tile.
+                 "tiled backward: query rows per step (Br; " + default_of(b64.br, b128.br) + ")");
+  cmd.add_option(
+      "--bwd-stages", o.bwd_stages,
+      "tiled backward: cp.async stages of Q, dO, LSE, D (" + default_of(b64.stages, b128.stages) + ")");
   const vocab::HopperConfig h64 = vocab::default_hopper_config(64);
   const vocab::HopperConfig h128 = vocab::default_hopper_config(128);
   const auto per_head_dim = [](const std::string& at64, const std::string& at128) {
@@ -58,6 +67,8 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
     t.set_hopper(c);
     return std::string(sim::to_string(t.hopper_schedule));
   };
+  cmd.add_option("--hopper-bc", o.hopper_bc,
+                 "Hopper kernel: keys per kv step (Bc; " + default_of(h64.bc, h128.bc) + ")");
   cmd.add_option("--hopper-consumers", o.hopper_consumers,
                  "Hopper kernel: consumer warpgroups of 64 query rows (Br = 64 x consumers) " +
                      per_head_dim(std::to_string(h64.consumers), std::to_string(h128.consumers)));
