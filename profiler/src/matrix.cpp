@@ -130,22 +130,29 @@ class SplitMix64 {
   std::uint64_t state_;
 };
 
+// One fresh shape: head dim, dtype, causal, query and key lengths log-uniform in 256 .. 16384 (equal half of
+// the time), 2^17 .. 2^19 query rows over (batch, head): outputs of 16 MiB and more, many waves of CTAs. The
+// order of the draws is part of every seed's meaning (committed logs name their points by it).
+sim::Workload fresh_shape(SplitMix64& rng) {
+  sim::Workload w;
+  w.head_dim = rng.below(2) == 0 ? 64 : 128;
+  w.dtype = rng.below(2) == 0 ? sim::DType::fp16 : sim::DType::bf16;
+  w.causal = rng.below(2) == 0;
+  w.seq_q = rng.log_uniform(256, 16384);
+  w.seq_kv = rng.below(2) == 0 ? w.seq_q : rng.log_uniform(256, 16384);
+  const std::int64_t rows = std::int64_t{1} << (17 + rng.below(3));
+  w.heads = 1 + rng.below(32);
+  w.batch = std::max<std::int64_t>(
+      1, std::llround(static_cast<double>(rows) / static_cast<double>(w.heads * w.seq_q)));
+  return w;
+}
+
 std::vector<MatrixPoint> fresh(std::uint64_t seed, int count) {
   SplitMix64 rng(seed);
   std::vector<MatrixPoint> out;
   const auto tiles = matrix_tile_configs();
   for (int i = 0; i < count; ++i) {
-    sim::Workload w;
-    w.head_dim = rng.below(2) == 0 ? 64 : 128;
-    w.dtype = rng.below(2) == 0 ? sim::DType::fp16 : sim::DType::bf16;
-    w.causal = rng.below(2) == 0;
-    w.seq_q = rng.log_uniform(256, 16384);
-    w.seq_kv = rng.below(2) == 0 ? w.seq_q : rng.log_uniform(256, 16384);
-    // 2^17 .. 2^19 query rows over (batch, head): outputs of 16 MiB and more, many waves of CTAs.
-    const std::int64_t rows = std::int64_t{1} << (17 + rng.below(3));
-    w.heads = 1 + rng.below(32);
-    w.batch = std::max<std::int64_t>(
-        1, std::llround(static_cast<double>(rows) / static_cast<double>(w.heads * w.seq_q)));
+    sim::Workload w = fresh_shape(rng);
     const std::int64_t pick = rng.below(4);  // naive 1/4, tiled 1/2, Hopper 1/4
     sim::KernelKind kind = pick == 0   ? sim::KernelKind::naive
                            : pick == 3 ? sim::KernelKind::hopper
@@ -176,18 +183,8 @@ std::vector<MatrixPoint> fresh_backward(std::uint64_t seed, int count) {
   SplitMix64 rng(seed ^ 0x6277645f66726573ull);  // "bwd_fres"
   std::vector<MatrixPoint> out;
   for (int i = 0; i < count; ++i) {
-    sim::Workload w;
+    sim::Workload w = fresh_shape(rng);
     w.pass = sim::Pass::bwd;
-    w.head_dim = rng.below(2) == 0 ? 64 : 128;
-    w.dtype = rng.below(2) == 0 ? sim::DType::fp16 : sim::DType::bf16;
-    w.causal = rng.below(2) == 0;
-    w.seq_q = rng.log_uniform(256, 16384);
-    w.seq_kv = rng.below(2) == 0 ? w.seq_q : rng.log_uniform(256, 16384);
-    // 2^17 .. 2^19 query rows over (batch, head), as the forward's fresh points.
-    const std::int64_t rows = std::int64_t{1} << (17 + rng.below(3));
-    w.heads = 1 + rng.below(32);
-    w.batch = std::max<std::int64_t>(
-        1, std::llround(static_cast<double>(rows) / static_cast<double>(w.heads * w.seq_q)));
     if (w.causal && rng.below(3) == 0)
       w.window = rng.log_uniform(64, std::max<std::int64_t>(64, w.seq_kv / 2));
     w.alibi = rng.below(4) == 0;
