@@ -42,10 +42,16 @@ for n in 0 1; do c=$([ $n = 0 ] && echo 4 || echo 8)
 done
 K="--keep-tiles windows"
 step training_step 100 "$bin/attnscope" profile --preset llm-4k --kernel both --pass both $K -o "$OUT/training-step/llm-4k-training-step.json"
+# The backward on 24 fresh shapes (seed: today's UTC date), with the profile binary built at revisionZ's
+# second line (same kernels; it adds --matrix fresh-bwd): before the fixed matrix, as far as 200 s go.
+xz -dc .device/attnscope-freshbwd.xz > .device/attnscope-freshbwd && chmod +x .device/attnscope-freshbwd
+left=$(( ${BUDGET:-575} - SECONDS - 60 )); [ $left -gt 200 ] && left=200
+[ $left -gt 40 ] && step fresh_bwd $left .device/attnscope-freshbwd profile --matrix fresh-bwd --out-dir "$OUT/fresh-bwd-$stamp" --deadline-s $(( left - 20 ))
+tail -3 "$OUT/fresh_bwd.log" 2>/dev/null
 left=$(( ${BUDGET:-575} - SECONDS - 25 ))
 [ $left -gt 60 ] && step backward $left "$bin/attnscope" profile --matrix backward $K --out-dir "$OUT/backward" --first-point ${FIRST:-1} --deadline-s $(( left - 15 ))
 echo "== summary"
-for s in kernels_gpu_tests memcheck racecheck sdpa bench ratios ncu_fig2_0 ncu_fig2_1 training_step backward; do
+for s in kernels_gpu_tests memcheck racecheck sdpa bench ratios ncu_fig2_0 ncu_fig2_1 training_step fresh_bwd backward; do
   printf '%-24s %s\n' $s "$(cat "$OUT/$s.rc" 2>/dev/null || echo 'not run')"; done
 grep -E "^\[  (PASSED|FAILED) |^\[  FAILED  \]" "$OUT/kernels_gpu_tests.log" | head
 grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/memcheck.log" "$OUT/racecheck.log"
