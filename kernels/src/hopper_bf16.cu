@@ -27,7 +27,7 @@ void append_hopper_bf16(std::vector<HopperEntry>& out) {
   out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 3, true, true>());
   out.push_back(hopper_entry<__nv_bfloat16, 64, 192, 128, 3, 2, false, false>());
   out.push_back(hopper_entry<__nv_bfloat16, 64, 192, 128, 3, 3, true, false>());
-  out.push_back(hopper_entry<__nv_bfloat16, 64, 192, 128, 3, 2, false, false, true>());
+  out.push_back(hopper_entry<__nv_bfloat16, 64, 192, 128, 3, 3, true, false, true>());
   out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 3, true, true, true>());
 }
 

@@ -137,6 +137,18 @@ template <int N>
 __device__ __forceinline__ void wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 }
+// A shared-memory store of `value` where `store` holds, placed right before a wgmma wait. ptxas (CUDA 13.0)
+// treats wgmma.wait_group as an instruction with no inputs and schedules it as early as its basic block
+// allows: in the overlapped schedule it put the wait for P_j V_j ahead of every exponential of the softmax
+// that was meant to run beside it (SASS: WARPGROUP.DEPBAR before the first MUFU.EX2). A memory operation
+// stays ahead of the wait, and with it everything its value depends on, so storing a value computed from
+// every exponential (the row sums) keeps the softmax ahead of the wait. The store is predicated (one lane per
+// warp, one word per warp: no two threads write one word); a predicated store orders the stream all the same.
+__device__ __forceinline__ void store_before_wait(std::uint32_t addr, float value, bool store) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %2, 0;\n@p st.shared.f32 [%0], %1;\n}\n" ::"r"(addr),
+               "f"(value), "r"(static_cast<std::uint32_t>(store))
+               : "memory");
+}
 // Pins the accumulators at this point of the program: the compiler may not move their reads or writes
 // across it (placed after a wait, before the first use of results of an asynchronous MMA).
 template <int N>
@@ -222,6 +234,9 @@ struct HopperShape {
     std::uint64_t k_full[Stages];  // K of the slot landed
     std::uint64_t v_full[Stages];  // V of the slot landed
     std::uint64_t empty[Stages];   // every consumer warp is done with the slot
+    // One word per consumer warp, written each overlapped kv step and never read: the store that keeps the
+    // softmax ahead of the wait for P V (hopper::store_before_wait).
+    float softmax_done[Consumers * 4];
   };
   static constexpr std::size_t kSmemBytes = sizeof(SharedStorage);
   static_assert(
@@ -254,6 +269,7 @@ __device__ __forceinline__ void hopper_consumer(
   const std::uint32_t k_full0 = device::smem_addr(&smem.k_full[0]);
   const std::uint32_t v_full0 = device::smem_addr(&smem.v_full[0]);
   const std::uint32_t empty0 = device::smem_addr(&smem.empty[0]);
+  const std::uint32_t softmax_done = device::smem_addr(&smem.softmax_done[tid / 32 - 4]);
   // The timeline's recording thread: the first thread of the first consumer warpgroup.
   const bool recorder = Instrumented && tid == vocab::kWarpgroupThreads;
   if (Instrumented && recorder && (n_steps > 0 || p.kv_tile_end > kv_begin))
@@ -443,6 +459,7 @@ __device__ __forceinline__ void hopper_consumer(
         hopper::fence_operands(s_acc);
         mask(s_acc, kv_begin + step + 1);
         softmax(s_acc, alpha);
+        hopper::store_before_wait(softmax_done, row_sum[0] + row_sum[1], lane == 0);
         hopper::wgmma_wait<0>();  // P_j V_j done: O and the P_j registers are free again
         hopper::fence_operands(p_frag);
 #pragma unroll

@@ -12,6 +12,7 @@
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/vocab/geometry.hpp"
+#include "attnscope/vocab/metric.hpp"
 #include "dataflow_blocks.hpp"
 
 namespace attnscope::sim {
@@ -94,6 +95,10 @@ void KernelDataflow::hopper_program(std::int64_t x, std::int64_t h, std::int64_t
     // end the consumers' stores of O into the Q buffer, whole tiles, before the bulk copies store it.
     s.smem_write = s.loads[s.load_count - 2].bytes() + s.loads[s.load_count - 1].bytes() +
                    (j == 0 ? q_block.bytes() : 0);
+    // The overlapped schedule's ordering store (hopper::store_before_wait): lane 0 of every consumer warp
+    // stores one word after the softmax of tile j >= 1, one wavefront each as the counter counts them.
+    if (c.overlap && j >= 1)
+      s.smem_write += static_cast<std::uint64_t>(4 * c.consumers * vocab::kSharedWavefrontBytes);
     // wgmma reads its shared-memory operands once per warpgroup: each consumer its own 64 rows of Q and all
     // of K_j for S, all of V_j for P V (P is the register operand). Q is re-read every step (it is never
     // held in registers).

@@ -173,10 +173,13 @@ constexpr std::int64_t hopper_tile_bytes(std::int64_t rows, std::int64_t head_di
   return rows * head_dim * bytes_of(t);
 }
 
-// Bytes of the block of mbarriers at the end of SharedStorage (Q full, and full K, full V, empty per stage,
-// 8 bytes each), rounded up to the 1024-byte alignment of the swizzled tiles.
+// Bytes of the block at the end of SharedStorage: the mbarriers (Q full, and full K, full V, empty per stage,
+// 8 bytes each) and one 4-byte word per consumer warp (the store that orders the overlapped schedule's
+// softmax ahead of its wait), rounded up to the 1024-byte alignment of the swizzled tiles.
 constexpr std::int64_t hopper_barrier_bytes(const HopperConfig& c) {
-  return ceil_div(std::int64_t{8} * (1 + 3 * std::int64_t{c.stages}), 1024) * 1024;
+  return ceil_div(std::int64_t{8} * (1 + 3 * std::int64_t{c.stages}) + 4 * 4 * std::int64_t{c.consumers},
+                  1024) *
+         1024;
 }
 
 // SharedStorage: the Q tile [Br x d], a `stages`-slot ring of K and V tiles [Bc x d] (all 128-byte swizzled,

@@ -37,12 +37,13 @@ struct HopperConfig {
 };
 
 // The Hopper kernel's default tile for a head dim: the fastest in the latest run of every compiled
-// configuration (docs/hopper-kernel.md; tests/data/h100/hopper-regs-20261206T165600Z, an H100: the same GH100
-// SM as the H200). d 64: three consumer warpgroups (Br 192), serial, 2 stages; d 128: overlapped with
-// ping-pong at Bc 128, 3 stages. HopperConfig{} is the serial two-consumer tile, the default of neither.
+// configuration (docs/hopper-kernel.md; tests/data/h100/hopper-wait-20261206T202426Z, an H100: the same GH100
+// SM as the H200, with the softmax held ahead of the wait for P V). d 64: three consumer warpgroups (Br 192),
+// overlapped, 3 stages; d 128: overlapped with ping-pong at Bc 128, 3 stages. HopperConfig{} is the serial
+// two-consumer tile, the default of neither.
 constexpr HopperConfig default_hopper_config(int head_dim) {
   return head_dim == 128 ? HopperConfig{128, 128, 2, 3, true, true}
-                         : HopperConfig{192, 128, 3, 2, false, false};
+                         : HopperConfig{192, 128, 3, 3, true, false};
 }
 
 // The naive kernels' tiling. naive.qk: 128 x 128 tiles of S, reduction steps of bk = 32, `warps` warps;
