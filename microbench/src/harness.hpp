@@ -92,6 +92,7 @@ void add_smem_benchmarks(std::vector<Benchmark>& out);
 void add_memory_benchmarks(std::vector<Benchmark>& out);
 void add_launch_benchmarks(std::vector<Benchmark>& out);
 void add_wgmma_benchmarks(std::vector<Benchmark>& out);
+void add_wgmma_overlap_benchmarks(std::vector<Benchmark>& out);
 void add_partial_sector_benchmarks(std::vector<Benchmark>& out);
 void add_latency_benchmarks(std::vector<Benchmark>& out);
 

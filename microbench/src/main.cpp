@@ -79,6 +79,7 @@ int main(int argc, char** argv) {
   mb::add_memory_benchmarks(all);
   mb::add_launch_benchmarks(all);
   mb::add_wgmma_benchmarks(all);
+  mb::add_wgmma_overlap_benchmarks(all);
   mb::add_partial_sector_benchmarks(all);
   mb::add_latency_benchmarks(all);
   // bulk_copy last: the newest instructions here, so the one most likely to fail.
