@@ -31,13 +31,13 @@ class CliHopper : public attnscope::cli_testing::CliTest {
 TEST_F(CliHopper, DefaultTileFollowsTheHeadDim) {
   const CommandResult d64 = run("simulate --kernel hopper --heads 4 -n 1024 -d 64");
   ASSERT_EQ(d64.exit_code, 0) << d64.err;
-  EXPECT_THAT(d64.out, HasSubstr("tiles hopper-Br192-Bc128-c3-s2-serial"));
+  EXPECT_THAT(d64.out, HasSubstr("tiles hopper-Br192-Bc128-c3-s3-overlap"));
   const CommandResult d128 = run("simulate --kernel hopper --heads 4 -n 1024 -d 128");
   ASSERT_EQ(d128.exit_code, 0) << d128.err;
   EXPECT_THAT(d128.out, HasSubstr("tiles hopper-Br128-Bc128-c2-s3-pingpong"));
   const CommandResult one_flag = run("simulate --kernel hopper --heads 4 -n 1024 -d 64 --hopper-stages 4");
   ASSERT_EQ(one_flag.exit_code, 0) << one_flag.err;
-  EXPECT_THAT(one_flag.out, HasSubstr("tiles hopper-Br192-Bc128-c3-s4-serial"));
+  EXPECT_THAT(one_flag.out, HasSubstr("tiles hopper-Br192-Bc128-c3-s4-overlap"));
 }
 
 TEST_F(CliHopper, SimulatePrintsTheHopperKernelAndWritesItsReport) {
