@@ -26,11 +26,10 @@ constexpr int kTileK = 64;              // K of the tiles in shared memory
 constexpr int kSteps = kTileK / 16;     // wgmma k16 steps inside one tile
 constexpr int kWarpgroupThreads = 128;  // four warps
 
+// The Hopper kernel's descriptor for a K-major 128-byte-row tile: leading byte offset 16, stride byte offset
+// 1024 (8 rows of 128 B).
 __device__ __forceinline__ std::uint64_t smem_desc(std::uint32_t addr) {
-  // Start address >> 4, leading byte offset 16 >> 4, stride byte offset 1024 >> 4 (8 rows of 128 B), swizzle
-  // mode 1 (128 B) in bits 62-63: the Hopper kernel's descriptor for a K-major 128-byte-row tile.
-  return static_cast<std::uint64_t>((addr & 0x3FFFFu) >> 4) | (std::uint64_t{16 >> 4} << 16) |
-         (std::uint64_t{1024 >> 4} << 32) | (std::uint64_t{1} << 62);
+  return dev::wgmma_desc(addr, 16, 1024);
 }
 
 template <int N, int W>

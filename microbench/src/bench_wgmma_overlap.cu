@@ -38,11 +38,6 @@ constexpr int kExpChains = 8;
 enum class Operands { ss_n128, rs_n64, rs_n128 };
 enum class Mode { tensor, exp, separate, same };
 
-__device__ __forceinline__ std::uint64_t smem_desc(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo) {
-  return static_cast<std::uint64_t>((addr & 0x3FFFFu) >> 4) | (static_cast<std::uint64_t>(lbo >> 4) << 16) |
-         (static_cast<std::uint64_t>(sbo >> 4) << 32) | (std::uint64_t{1} << 62);
-}
-
 template <Operands Op>
 struct Tensor {
   static constexpr int kN = Op == Operands::rs_n64 ? 64 : 128;
@@ -62,12 +57,12 @@ struct Tensor {
       if constexpr (Op == Operands::ss_n128) {
         // K-major A [64 x 64] and B [128 x 64]: the K step moves the start by 32 bytes inside the atom.
         const std::uint32_t k_off = static_cast<std::uint32_t>((k % 4) * 32);
-        kernels::device::Wgmma<__half, 128>::ss(d, smem_desc(a_base + k_off, 16, 1024),
-                                                smem_desc(b_base + k_off, 16, 1024), 1);
+        kernels::device::Wgmma<__half, 128>::ss(d, dev::wgmma_desc(a_base + k_off, 16, 1024),
+                                                dev::wgmma_desc(b_base + k_off, 16, 1024), 1);
       } else {
         // MN-major B: 16 rows of K per step; the next 64 columns one column block further.
         const std::uint64_t db =
-            smem_desc(b_base + static_cast<std::uint32_t>(k * 16 * kRowBytes), kColBlockBytes, 1024);
+            dev::wgmma_desc(b_base + static_cast<std::uint32_t>(k * 16 * kRowBytes), kColBlockBytes, 1024);
         kernels::device::Wgmma<__half, kN>::rs_trans_b(d, a, db, 1);
       }
     }

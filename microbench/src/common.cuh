@@ -100,6 +100,14 @@ __device__ __forceinline__ std::uint32_t smid() {
 __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
+// wgmma shared-memory matrix descriptor of a 128-byte-swizzled operand: start address, leading and stride
+// byte offsets (each >> 4), swizzle mode 1 (128 B) in bits 62-63 (the Hopper kernel's encoding,
+// hopper_kernel.cuh).
+__device__ __forceinline__ std::uint64_t wgmma_desc(std::uint32_t addr, std::uint32_t lbo,
+                                                    std::uint32_t sbo) {
+  return static_cast<std::uint64_t>((addr & 0x3FFFFu) >> 4) | (static_cast<std::uint64_t>(lbo >> 4) << 16) |
+         (static_cast<std::uint64_t>(sbo >> 4) << 32) | (std::uint64_t{1} << 62);
+}
 
 // Block start/end stamps: thread 0 after a barrier.
 struct ClockStamp {
