@@ -34,9 +34,10 @@ void KernelDataflow::hopper_grid() {
   // flight), so the producer runs one tile less ahead than the ring is deep: with 2 slots nothing is
   // prefetched (docs/hopper-kernel.md: overlap at stages 2 was slower than serial, stages 3 fixed it).
   stages_ = std::max(1, c.stages - (c.overlap ? 1 : 0));
-  // Ping-pong (either schedule) has one consumer's softmax run while the other's GEMMs do: the CTA's
-  // softmax overlaps its GEMMs as in the overlapped schedule, though each consumer's own chain is serial.
-  math_ = c.overlap || c.pingpong ? MathModel::warpgroup_overlap : MathModel::warpgroup_serial;
+  // The overlapped schedules (with or without ping-pong) run a consumer's softmax beside its own P V. Ping-pong
+  // in the serial schedule, one consumer's softmax beside the other's GEMMs, measured no gain over the serial
+  // schedule (H200, 2026-12-03, d 64: 376.7 against 387.0 TFLOP/s; docs/hopper-kernel.md): timed as serial.
+  math_ = c.overlap ? MathModel::warpgroup_overlap : MathModel::warpgroup_serial;
 }
 
 // Launch index x runs q tiles from the last one down (the kernel's q_tile = gridDim.x - 1 - blockIdx.x):

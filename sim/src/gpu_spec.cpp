@@ -131,6 +131,7 @@ GpuSpec parse_gpu_spec(std::string_view json_text, std::string_view origin) {
       r.optional_number("wgmma_flops_per_sm_cycle", false, g.wgmma_flops_per_sm_cycle);
   g.wgmma_round_latency_cycles =
       r.optional_number("wgmma_round_latency_cycles", false, g.wgmma_round_latency_cycles);
+  g.wgmma_exp_hidden = r.optional_number("wgmma_exp_hidden", false, g.wgmma_exp_hidden, 1.0);
   g.mma_sync_flops_per_sm_cycle =
       r.optional_number("mma_sync_flops_per_sm_cycle", false, g.mma_sync_flops_per_sm_cycle);
   g.sm_clock_tensor_hz = r.optional_number("sm_clock_tensor_hz", false, g.sm_clock_tensor_hz);

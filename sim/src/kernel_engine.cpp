@@ -62,14 +62,6 @@ struct Later {
 // each for small tiles) made the model wait on host memory.
 constexpr int kStepsHeld = 16;
 constexpr int kLoadRing = 16;
-// The fraction of the shorter of a Hopper step's GEMMs and softmax that its overlapped and ping-pong
-// schedules hide behind the other (1: the ideal overlap, step = max(GEMMs, softmax)). Measured on the H200
-// (docs/hopper-kernel.md, runs hopper-20261203T18*): against the serial schedule of the same run the kernel's
-// overlapped schedules gain at most 3 % (d 64, overlap + ping-pong, stages 3: 400.2 vs 387.0 TFLOP/s) and
-// lose up to 7 % (overlap alone at stages 3, 360.7 vs 388.1; serial + ping-pong 376.7 vs 387.0), where the
-// ideal overlap would be 1.6 times as fast at d 64: the schedules as built hide none of it (0, within those
-// +3/-7 %). The ring depth still differs (an overlapping consumer holds one more slot: dataflow_hopper.cpp).
-constexpr double kSoftmaxHiddenByOverlap = 0.0;
 // The Hopper kernel's wgmma rounds per kv step: S = Q K_j^T, then O += P V_j.
 constexpr double kWgmmaRoundsPerStep = 2.0;
 // Events between two looks at SimOptions::cancel (a few hundred microseconds of model time).
@@ -482,8 +474,14 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
     const double gemm = st.tensor_flops * tensor_seconds_ + kWgmmaRoundsPerStep * wgmma_round_s_;
     const double softmax = std::max(st.exps * sfu_seconds_, st.fp32_ops * fp32_seconds_);
     serial = gemm + softmax;
-    if (math_ == KernelDataflow::MathModel::warpgroup_overlap)
-      serial -= kSoftmaxHiddenByOverlap * std::min(gemm, softmax);
+    // The overlapped schedules (with or without ping-pong) run the softmax of S_{j+1} while P_j V_j, a
+    // register-operand wgmma, is in flight; the SM runs the SFU beside such MMAs only in part
+    // (GpuSpec::wgmma_exp_hidden, measured). S_{j+1} = Q K_{j+1}^T is not overlapped: the softmax needs it.
+    // (Before 2026-12-06 the kernel waited for P_j V_j ahead of the softmax, and hid none of it.)
+    if (math_ == KernelDataflow::MathModel::warpgroup_overlap) {
+      const double pv = st.tensor_flops / kWgmmaRoundsPerStep * tensor_seconds_ + wgmma_round_s_;
+      serial -= gpu_.wgmma_exp_hidden * std::min(pv, softmax);
+    }
   }
   double end = now + serial;
   end = std::max(end, tensor_[sm].serve(now, st.tensor_flops + warp_overhead_flops_));

@@ -64,6 +64,10 @@ struct GpuSpec {
   // the GPU has no wgmma, and the Hopper kernel cannot run on it.
   double wgmma_flops_per_sm_cycle = 0.0;
   double wgmma_round_latency_cycles = 0.0;
+  // The fraction of a warpgroup's ex2 cycles that run beside its own register-operand wgmma (P V) instead of
+  // after it, from the `wgmma_overlap` microbenchmark: the Hopper kernel's overlapped schedules run the
+  // softmax of S_{j+1} while P_j V_j is in flight. 0 (absent): no overlap.
+  double wgmma_exp_hidden = 0.0;
   // Measured per-cycle rates for kernels timed pipe by pipe (KernelDataflow::MathModel::cta_phases; optional
   // in spec files, 0 = absent, and such kernels then fall back to the per-warp chains): mma.sync m16n8k16
   // FLOPs per SM per cycle at its best issue rate, and the SM clock while the tensor pipes are busy.
