@@ -175,6 +175,11 @@ void KernelDataflow::tiled_bwd_program(std::int64_t kv_tile, std::int64_t h, std
   if (visited.count() == 0) {  // no visible q tile: dK_j = dV_j = 0, stored
     if (range.begin(1) == range.end(1)) return;
     CtaStep& s = out.steps.emplace_back();
+    // The kernel's prologue copies K_j and V_j before it knows that no step follows (tiled_bwd_kernel.cuh):
+    // under a sliding window or a causal mask with Nq < Nkv most kv tiles can be such tiles.
+    s.loads[s.load_count++] = kv_rows(Tensor::k);
+    s.loads[s.load_count++] = kv_rows(Tensor::v);
+    s.smem_write += 2 * kv_bytes;
     s.stores[0] = kv_rows(Tensor::dk);
     s.stores[1] = kv_rows(Tensor::dv);
     s.store_count = 2;

@@ -145,6 +145,24 @@ TEST(Backward, CausalStepsStartAtTheFirstQTileThatSeesTheKvTile) {
   for (int j = 0; j < 8; ++j) EXPECT_GE(tiled_bwd_q_tiles_visited(tall, t, j), 1);
 }
 
+// A kv tile that no query sees (a sliding window far shorter than Nkv, Nq < Nkv) has no step, but the
+// kernel's prologue copies its K and V before it knows that: every kv tile's K and V are read, once.
+TEST(Backward, KvTilesNoQuerySeesStillLoadTheirKeysAndValues) {
+  const std::int64_t nq = 256, nkv = 4096, d = 64, e = 2;
+  Workload w = shape(1, 2, nq, nkv, d, true);
+  w.window = 64;
+  TileConfig t;
+  t.set_tiled_bwd(vocab::general_mask_tiled_bwd_config());
+  const std::int64_t bc = t.tiled_bwd(d).bc, tiles = nkv / bc;
+  int empty = 0;
+  for (int j = 0; j < tiles; ++j) empty += tiled_bwd_q_tiles_visited(w, t, j) == 0 ? 1 : 0;
+  ASSERT_GT(empty, tiles / 2);  // the band of visible keys is the last Nq + window of them
+  const LevelBytes x = expected_bytes(KernelId::tiled_bwd, w, t);
+  const std::int64_t kv = 2 * 2 * nkv * d * e;  // K and V of both heads
+  EXPECT_GE(x.l2_read, count(kv));
+  EXPECT_LT(x.l2_read, count(kv + 2 * 2 * nq * d * e * 4));  // Q and dO of the few visited tiles on top
+}
+
 TEST(Backward, PreAndPostTouchEachRowOnce) {
   const std::int64_t b = 1, h = 2, n = 1000, d = 128, e = 2;  // d 128: Br 64, P = 1024 padded rows
   const Workload w = shape(b, h, n, n, d);
