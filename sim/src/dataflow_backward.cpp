@@ -312,6 +312,9 @@ void KernelDataflow::bwd_ds_program(std::int64_t row_block, std::int64_t slice, 
   s.loads[3] = rows_of(Tensor::ds, nkv * e);
   s.load_count = 4;
   s.stores[0] = rows_of(Tensor::ds, nkv * e);
+  // Rows that are not 16-byte aligned are written 2 bytes a lane, 64 contiguous bytes per warp store
+  // (naive_bwd.cu), as naive.qk writes S: each store its own L2 request.
+  if (!vocab::naive_rows_aligned(nkv)) s.stores[0].piece_bytes = vocab::kWarpThreads * 2;
   s.store_count = 1;
   s.fp32_ops = 2.0 * static_cast<double>(rows * d) + 2.0 * static_cast<double>(rows * nkv);
 }

@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "attnscope/sim/address_map.hpp"
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/gpu_spec.hpp"
@@ -161,6 +162,30 @@ TEST(Backward, KvTilesNoQuerySeesStillLoadTheirKeysAndValues) {
   const std::int64_t kv = 2 * 2 * nkv * d * e;  // K and V of both heads
   EXPECT_GE(x.l2_read, count(kv));
   EXPECT_LT(x.l2_read, count(kv + 2 * 2 * nq * d * e * 4));  // Q and dO of the few visited tiles on top
+}
+
+// naive_bwd.ds with rows of dS off 16-byte boundaries (Nkv % 8 != 0) stores them 2 bytes a lane, 64
+// contiguous bytes per warp store, each its own request (as naive.qk's S): counted here store by store.
+TEST(Backward, UnalignedNaiveDsWritesOneWarpStoreAtATime) {
+  const std::int64_t b = 1, h = 2, nq = 200, nkv = 300, d = 64, e = 2, store_bytes = 64;
+  const Workload w = shape(b, h, nq, nkv, d);
+  const AddressMap map(w);
+  u64 sectors = 0;
+  for (std::int64_t bh = 0; bh < b * h; ++bh)
+    for (std::int64_t row = 0; row < nq; ++row) {
+      const u64 start = map.address(Tensor::ds, bh / h, bh % h, row, 0), end = start + u64(nkv * e);
+      for (u64 a = start; a < end; a += store_bytes)
+        sectors += (std::min(a + store_bytes, end) - 1) / 32 - a / 32 + 1;
+    }
+  ASSERT_GT(sectors * 32, u64(b * h * nq * nkv * e) * 5 / 4);
+  const TileConfig t;
+  EXPECT_EQ(expected_bytes(KernelId::naive_bwd_ds, w, t).l2_write, sectors * 32);
+  EXPECT_NE(KernelDataflow(KernelId::naive_bwd_ds, w, t).not_modeled().find("2 bytes a lane"),
+            std::string::npos);
+  // Aligned rows: dS once, and nothing left unmodeled.
+  const Workload aligned = shape(b, h, nq, 304, d);
+  EXPECT_EQ(expected_bytes(KernelId::naive_bwd_ds, aligned, t).l2_write, count(b * h * nq * 304 * e));
+  EXPECT_TRUE(KernelDataflow(KernelId::naive_bwd_ds, aligned, t).not_modeled().empty());
 }
 
 TEST(Backward, PreAndPostTouchEachRowOnce) {
