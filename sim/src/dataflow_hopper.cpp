@@ -34,10 +34,14 @@ void KernelDataflow::hopper_grid() {
   // flight), so the producer runs one tile less ahead than the ring is deep: with 2 slots nothing is
   // prefetched (docs/hopper-kernel.md: overlap at stages 2 was slower than serial, stages 3 fixed it).
   stages_ = std::max(1, c.stages - (c.overlap ? 1 : 0));
-  // The overlapped schedules (with or without ping-pong) run a consumer's softmax beside its own P V. Ping-pong
-  // in the serial schedule, one consumer's softmax beside the other's GEMMs, measured no gain over the serial
-  // schedule (H200, 2026-12-03, d 64: 376.7 against 387.0 TFLOP/s; docs/hopper-kernel.md): timed as serial.
-  math_ = c.overlap ? MathModel::warpgroup_overlap : MathModel::warpgroup_serial;
+  // The overlapped schedule runs a consumer's softmax beside its own P V, as the wgmma_overlap microbenchmark
+  // does (GpuSpec::wgmma_exp_hidden). With ping-pong, in either schedule, the consumers take turns on the
+  // tensor cores and the measured kernel hides about none of it: serial ping-pong gained nothing over serial
+  // (H200, 2026-12-03, d 64: 376.7 against 387.0 TFLOP/s), and the overlapped ping-pong kernel ran as the
+  // serial model times it (H100, 2026-12-07: 18 fresh shapes,
+  // docs/lab-notebook/2026-12-07-fresh-backward-and-device-requests.md): timed as serial, with the overlapped
+  // ring depth above.
+  math_ = c.overlap && !c.pingpong ? MathModel::warpgroup_overlap : MathModel::warpgroup_serial;
 }
 
 // Launch index x runs q tiles from the last one down (the kernel's q_tile = gridDim.x - 1 - blockIdx.x):

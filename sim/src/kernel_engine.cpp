@@ -474,8 +474,8 @@ void Engine::on_compute(std::uint32_t slot_index, int step, double now) {
     const double gemm = st.tensor_flops * tensor_seconds_ + kWgmmaRoundsPerStep * wgmma_round_s_;
     const double softmax = std::max(st.exps * sfu_seconds_, st.fp32_ops * fp32_seconds_);
     serial = gemm + softmax;
-    // The overlapped schedules (with or without ping-pong) run the softmax of S_{j+1} while P_j V_j, a
-    // register-operand wgmma, is in flight; the SM runs the SFU beside such MMAs only in part
+    // The overlapped schedule (without ping-pong: dataflow_hopper.cpp) runs the softmax of S_{j+1} while P_j
+    // V_j, a register-operand wgmma, is in flight; the SM runs the SFU beside such MMAs only in part
     // (GpuSpec::wgmma_exp_hidden, measured). S_{j+1} = Q K_{j+1}^T is not overlapped: the softmax needs it.
     // (Before 2026-12-06 the kernel waited for P_j V_j ahead of the softmax, and hid none of it.)
     if (math_ == KernelDataflow::MathModel::warpgroup_overlap) {
