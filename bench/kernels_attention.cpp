@@ -176,7 +176,7 @@ void BM_Attention(benchmark::State& state) {
 
 // The Hopper kernel (kernels/include/attnscope/kernels/hopper.hpp), same protocol as BM_Attention (events
 // around the launch only, L2 flushed before every iteration). Args: dtype (0 fp16, 1 bf16), d, N, causal,
-// heads, Br, Bc, consumer warpgroups, stages, overlap (0 / 1), ping-pong (0 / 1).
+// heads, Br, Bc, consumer warpgroups, stages, overlap (0 / 1), ping-pong (0 / 1), persistent (0 / 1).
 void BM_Hopper(benchmark::State& state) {
   ak::AttentionShape s;
   s.batch = 1;
@@ -191,7 +191,8 @@ void BM_Hopper(benchmark::State& state) {
                                 static_cast<int>(state.range(7)),
                                 static_cast<int>(state.range(8)),
                                 state.range(9) != 0,
-                                state.range(10) != 0};
+                                state.range(10) != 0,
+                                state.range(11) != 0};
   static std::map<std::string, std::unique_ptr<Inputs>> cache;
   const std::string key = std::to_string(state.range(0)) + "/" + std::to_string(s.head_dim) + "/" +
                           std::to_string(s.seq_q) + "/" + std::to_string(s.heads);
@@ -234,9 +235,9 @@ void BM_Hopper(benchmark::State& state) {
   state.SetLabel("hopper Br=" + std::to_string(config.br) + " Bc=" + std::to_string(config.bc) +
                  " consumers=" + std::to_string(config.consumers) +
                  " stages=" + std::to_string(config.stages) + (config.overlap ? " overlap " : " serial ") +
-                 (config.pingpong ? "pingpong " : "") + ak::dtype_name(s.dtype) +
-                 " d=" + std::to_string(s.head_dim) + " N=" + std::to_string(s.seq_q) +
-                 " H=" + std::to_string(s.heads) + (s.causal ? " causal" : ""));
+                 (config.pingpong ? "pingpong " : "") + (config.persistent ? "persistent " : "") +
+                 ak::dtype_name(s.dtype) + " d=" + std::to_string(s.head_dim) + " N=" +
+                 std::to_string(s.seq_q) + " H=" + std::to_string(s.heads) + (s.causal ? " causal" : ""));
 }
 
 // One naive kernel alone (0 qk, 1 softmax, 2 pv) at the llm-4k shape: where the naive time goes.
@@ -374,8 +375,8 @@ void register_all() {
          ak::compiled_hopper_configs(d, bf16 ? ak::DType::bf16 : ak::DType::fp16)) {
       benchmark::RegisterBenchmark("BM_Hopper", BM_Hopper)
           ->Args({bf16, d, n, causal, 32, c.br, c.bc, c.consumers, c.stages, c.overlap ? 1 : 0,
-                  c.pingpong ? 1 : 0})
-          ->ArgNames({"bf16", "d", "N", "causal", "H", "Br", "Bc", "C", "S", "ov", "pp"})
+                  c.pingpong ? 1 : 0, c.persistent ? 1 : 0})
+          ->ArgNames({"bf16", "d", "N", "causal", "H", "Br", "Bc", "C", "S", "ov", "pp", "ps"})
           ->UseManualTime()
           ->MinTime(0.2)
           ->Unit(benchmark::kMillisecond);

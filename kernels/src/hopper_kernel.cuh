@@ -113,6 +113,11 @@ __device__ __forceinline__ void bulk_commit_group() {
 __device__ __forceinline__ void bulk_wait_group_0() {
   asm volatile("cp.async.bulk.wait_group 0;\n" ::: "memory");
 }
+// Waits until every bulk copy this thread committed has finished reading its source (shared memory that
+// may then be overwritten; the writes to global memory may still be in flight).
+__device__ __forceinline__ void bulk_wait_group_read_0() {
+  asm volatile("cp.async.bulk.wait_group.read 0;\n" ::: "memory");
+}
 // Orders this thread's generic-proxy writes to shared memory before later async-proxy (bulk copy) reads.
 __device__ __forceinline__ void fence_proxy_async_shared() {
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -211,9 +216,10 @@ __device__ __forceinline__ void record_end(const HopperParams& p, int q_tile, in
 
 }  // namespace hopper
 
-template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong>
+template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong,
+          bool Persistent>
 struct HopperShape {
-  static constexpr vocab::HopperConfig kConfig{Br, Bc, Consumers, Stages, Overlap, PingPong};
+  static constexpr vocab::HopperConfig kConfig{Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent};
   static constexpr DType kDType = device::ElementTraits<T>::kDType;
   static_assert(
       vocab::hopper_config_valid(kConfig, D, kDType),
@@ -225,15 +231,19 @@ struct HopperShape {
   static constexpr int kRowBytes = 128;      // one column block row
   static constexpr std::uint32_t kQBytes = static_cast<std::uint32_t>(Br * D * sizeof(T));
   static constexpr std::uint32_t kKvBytes = static_cast<std::uint32_t>(Bc * D * sizeof(T));
+  static constexpr int kQBuffers = vocab::hopper_q_buffers(kConfig);
 
   struct SharedStorage {
-    alignas(1024) T q[Br * D];  // [col block][Br rows][64], swizzled
+    alignas(1024) T q[kQBuffers][Br * D];  // [col block][Br rows][64], swizzled; then the tile's O
     alignas(1024) T k[Stages][Bc * D];
     alignas(1024) T v[Stages][Bc * D];
-    std::uint64_t q_full;          // the Q copy landed
+    // q_full[b]: the Q copy into buffer b landed; persistent: then o_full[b] (at index kQBuffers + b), every
+    // consumer warpgroup's O is in buffer b, for the producer to store.
+    std::uint64_t q_bar[Persistent ? 2 * kQBuffers : kQBuffers];
     std::uint64_t k_full[Stages];  // K of the slot landed
     std::uint64_t v_full[Stages];  // V of the slot landed
-    std::uint64_t empty[Stages];   // every consumer warp is done with the slot
+    // Every consumer warp is done with the slot (persistent: with the slot's K; then v_empty, with its V).
+    std::uint64_t empty[Persistent ? 2 * Stages : Stages];
     // One word per consumer warp, written each overlapped kv step and never read: the store that keeps the
     // softmax ahead of the wait for P V (hopper::store_before_wait).
     float softmax_done[Consumers * 4];
@@ -248,27 +258,30 @@ struct HopperShape {
 // branches of one if / else, the form in which setmaxnreg applies: ptxas then allocates this branch within
 // the budget it gets at run time (240 registers at 2 consumers) rather than the launch bound's 168, as long
 // as nothing in it traps inline (see deadlock_trap).
+//
+// One call runs one tile (q tile, bh): its kv steps are steps it0 .. it0 + n_steps - 1 of the CTA's K/V ring
+// (slot = step % Stages), its Q in buffer qb (phase q_parity). The non-persistent kernel calls it once with
+// it0 = 0, qb = 0; the persistent kernel once per tile, `first_turns` set on the first tile with kv steps.
 template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong,
-          bool Instrumented>
+          bool Persistent, bool Instrumented>
 __device__ __forceinline__ void hopper_consumer(
     const HopperParams& p,
-    typename HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>::SharedStorage& smem,
-    const int n_steps) {
-  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
+    typename HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent>::SharedStorage& smem,
+    const int q_tile, const int bh, const int n_steps, const int it0, const int qb,
+    const std::uint32_t q_parity, const bool first_turns) {
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent>;
   using Traits = device::ElementTraits<T>;
   constexpr int kColBlocks = Shape::kColBlocks;
   constexpr int kRowBytes = Shape::kRowBytes;
   const int tid = static_cast<int>(threadIdx.x);
   const int warpgroup = tid / vocab::kWarpgroupThreads;
-  // Last q tile first: under the causal mask the last tiles have the most kv tiles, and the CTAs launched
-  // first should be the longest so that the short ones fill the tail of the grid.
-  const int q_tile = p.q_tile_begin + static_cast<int>(gridDim.x - 1 - blockIdx.x);
-  const int bh = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
   const int kv_begin = p.kv_tile_begin;
-  const std::uint32_t q_full = device::smem_addr(&smem.q_full);
+  const std::uint32_t q_full = device::smem_addr(&smem.q_bar[qb]);
   const std::uint32_t k_full0 = device::smem_addr(&smem.k_full[0]);
   const std::uint32_t v_full0 = device::smem_addr(&smem.v_full[0]);
   const std::uint32_t empty0 = device::smem_addr(&smem.empty[0]);
+  // Persistent: the V half of the empty barriers (K and V slots are released apart).
+  const std::uint32_t v_empty0 = empty0 + 8 * Stages;
   const std::uint32_t softmax_done = device::smem_addr(&smem.softmax_done[tid / 32 - 4]);
   // The timeline's recording thread: the first thread of the first consumer warpgroup.
   const bool recorder = Instrumented && tid == vocab::kWarpgroupThreads;
@@ -300,7 +313,7 @@ __device__ __forceinline__ void hopper_consumer(
   float row_sum[2] = {0.0f, 0.0f};            // this thread's part of the running sums
   const float score_log2 = p.scale_log2;
 
-  const std::uint32_t q_base = device::smem_addr(smem.q) + consumer * vocab::kWgmmaRows * kRowBytes;
+  const std::uint32_t q_base = device::smem_addr(smem.q[qb]) + consumer * vocab::kWgmmaRows * kRowBytes;
   const auto issue_qk = [&](float(&s_acc)[kSRegs], int slot) {
     const std::uint32_t k_base = device::smem_addr(smem.k[slot]);
 #pragma unroll
@@ -389,9 +402,10 @@ __device__ __forceinline__ void hopper_consumer(
   };
   // One arrival per consumer warp: the warp's wait on its warpgroup's MMAs returned, so they are complete.
   // Instrumented: kv step `step` ends here (the last one ends once O is stored) and the next one starts.
+  // Persistent: the slot's V only (its K was released by release_k once the S GEMM that read it was done).
   const auto release = [&](int slot, int step) {
     __syncwarp();
-    if (lane == 0) hopper::mbar_arrive(empty0 + 8 * slot);
+    if (lane == 0) hopper::mbar_arrive((Persistent ? v_empty0 : empty0) + 8 * slot);
     if constexpr (Instrumented) {
       if (recorder && step + 1 < n_steps) {
         const std::uint64_t now = device::global_timer_ns();
@@ -401,11 +415,21 @@ __device__ __forceinline__ void hopper_consumer(
     }
   };
 
+  // Persistent: the slot's K, as soon as the S GEMM that read it is complete.
+  const auto release_k = [&](int slot) {
+    if constexpr (Persistent) {
+      __syncwarp();
+      if (lane == 0) hopper::mbar_arrive(empty0 + 8 * slot);
+    }
+  };
+
   // Ping-pong (2 consumers): each warpgroup issues its GEMMs only on its turn (named barrier 1 + consumer,
   // which the other warpgroup arrives at once it has issued its own), so the tensor cores run one warpgroup's
   // GEMMs while the other runs its softmax. Turns per warpgroup: overlapped, n_steps + 1 (S_0, then S_{j+1}
   // with P_j V_j, then the last P V); serial, 2 n_steps (S_j, then P_j V_j). Warpgroup 0 goes first:
   // warpgroup 1 signals it once at the start and not after its last turn, so every arrival has its wait.
+  // Persistent: the turns run on across the CTA's tiles; warpgroup 1 signals once before its first tile with
+  // kv steps and after every turn, warpgroup 0 takes one more turn at the end of the CTA (the kernel).
   constexpr bool kPingPong = PingPong && Consumers == 2;
   constexpr int kPairThreads = 2 * vocab::kWarpgroupThreads;
   const auto my_turn = [&]() {
@@ -413,28 +437,34 @@ __device__ __forceinline__ void hopper_consumer(
   };
   const auto their_turn = [&](bool last) {
     if constexpr (kPingPong) {
-      if (!(last && consumer == 1)) hopper::named_barrier_arrive(2 - consumer, kPairThreads);
+      if (Persistent || !(last && consumer == 1)) hopper::named_barrier_arrive(2 - consumer, kPairThreads);
     }
   };
   if constexpr (kPingPong) {
-    if (n_steps > 0 && consumer == 1) hopper::named_barrier_arrive(1, kPairThreads);
+    if (n_steps > 0 && (!Persistent || first_turns) && consumer == 1)
+      hopper::named_barrier_arrive(1, kPairThreads);
   }
 
+  // Persistent: Q buffer qb is this tile's (the producer stored the O it last held) even with no kv step.
+  if constexpr (Persistent) {
+    if (n_steps == 0) hopper::mbar_wait(q_full, q_parity);
+  }
   if (n_steps > 0) {
-    hopper::mbar_wait(q_full, 0);
+    hopper::mbar_wait(q_full, q_parity);
     float s_acc[kSRegs];
     std::uint32_t p_frag[kPSteps][4];
     float alpha[2];
     if constexpr (Overlap) {
       // Prologue: S_0, its softmax and P_0.
-      hopper::mbar_wait(k_full0, 0);
+      hopper::mbar_wait(k_full0 + 8 * (it0 % Stages), (it0 / Stages) & 1);
       my_turn();
       hopper::wgmma_fence();
-      issue_qk(s_acc, 0);
+      issue_qk(s_acc, it0 % Stages);
       hopper::wgmma_commit();
       their_turn(false);
       hopper::wgmma_wait<0>();
       hopper::fence_operands(s_acc);
+      release_k(it0 % Stages);
       mask(s_acc, kv_begin);
       softmax(s_acc, alpha);  // alpha = 0 here: O is still 0
       pack_p(s_acc, p_frag);
@@ -442,12 +472,12 @@ __device__ __forceinline__ void hopper_consumer(
       // make ptxas serialise them).
       int step = 0;
       for (; step + 1 < n_steps; ++step) {
-        const int slot = step % Stages;
-        const int next_slot = (step + 1) % Stages;
+        const int slot = (it0 + step) % Stages;
+        const int next_slot = (it0 + step + 1) % Stages;
         // S_{j+1} = Q K_{j+1}^T and O += P_j V_j in flight together; the softmax of tile j + 1 runs while
         // the tensor cores finish P_j V_j.
-        hopper::mbar_wait(k_full0 + 8 * next_slot, ((step + 1) / Stages) & 1);
-        hopper::mbar_wait(v_full0 + 8 * slot, (step / Stages) & 1);
+        hopper::mbar_wait(k_full0 + 8 * next_slot, ((it0 + step + 1) / Stages) & 1);
+        hopper::mbar_wait(v_full0 + 8 * slot, ((it0 + step) / Stages) & 1);
         my_turn();
         hopper::wgmma_fence();
         issue_qk(s_acc, next_slot);
@@ -457,6 +487,7 @@ __device__ __forceinline__ void hopper_consumer(
         their_turn(false);
         hopper::wgmma_wait<1>();  // S_{j+1} done (groups complete in order); P_j V_j may still run
         hopper::fence_operands(s_acc);
+        release_k(next_slot);
         mask(s_acc, kv_begin + step + 1);
         softmax(s_acc, alpha);
         hopper::store_before_wait(softmax_done, row_sum[0] + row_sum[1], lane == 0);
@@ -470,8 +501,8 @@ __device__ __forceinline__ void hopper_consumer(
       }
       // Last tile: its P V alone.
       {
-        const int slot = step % Stages;
-        hopper::mbar_wait(v_full0 + 8 * slot, (step / Stages) & 1);
+        const int slot = (it0 + step) % Stages;
+        hopper::mbar_wait(v_full0 + 8 * slot, ((it0 + step) / Stages) & 1);
         my_turn();
         hopper::wgmma_fence();
         issue_pv(p_frag, slot);
@@ -485,8 +516,8 @@ __device__ __forceinline__ void hopper_consumer(
       }
     } else {
       for (int step = 0; step < n_steps; ++step) {
-        const int slot = step % Stages;
-        const std::uint32_t parity = (step / Stages) & 1;
+        const int slot = (it0 + step) % Stages;
+        const std::uint32_t parity = ((it0 + step) / Stages) & 1;
         hopper::mbar_wait(k_full0 + 8 * slot, parity);
         my_turn();
         hopper::wgmma_fence();
@@ -495,6 +526,7 @@ __device__ __forceinline__ void hopper_consumer(
         their_turn(false);
         hopper::wgmma_wait<0>();
         hopper::fence_operands(s_acc);
+        release_k(slot);
         mask(s_acc, kv_begin + step);
         softmax(s_acc, alpha);
         rescale_o(alpha);
@@ -533,7 +565,7 @@ __device__ __forceinline__ void hopper_consumer(
   // block cb, row r at 128 bytes, 16-byte chunk c at c ^ (r % 8). A thread holds columns 8i + 2t, 8i + 2t + 1
   // of rows g and g + 8 of its warp's 16; r % 8 = g, so the 8 rows of one store instruction hit 8 different
   // chunks and the 32 lanes 32 different banks.
-  const std::uint32_t o_tile = device::smem_addr(smem.q) + consumer * vocab::kWgmmaRows * kRowBytes;
+  const std::uint32_t o_tile = device::smem_addr(smem.q[qb]) + consumer * vocab::kWgmmaRows * kRowBytes;
 #pragma unroll
   for (int r = 0; r < 2; ++r) {
     const std::uint32_t row_addr =
@@ -554,7 +586,10 @@ __device__ __forceinline__ void hopper_consumer(
   // column block; the tensor map stops at row Nq - 1 of the head, so rows >= Nq are never written.
   hopper::fence_proxy_async_shared();
   hopper::named_barrier_sync(3 + consumer, vocab::kWarpgroupThreads);
-  if (warp_in_group == 0 && lane == 0 && group_row0 < p.seq_q) {
+  if constexpr (Persistent) {
+    // The producer stores it (hopper_store_o) and reuses the buffer once the copies have read it.
+    if (warp_in_group == 0 && lane == 0) hopper::mbar_arrive(device::smem_addr(&smem.q_bar[2 + qb]));
+  } else if (warp_in_group == 0 && lane == 0 && group_row0 < p.seq_q) {
 #pragma unroll
     for (int cb = 0; cb < kColBlocks; ++cb)
       hopper::tma_store_3d(&p.o_map, o_tile + cb * Br * kRowBytes, cb * 64, group_row0, bh);
@@ -571,89 +606,198 @@ __device__ __forceinline__ void hopper_consumer(
   }
 }
 
+// Tile `t` of the launch order (q tile fastest, last q tile first, then head, then batch: the order of the
+// non-persistent grid's CTAs): its q tile and its (batch * heads + head).
+__device__ __forceinline__ void hopper_tile_coords(const HopperParams& p, int t, int& q_tile, int& bh) {
+  q_tile = p.q_tile_begin + p.q_tiles - 1 - t % p.q_tiles;
+  bh = t / p.q_tiles;
+}
+
+// kv steps of a tile: the window [kv_tile_begin, kv_tile_end), cut at the diagonal when causal.
+template <int Br, int Bc>
+__device__ __forceinline__ int hopper_kv_steps(const HopperParams& p, int q_tile) {
+  return max(0, min(p.kv_tile_end, vocab::visible_kv_tiles<int>(
+                                       Br, Bc, p.seq_q, p.seq_kv,
+                                       p.causal ? vocab::Mask::causal : vocab::Mask::none, q_tile)) -
+                    p.kv_tile_begin);
+}
+
+// The persistent producer's store of one tile's O (in Q buffer `buffer`, written there by the consumers):
+// one bulk tensor copy per consumer warpgroup and column block, rows >= Nq never (the map's bounds).
+template <int Br, int Consumers, int ColBlocks>
+__device__ __forceinline__ void hopper_store_o(const HopperParams& p, std::uint32_t buffer, int q_tile,
+                                               int bh) {
+#pragma unroll
+  for (int c = 0; c < Consumers; ++c) {
+    const int row0 = q_tile * Br + c * vocab::kWgmmaRows;
+    if (row0 < p.seq_q) {
+#pragma unroll
+      for (int cb = 0; cb < ColBlocks; ++cb)
+        hopper::tma_store_3d(&p.o_map, buffer + (cb * Br + c * vocab::kWgmmaRows) * 128, cb * 64, row0, bh);
+    }
+  }
+  hopper::bulk_commit_group();
+}
+
 template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong,
-          bool Instrumented>
-__global__ void __launch_bounds__(HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>::kThreads,
-                                  1) hopper_attention_kernel(const __grid_constant__ HopperParams p) {
-  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
+          bool Persistent, bool Instrumented>
+__global__ void __launch_bounds__(
+    HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent>::kThreads, 1)
+    hopper_attention_kernel(const __grid_constant__ HopperParams p) {
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent>;
   using SharedStorage = typename Shape::SharedStorage;
   constexpr int kColBlocks = Shape::kColBlocks;
   constexpr int kRowBytes = Shape::kRowBytes;
+  constexpr int kQBuffers = Shape::kQBuffers;
+  static_assert(!(Persistent && Instrumented), "the timeline build is not compiled persistent");
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   SharedStorage& smem = *reinterpret_cast<SharedStorage*>(smem_raw);
 
   const int tid = static_cast<int>(threadIdx.x);
   const int warpgroup = tid / vocab::kWarpgroupThreads;
-  // Last q tile first: under the causal mask the last tiles have the most kv tiles, and the CTAs launched
-  // first should be the longest so that the short ones fill the tail of the grid.
-  const int q_tile = p.q_tile_begin + static_cast<int>(gridDim.x - 1 - blockIdx.x);
-  const int bh = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
-  // kv steps of this CTA: the window [kv_tile_begin, kv_tile_end), cut at the diagonal when causal.
-  const int kv_begin = p.kv_tile_begin;
-  const int n_steps =
-      max(0, min(p.kv_tile_end,
-                 vocab::visible_kv_tiles<int>(Br, Bc, p.seq_q, p.seq_kv,
-                                              p.causal ? vocab::Mask::causal : vocab::Mask::none, q_tile)) -
-                 kv_begin);
 
-  const std::uint32_t q_full = device::smem_addr(&smem.q_full);
+  const std::uint32_t q_bar0 = device::smem_addr(&smem.q_bar[0]);
   const std::uint32_t k_full0 = device::smem_addr(&smem.k_full[0]);
   const std::uint32_t v_full0 = device::smem_addr(&smem.v_full[0]);
   const std::uint32_t empty0 = device::smem_addr(&smem.empty[0]);
   if (tid == 0) {
     // The swizzle atoms must start 1024-byte aligned (the descriptors' base offset is 0).
     if ((device::smem_addr(smem_raw) & 1023u) != 0) __trap();
-    hopper::mbar_init(q_full, 1);
+    for (int b = 0; b < kQBuffers; ++b) {
+      hopper::mbar_init(q_bar0 + 8 * b, 1);                                        // Q full: the producer
+      if (Persistent) hopper::mbar_init(q_bar0 + 8 * (kQBuffers + b), Consumers);  // O full: a thread each
+    }
 #pragma unroll
     for (int s = 0; s < Stages; ++s) {
       hopper::mbar_init(k_full0 + 8 * s, 1);
       hopper::mbar_init(v_full0 + 8 * s, 1);
       hopper::mbar_init(empty0 + 8 * s, 4 * Consumers);  // one arrival per consumer warp
+      if (Persistent) hopper::mbar_init(empty0 + 8 * (Stages + s), 4 * Consumers);
     }
     // Make the initialised barriers visible to the copy engine (the async proxy) before any copy uses them.
     asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
   }
   __syncthreads();
 
+  // The producer's copies of one tile: Q into buffer qb (completing on q_full[qb]; with no kv step only an
+  // arrival, so that the consumers may write O there), then K and V of its kv steps, ring steps it .. .
+  const auto produce_tile = [&](int q_tile, int bh, int n_steps, int& it, int qb) {
+    const std::uint32_t q_full = q_bar0 + 8 * qb;
+    if (n_steps == 0) {
+      if (Persistent) hopper::mbar_arrive(q_full);
+      return;
+    }
+    const std::uint32_t q_dst = device::smem_addr(smem.q[qb]);
+    hopper::mbar_arrive_expect_tx(q_full, Shape::kQBytes);
+#pragma unroll
+    for (int cb = 0; cb < kColBlocks; ++cb)
+      hopper::tma_load_3d(q_dst + cb * Br * kRowBytes, &p.q_map, cb * 64, q_tile * Br, bh, q_full);
+    for (int step = 0; step < n_steps; ++step, ++it) {
+      const int s = it % Stages;
+      const std::uint32_t k_dst = device::smem_addr(smem.k[s]);
+      const std::uint32_t v_dst = device::smem_addr(smem.v[s]);
+      // Slot s was last used by ring step it - Stages: wait for that use (phase it / Stages - 1) to end (the
+      // persistent kernel: its K, then its V, released apart).
+      const std::uint32_t parity = ((it / Stages) + 1) & 1;
+      if (it >= Stages) hopper::mbar_wait(empty0 + 8 * s, parity);
+      hopper::mbar_arrive_expect_tx(k_full0 + 8 * s, Shape::kKvBytes);
+#pragma unroll
+      for (int cb = 0; cb < kColBlocks; ++cb)
+        hopper::tma_load_3d(k_dst + cb * Bc * kRowBytes, &p.k_map, cb * 64, (p.kv_tile_begin + step) * Bc, bh,
+                            k_full0 + 8 * s);
+      if (Persistent && it >= Stages) hopper::mbar_wait(empty0 + 8 * (Stages + s), parity);
+      hopper::mbar_arrive_expect_tx(v_full0 + 8 * s, Shape::kKvBytes);
+#pragma unroll
+      for (int cb = 0; cb < kColBlocks; ++cb)
+        hopper::tma_load_3d(v_dst + cb * Bc * kRowBytes, &p.v_map, cb * 64, (p.kv_tile_begin + step) * Bc, bh,
+                            v_full0 + 8 * s);
+    }
+  };
+
   if (warpgroup == 0) {
     // Producer. From here on no CTA-wide barrier: the roles synchronise through the mbarriers only.
     hopper::set_max_registers_dec<vocab::hopper_producer_registers()>();
-    if (tid == 0 && n_steps > 0) {
-      const std::uint32_t q_dst = device::smem_addr(smem.q);
-      hopper::mbar_arrive_expect_tx(q_full, Shape::kQBytes);
-#pragma unroll
-      for (int cb = 0; cb < kColBlocks; ++cb)
-        hopper::tma_load_3d(q_dst + cb * Br * kRowBytes, &p.q_map, cb * 64, q_tile * Br, bh, q_full);
-      for (int step = 0; step < n_steps; ++step) {
-        const int s = step % Stages;
-        // Slot s was last used by tile step - Stages: wait for that use (phase step / Stages - 1) to end.
-        if (step >= Stages) hopper::mbar_wait(empty0 + 8 * s, ((step / Stages) + 1) & 1);
-        const std::uint32_t k_dst = device::smem_addr(smem.k[s]);
-        const std::uint32_t v_dst = device::smem_addr(smem.v[s]);
-        hopper::mbar_arrive_expect_tx(k_full0 + 8 * s, Shape::kKvBytes);
-#pragma unroll
-        for (int cb = 0; cb < kColBlocks; ++cb)
-          hopper::tma_load_3d(k_dst + cb * Bc * kRowBytes, &p.k_map, cb * 64, (kv_begin + step) * Bc, bh,
-                              k_full0 + 8 * s);
-        hopper::mbar_arrive_expect_tx(v_full0 + 8 * s, Shape::kKvBytes);
-#pragma unroll
-        for (int cb = 0; cb < kColBlocks; ++cb)
-          hopper::tma_load_3d(v_dst + cb * Bc * kRowBytes, &p.v_map, cb * 64, (kv_begin + step) * Bc, bh,
-                              v_full0 + 8 * s);
+    if (tid != 0) return;
+    if constexpr (!Persistent) {
+      // Last q tile first: under the causal mask the last tiles have the most kv tiles, and the CTAs launched
+      // first should be the longest so that the short ones fill the tail of the grid.
+      const int q_tile = p.q_tile_begin + static_cast<int>(gridDim.x - 1 - blockIdx.x);
+      const int bh = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
+      int it = 0;
+      produce_tile(q_tile, bh, hopper_kv_steps<Br, Bc>(p, q_tile), it, 0);
+    } else {
+      // Tile k of this CTA uses Q buffer k % 2: before its Q lands there, tile k - 2's O (left in the buffer
+      // by the consumers) is stored and read out. The last two tiles' O are stored at the end.
+      const int ctas = static_cast<int>(gridDim.x);
+      const int tiles = p.q_tiles * p.bh;
+      int it = 0, k = 0;
+      int held_q[2] = {0, 0}, held_bh[2] = {0, 0};
+      for (int round = 0; round * ctas < tiles; ++round) {
+        const int t = static_cast<int>(vocab::hopper_persistent_tile(blockIdx.x, round, ctas));
+        if (t >= tiles) continue;
+        int q_tile = 0, bh = 0;
+        hopper_tile_coords(p, t, q_tile, bh);
+        const int qb = k & 1;
+        if (k >= 2) {
+          hopper::mbar_wait(q_bar0 + 8 * (2 + qb), ((k - 2) >> 1) & 1);
+          hopper_store_o<Br, Consumers, kColBlocks>(p, device::smem_addr(smem.q[qb]), held_q[qb],
+                                                    held_bh[qb]);
+          hopper::bulk_wait_group_read_0();
+        }
+        produce_tile(q_tile, bh, hopper_kv_steps<Br, Bc>(p, q_tile), it, qb);
+        held_q[qb] = q_tile;
+        held_bh[qb] = bh;
+        ++k;
       }
+      for (int j = k < 2 ? 0 : k - 2; j < k; ++j) {
+        const int qb = j & 1;
+        hopper::mbar_wait(q_bar0 + 8 * (2 + qb), (j >> 1) & 1);
+        hopper_store_o<Br, Consumers, kColBlocks>(p, device::smem_addr(smem.q[qb]), held_q[qb], held_bh[qb]);
+      }
+      hopper::bulk_wait_group_0();
     }
   } else {
     hopper::set_max_registers_inc<vocab::hopper_consumer_registers(Shape::kConfig)>();
-    hopper_consumer<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Instrumented>(p, smem, n_steps);
+    if constexpr (!Persistent) {
+      const int q_tile = p.q_tile_begin + static_cast<int>(gridDim.x - 1 - blockIdx.x);
+      const int bh = static_cast<int>(blockIdx.z * gridDim.y + blockIdx.y);
+      hopper_consumer<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent, Instrumented>(
+          p, smem, q_tile, bh, hopper_kv_steps<Br, Bc>(p, q_tile), 0, 0, 0, true);
+    } else {
+      const int ctas = static_cast<int>(gridDim.x);
+      const int tiles = p.q_tiles * p.bh;
+      int it = 0, k = 0;
+      bool turns = false;  // a tile with kv steps has run: the ping-pong turns have begun
+      for (int round = 0; round * ctas < tiles; ++round) {
+        const int t = static_cast<int>(vocab::hopper_persistent_tile(blockIdx.x, round, ctas));
+        if (t >= tiles) continue;
+        int q_tile = 0, bh = 0;
+        hopper_tile_coords(p, t, q_tile, bh);
+        const int n_steps = hopper_kv_steps<Br, Bc>(p, q_tile);
+        hopper_consumer<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent, false>(
+            p, smem, q_tile, bh, n_steps, it, k & 1, (k >> 1) & 1, !turns);
+        turns = turns || n_steps > 0;
+        it += n_steps;
+        ++k;
+      }
+      if constexpr (PingPong && Consumers == 2) {
+        // Warpgroup 1 signalled after its last turn: warpgroup 0 takes that turn, so every arrival has a
+        // wait.
+        if (turns && warpgroup == 1) hopper::named_barrier_sync(1, 2 * vocab::kWarpgroupThreads);
+      }
+    }
   }
 }
 
+// The non-persistent kernel runs one CTA per tile (grid x, y, z: q tiles, heads, batch); the persistent one
+// `grid_x` CTAs over every tile (grid_y = grid_z = 1).
 template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong,
-          bool Instrumented>
+          bool Persistent, bool Instrumented>
 int launch_hopper_instance(const HopperParams& params, int grid_x, int grid_y, int grid_z, Stream stream) {
-  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
-  auto* kernel = &hopper_attention_kernel<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Instrumented>;
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent>;
+  auto* kernel =
+      &hopper_attention_kernel<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent, Instrumented>;
   const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(Shape::kSmemBytes));
   if (err != cudaSuccess) return static_cast<int>(err);
@@ -664,9 +808,9 @@ int launch_hopper_instance(const HopperParams& params, int grid_x, int grid_y, i
 }
 
 template <typename T, int D, int Br, int Bc, int Consumers, int Stages, bool Overlap, bool PingPong,
-          bool Instrumented = false>
+          bool Persistent = false, bool Instrumented = false>
 HopperEntry hopper_entry() {
-  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong>;
+  using Shape = HopperShape<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent>;
   return HopperEntry{
       Shape::kDType,
       D,
@@ -674,7 +818,7 @@ HopperEntry hopper_entry() {
       Shape::kSmemBytes,
       Shape::kThreads,
       Instrumented,
-      &launch_hopper_instance<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Instrumented>};
+      &launch_hopper_instance<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent, Instrumented>};
 }
 
 }  // namespace attnscope::kernels::detail

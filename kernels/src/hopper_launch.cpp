@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -38,7 +39,7 @@ const std::vector<HopperEntry>& registry() {
 
 bool same(const HopperConfig& a, const HopperConfig& b) {
   return a.br == b.br && a.bc == b.bc && a.consumers == b.consumers && a.stages == b.stages &&
-         a.overlap == b.overlap && a.pingpong == b.pingpong;
+         a.overlap == b.overlap && a.pingpong == b.pingpong && a.persistent == b.persistent;
 }
 
 const HopperEntry* find_entry(const AttentionShape& s, const HopperConfig& c, bool instrumented) {
@@ -52,7 +53,8 @@ const HopperEntry* find_entry(const AttentionShape& s, const HopperConfig& c, bo
 std::string config_name(const HopperConfig& c) {
   return "Br=" + std::to_string(c.br) + " Bc=" + std::to_string(c.bc) +
          " consumers=" + std::to_string(c.consumers) + " stages=" + std::to_string(c.stages) +
-         (c.overlap ? " overlap" : " serial") + (c.pingpong ? " pingpong" : "");
+         (c.overlap ? " overlap" : " serial") + (c.pingpong ? " pingpong" : "") +
+         (c.persistent ? " persistent" : "");
 }
 
 Status check_shape(const AttentionShape& s) {
@@ -233,7 +235,28 @@ Status launch_hopper(const AttentionShape& shape, const HopperConfig& config, co
   p.causal = shape.causal ? 1 : 0;
   p.scale = shape.scale;
   p.scale_log2 = shape.scale * 1.4426950408889634f;
-  const int err = entry->launch(p, q_end - q_begin, shape.heads, shape.batch, stream);
+  p.q_tiles = q_end - q_begin;
+  p.bh = shape.batch * shape.heads;
+  int err = 0;
+  if (config.persistent) {
+    int device = 0, sms = 0;
+    if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess)
+      return fail(StatusCode::cuda_error, std::string("cudaGetDevice: ") + cudaGetErrorString(e));
+    if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+        e != cudaSuccess) {
+      return fail(StatusCode::cuda_error,
+                  std::string("cudaDeviceGetAttribute(multiprocessor count): ") + cudaGetErrorString(e));
+    }
+    const std::int64_t tiles = std::int64_t{p.q_tiles} * p.bh;
+    if (tiles > std::numeric_limits<int>::max()) {
+      return fail(StatusCode::bad_shape, "bad shape: " + std::to_string(tiles) +
+                                             " tiles (q tiles x batch x heads) exceed what the persistent "
+                                             "kernel counts (2^31 - 1)");
+    }
+    err = entry->launch(p, static_cast<int>(vocab::hopper_persistent_ctas(tiles, sms)), 1, 1, stream);
+  } else {
+    err = entry->launch(p, q_end - q_begin, shape.heads, shape.batch, stream);
+  }
   if (err != 0) {
     return fail(StatusCode::cuda_error,
                 std::string("launch_hopper: ") + cudaGetErrorString(static_cast<cudaError_t>(err)));

@@ -35,6 +35,10 @@ struct HopperParams {
   int q_tile_begin;
   int kv_tile_begin;
   int kv_tile_end;
+  // The launch's tiles: q tiles of the window, and batch * heads (the persistent kernel walks q_tiles * bh
+  // tiles; the non-persistent one reads its tile from its CTA index).
+  int q_tiles;
+  int bh;
   TileTiming* timeline;  // the Instrumented build's records; unused otherwise
 };
 

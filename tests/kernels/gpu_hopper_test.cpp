@@ -35,7 +35,8 @@ class HopperProblem : public Problem {
 std::string name(const HopperConfig& c, const AttentionShape& s) {
   return "hopper Br=" + std::to_string(c.br) + " Bc=" + std::to_string(c.bc) +
          " C=" + std::to_string(c.consumers) + " S=" + std::to_string(c.stages) +
-         (c.overlap ? " overlap " : " serial ") + (c.pingpong ? "pingpong " : "") + describe(s);
+         (c.overlap ? " overlap " : " serial ") + (c.pingpong ? "pingpong " : "") +
+         (c.persistent ? "persistent " : "") + describe(s);
 }
 
 // Every element of O and every LSE row, with the tiled kernel's tolerances.
@@ -91,6 +92,33 @@ TEST(HopperAttention, LongRowsMatchReference) {
       for (const HopperConfig& config : compiled_hopper_configs(d, dtype)) {
         run_hopper(p, config);
         expect_matches_reference(p, name(config, p.shape()));
+      }
+    }
+  }
+}
+
+// The persistent kernel with several tiles per CTA (more tiles than SMs: each CTA runs about 3 tiles, both Q
+// buffers, the ring's phases running on across tiles, rows with no key and partial tiles among them).
+TEST(HopperAttention, PersistentManyTilesPerCtaMatchReference) {
+  const unsigned seed = fresh_seed();
+  int sms = 0;
+  ATTN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  for (const int d : {64, 128}) {
+    for (const DType dtype : {DType::fp16, DType::bf16}) {
+      std::vector<HopperConfig> persistent;
+      for (const HopperConfig& config : compiled_hopper_configs(d, dtype))
+        if (config.persistent) persistent.push_back(config);
+      ASSERT_FALSE(persistent.empty()) << "no persistent configuration compiled for d " << d;
+      for (const Case& c :
+           {Case{2, 0, 300, 400, true}, Case{1, 0, 700, 300, true}, Case{2, 0, 211, 77, false}}) {
+        // Heads so that the launch has about 3 tiles of 128 rows per SM.
+        const int heads = std::max(1, 3 * sms / (((c.nq + 127) / 128) * c.b));
+        HopperProblem p(make_shape(c.b, heads, c.nq, c.nkv, d, dtype, c.causal), seed);
+        ASSERT_TRUE(p.ok());
+        for (const HopperConfig& config : persistent) {
+          run_hopper(p, config);
+          expect_matches_reference(p, name(config, p.shape()));
+        }
       }
     }
   }
@@ -315,9 +343,10 @@ TEST(HopperAttention, ConfigsAreValidAndSmemMatchesVocab) {
         EXPECT_TRUE(vocab::hopper_config_valid(c, d, dtype));
         const AttentionShape s = make_shape(1, 1, 128, 128, d, dtype, false);
         EXPECT_EQ(hopper_smem_bytes(s, c), static_cast<std::size_t>(vocab::hopper_smem_bytes(c, d, dtype)));
-        default_compiled = default_compiled ||
-                           (c.br == def.br && c.bc == def.bc && c.consumers == def.consumers &&
-                            c.stages == def.stages && c.overlap == def.overlap && c.pingpong == def.pingpong);
+        default_compiled =
+            default_compiled ||
+            (c.br == def.br && c.bc == def.bc && c.consumers == def.consumers && c.stages == def.stages &&
+             c.overlap == def.overlap && c.pingpong == def.pingpong && c.persistent == def.persistent);
       }
       EXPECT_TRUE(default_compiled) << "default_hopper_config(" << d << ") is not compiled";
     }
@@ -376,6 +405,23 @@ TEST(Sanitize, SmallHopper) {
         for (const HopperConfig& c : compiled_hopper_configs(d, dtype)) {
           run_hopper(p, c);
           expect_matches_reference(p, "sanitize " + name(c, p.shape()));
+        }
+        // The persistent configurations with several tiles per CTA (the shape above has a few tiles only).
+        int sms = 0;
+        ATTN_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+        for (const HopperConfig& c : compiled_hopper_configs(d, dtype)) {
+          if (!c.persistent) continue;
+          HopperProblem many(make_shape(1, 2 * sms, causal ? 211 : 97, causal ? 150 : 300, d, dtype, causal),
+                             seed);
+          ASSERT_TRUE(many.ok());
+          run_hopper(many, c);
+          expect_matches_reference(many, "sanitize many tiles " + name(c, many.shape()));
+          // A window: q tiles from the second, kv tiles from the second on.
+          ASSERT_TRUE(many.poison());
+          const Status st =
+              launch_hopper(many.shape(), c, many.tensors(), TileWindow{1, -1, 1, -1}, nullptr, nullptr);
+          ASSERT_TRUE(st) << st.message;
+          ATTN_CUDA_CHECK(cudaDeviceSynchronize());
         }
         // The timeline build, then a window of the second q tile and kv tiles from the second on.
         const HopperConfig def = default_hopper_config(d);

@@ -4,6 +4,9 @@
 // formulas are constexpr, and the kernels rely on exactly that.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "attnscope/vocab/backward.hpp"
 #include "attnscope/vocab/dtype.hpp"
 #include "attnscope/vocab/geometry.hpp"
@@ -117,6 +120,15 @@ static_assert(!hopper_config_valid(HopperConfig{192, 64, 3, 3, true, true}, 64,
                                    DType::fp16));  // ping-pong: 2
 static_assert(hopper_config_valid(HopperConfig{128, 64, 2, 4, true, true}, 128, DType::fp16));
 static_assert(!hopper_config_valid(kHopper, 64, DType::fp32));
+// Persistent: two Q buffers, and 2 + 4 x stages barriers (O full per buffer, K and V empty apart): d 128
+// fits at 2 stages ((2 x 128 + 4 x 128) x 256 + 1024 = 197632 bytes), not at 3 (263168).
+static_assert(hopper_smem_bytes(HopperConfig{128, 128, 2, 2, true, true, true}, 128, DType::fp16) == 197632);
+static_assert(!hopper_config_valid(HopperConfig{128, 128, 2, 3, true, true, true}, 128, DType::fp16));
+static_assert(hopper_config_valid(HopperConfig{192, 128, 3, 3, true, false, true}, 64, DType::fp16));
+// The persistent grid: one CTA per SM, never more CTAs than tiles; every other round backwards.
+static_assert(hopper_persistent_ctas(1024, 132) == 132 && hopper_persistent_ctas(5, 132) == 5);
+static_assert(hopper_persistent_tile(0, 0, 132) == 0 && hopper_persistent_tile(0, 1, 132) == 263 &&
+              hopper_persistent_tile(131, 1, 132) == 132 && hopper_persistent_tile(3, 2, 132) == 267);
 static_assert(!hopper_config_valid(HopperConfig{128, 120, 2, 2}, 64, DType::fp16));  // Bc % 16
 // Registers after setmaxnreg within 64 K per CTA: 128 x 24 + 256 x 240 and 128 x 24 + 384 x 160.
 static_assert(kWarpgroupThreads * hopper_producer_registers() +
@@ -163,6 +175,28 @@ TEST(VocabGeometry, WindowTilesPerKernel) {
   for (std::int64_t q = 0; q < 32; ++q)
     visited += tiled_visible_kv_tiles(kTiled, kSeq, kSeq, Mask::causal, q);
   EXPECT_EQ(visited, 32 * 33);
+}
+
+// Every tile of a persistent launch is run by exactly one CTA, whatever the tile count against the CTAs.
+TEST(VocabGeometry, PersistentTilesCoverEveryTileOnce) {
+  for (const std::int64_t sms : {1, 7, 132}) {
+    for (const std::int64_t tiles : {1, 5, 131, 132, 133, 263, 264, 265, 1024, 4097}) {
+      const std::int64_t ctas = hopper_persistent_ctas(tiles, sms);
+      ASSERT_LE(ctas, sms);
+      ASSERT_LE(ctas, tiles);
+      std::vector<int> runs(static_cast<std::size_t>(tiles), 0);
+      for (std::int64_t c = 0; c < ctas; ++c) {
+        for (std::int64_t round = 0; round * ctas < tiles; ++round) {
+          const std::int64_t t = hopper_persistent_tile(c, round, ctas);
+          ASSERT_GE(t, 0);
+          if (t < tiles) ++runs[static_cast<std::size_t>(t)];
+        }
+      }
+      for (std::int64_t t = 0; t < tiles; ++t)
+        EXPECT_EQ(runs[static_cast<std::size_t>(t)], 1)
+            << "tile " << t << " of " << tiles << ", " << ctas << " CTAs";
+    }
+  }
 }
 
 }  // namespace

@@ -173,19 +173,26 @@ constexpr std::int64_t hopper_tile_bytes(std::int64_t rows, std::int64_t head_di
   return rows * head_dim * bytes_of(t);
 }
 
-// Bytes of the block at the end of SharedStorage: the mbarriers (Q full, and full K, full V, empty per stage,
-// 8 bytes each) and one 4-byte word per consumer warp (the store that orders the overlapped schedule's
-// softmax ahead of its wait), rounded up to the 1024-byte alignment of the swizzled tiles.
-constexpr std::int64_t hopper_barrier_bytes(const HopperConfig& c) {
-  return ceil_div(std::int64_t{8} * (1 + 3 * std::int64_t{c.stages}) + 4 * 4 * std::int64_t{c.consumers},
-                  1024) *
-         1024;
+// Q buffers: one, or two in the persistent kernel (tile i + 1's Q lands while tile i runs; each buffer also
+// carries its tile's O out).
+constexpr int hopper_q_buffers(const HopperConfig& c) {
+  return c.persistent ? 2 : 1;
 }
 
-// SharedStorage: the Q tile [Br x d], a `stages`-slot ring of K and V tiles [Bc x d] (all 128-byte swizzled,
-// 1024-byte aligned, unpadded) and the barrier block.
+// Bytes of the block at the end of SharedStorage: the mbarriers (8 bytes each: Q full per Q buffer; full K,
+// full V and empty per stage; in the persistent kernel also O full per Q buffer, and empty twice per stage,
+// K and V released apart) and one 4-byte word per consumer warp (the store that orders the overlapped
+// schedule's softmax ahead of its wait), rounded up to the 1024-byte alignment of the swizzled tiles.
+constexpr std::int64_t hopper_barrier_bytes(const HopperConfig& c) {
+  const std::int64_t barriers = std::int64_t{hopper_q_buffers(c)} * (c.persistent ? 2 : 1) +
+                                (c.persistent ? 4 : 3) * std::int64_t{c.stages};
+  return ceil_div(std::int64_t{8} * barriers + 4 * 4 * std::int64_t{c.consumers}, 1024) * 1024;
+}
+
+// SharedStorage: the Q tile(s) [Br x d], a `stages`-slot ring of K and V tiles [Bc x d] (all 128-byte
+// swizzled, 1024-byte aligned, unpadded) and the barrier block.
 constexpr std::int64_t hopper_smem_bytes(const HopperConfig& c, std::int64_t head_dim, DType t) {
-  return hopper_tile_bytes(c.br, head_dim, t) +
+  return hopper_q_buffers(c) * hopper_tile_bytes(c.br, head_dim, t) +
          2 * std::int64_t{c.stages} * hopper_tile_bytes(c.bc, head_dim, t) + hopper_barrier_bytes(c);
 }
 
@@ -206,6 +213,17 @@ constexpr std::int64_t hopper_kv_tiles(const HopperConfig& c, std::int64_t seq_k
 constexpr Dim3 hopper_grid(const HopperConfig& c, std::int64_t seq_q, std::int64_t heads,
                            std::int64_t batch) {
   return Dim3{hopper_q_tiles(c, seq_q), heads, batch};
+}
+
+// The persistent kernel's grid: one CTA per SM, no more CTAs than tiles (`tiles`: q tiles x heads x batch of
+// the launch). CTA c runs the tiles of the launch order (q tile fastest, last q tile first, then head, then
+// batch: hopper_grid's order) at positions c, 2G - 1 - c, 2G + c, 4G - 1 - c, ... (G CTAs): every other
+// round backwards, so that the CTA given the longest tile of one round gets the shortest of the next.
+constexpr std::int64_t hopper_persistent_ctas(std::int64_t tiles, std::int64_t sms) {
+  return tiles < sms ? tiles : sms;
+}
+constexpr std::int64_t hopper_persistent_tile(std::int64_t cta, std::int64_t round, std::int64_t ctas) {
+  return round * ctas + (round % 2 == 0 ? cta : ctas - 1 - cta);
 }
 
 // kv tiles [0, n) q tile `q_tile` visits (the causal cut of visible_kv_tiles, in Hopper tiles).

@@ -26,7 +26,10 @@ struct TiledConfig {
 // `overlap`: each consumer keeps the S GEMM of kv tile j + 1 and the P V GEMM of tile j in flight together
 // and runs the softmax of tile j + 1 meanwhile (false: S, softmax, P V one after the other). `pingpong` (with
 // 2 consumers): the two consumer warpgroups take turns issuing their GEMMs, so that one's softmax runs while
-// the other's GEMMs do. Same geometry either way.
+// the other's GEMMs do. Same geometry either way. `persistent`: one CTA per SM (at most one per tile) walks
+// the tiles in launch order instead of one CTA per tile, so that the producer loads the next tile's Q and
+// first K/V tiles while the consumers finish the current one (two Q buffers; O leaves through the buffer of
+// its own tile).
 struct HopperConfig {
   int br = 128;
   int bc = 128;
@@ -34,6 +37,7 @@ struct HopperConfig {
   int stages = 2;
   bool overlap = false;
   bool pingpong = false;
+  bool persistent = false;
 };
 
 // The Hopper kernel's default tile for a head dim: the fastest in the latest run of every compiled
