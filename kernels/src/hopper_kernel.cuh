@@ -732,7 +732,9 @@ __global__ void __launch_bounds__(
       const int ctas = static_cast<int>(gridDim.x);
       const int tiles = p.q_tiles * p.bh;
       int it = 0, k = 0;
-      int held_q[2] = {0, 0}, held_bh[2] = {0, 0};
+      // The tiles whose O the two buffers hold (scalars, not an array indexed at run time: that would be
+      // local memory).
+      int held_q0 = 0, held_bh0 = 0, held_q1 = 0, held_bh1 = 0;
       for (int round = 0; round * ctas < tiles; ++round) {
         const int t = static_cast<int>(vocab::hopper_persistent_tile(blockIdx.x, round, ctas));
         if (t >= tiles) continue;
@@ -741,19 +743,25 @@ __global__ void __launch_bounds__(
         const int qb = k & 1;
         if (k >= 2) {
           hopper::mbar_wait(q_bar0 + 8 * (2 + qb), ((k - 2) >> 1) & 1);
-          hopper_store_o<Br, Consumers, kColBlocks>(p, device::smem_addr(smem.q[qb]), held_q[qb],
-                                                    held_bh[qb]);
+          hopper_store_o<Br, Consumers, kColBlocks>(p, device::smem_addr(smem.q[qb]), qb ? held_q1 : held_q0,
+                                                    qb ? held_bh1 : held_bh0);
           hopper::bulk_wait_group_read_0();
         }
         produce_tile(q_tile, bh, hopper_kv_steps<Br, Bc>(p, q_tile), it, qb);
-        held_q[qb] = q_tile;
-        held_bh[qb] = bh;
+        if (qb) {
+          held_q1 = q_tile;
+          held_bh1 = bh;
+        } else {
+          held_q0 = q_tile;
+          held_bh0 = bh;
+        }
         ++k;
       }
       for (int j = k < 2 ? 0 : k - 2; j < k; ++j) {
         const int qb = j & 1;
         hopper::mbar_wait(q_bar0 + 8 * (2 + qb), (j >> 1) & 1);
-        hopper_store_o<Br, Consumers, kColBlocks>(p, device::smem_addr(smem.q[qb]), held_q[qb], held_bh[qb]);
+        hopper_store_o<Br, Consumers, kColBlocks>(p, device::smem_addr(smem.q[qb]), qb ? held_q1 : held_q0,
+                                                  qb ? held_bh1 : held_bh0);
       }
       hopper::bulk_wait_group_0();
     }

@@ -325,6 +325,23 @@ TEST(Plan, AttnscopeOwnKernelsUseTheVocabularyGeometry) {
   EXPECT_NE(plan_foreign_model(hop_block, recognize(hopper_name), {llm_4k(false), ""}, {})
                 .not_modeled.find("the Hopper kernel with 2 consumers has 384"),
             std::string::npos);
+  // The same kernel as compiled now (a persistent argument before the timeline build's), not persistent: the
+  // same plan; persistent: recognised, not modeled.
+  const std::string hopper_now =
+      "void attnscope::kernels::detail::hopper_attention_kernel<__half, 64, 128, 128, 2, 3, true, true, "
+      "false, false>(attnscope::kernels::detail::HopperParams)";
+  const ForeignLaunch hop_now = launch(hopper_now, {32, 32, 1}, 384);
+  const PlanResult hn =
+      plan_foreign_model(hop_now, recognize(hop_now.demangled_name), {llm_4k(false), ""}, {});
+  ASSERT_TRUE(hn.plan) << hn.not_modeled;
+  EXPECT_EQ(hn.plan->tile_label, "hopper-Br128-Bc128-c2-s3-pingpong");
+  const std::string persistent_name =
+      "void attnscope::kernels::detail::hopper_attention_kernel<__half, 128, 128, 128, 2, 2, true, true, "
+      "true, false>(attnscope::kernels::detail::HopperParams)";
+  const ForeignLaunch hop_p = launch(persistent_name, {132, 1, 1}, 384);
+  const PlanResult hp = plan_foreign_model(hop_p, recognize(hop_p.demangled_name), {llm_4k(false), ""}, {});
+  EXPECT_FALSE(hp.plan);
+  EXPECT_NE(hp.not_modeled.find("persistent"), std::string::npos) << hp.not_modeled;
   // naive.qk: 128 x 128 S tiles, 4 per CTA along x: (32 / 4, 4096 / 128, B * H), 8 warps.
   const ForeignLaunch qk = launch(name_of("naive_qk_kernel"), {8, 32, 32}, 256);
   const PlanResult q = plan_foreign_model(qk, recognize(qk.demangled_name), {llm_4k(false), ""}, {});

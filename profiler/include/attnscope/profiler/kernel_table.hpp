@@ -213,10 +213,16 @@ inline constexpr std::array kKernelTable = {
               vocab::Pass::fwd, std::nullopt,
               "the sliding-window / ALiBi variant needs the window and bias, which the annotation does not carry",
               TileSource::captures, 0, GridRule::none, ""},
+    // The persistent build (template arguments ..., overlap, ping-pong, persistent, timeline build) has no
+    // model yet; names recorded before it existed have no persistent argument.
+    KernelRow{"attnscope", "hopper_attention_kernel (persistent)",
+              "{own_ns}hopper_attention_kernel<{own_elem}(?:,\\s*\\d+){5},\\s*{bool},\\s*{bool},\\s*true,\\s*{bool}>",
+              vocab::Pass::fwd, std::nullopt, "the persistent Hopper build has no model yet",
+              TileSource::captures, 0, GridRule::none, ""},
     KernelRow{"attnscope", "hopper_attention_kernel",
               "{own_ns}hopper_attention_kernel<{own_elem},\\s*(?<head_dim>\\d+),\\s*(?<block_m>\\d+),\\s*"
               "(?<block_n>\\d+),\\s*(?<consumers>\\d+),\\s*(?<stages>\\d+),\\s*(?<overlap>{bool}),\\s*"
-              "(?<pingpong>{bool}),\\s*{bool}>",
+              "(?<pingpong>{bool}),\\s*(?:false,\\s*)?{bool}>",
               vocab::Pass::fwd, vocab::KernelId::hopper, "", TileSource::captures, 0, GridRule::model,
               kOwnAssumes},
     KernelRow{"attnscope", "tiled_bwd_pre_kernel",
