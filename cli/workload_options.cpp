@@ -78,6 +78,11 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
   cmd.add_option("--hopper-schedule", o.hopper_schedule,
                  "Hopper kernel: serial, overlap, pingpong (overlap + ping-pong) or serial-pingpong " +
                      per_head_dim(schedule(h64), schedule(h128)));
+  cmd.add_option(
+      "--hopper-persistent", o.hopper_persistent,
+      "Hopper kernel: true = one CTA per SM walking the tiles (two Q buffers), false = one CTA per "
+      "tile " +
+          per_head_dim(h64.persistent ? "true" : "false", h128.persistent ? "true" : "false"));
   cmd.add_option("--gpu", o.gpu, "GPU spec: h200, h100, a100 or a JSON file")->capture_default_str();
 }
 
@@ -142,6 +147,7 @@ sim::TileConfig WorkloadOptions::tile_config() const {
   if (hopper_bc) t.hopper_bc = *hopper_bc;
   if (hopper_consumers) t.hopper_consumers = *hopper_consumers;
   if (hopper_stages) t.hopper_stages = *hopper_stages;
+  if (hopper_persistent) t.hopper_persistent = *hopper_persistent;
   if (hopper_schedule) {
     const auto s = sim::parse_hopper_schedule(*hopper_schedule);
     if (!s)

@@ -26,6 +26,7 @@ struct WorkloadOptions {
   // defaults differ, so `--kernel all` can run both with their own tiles).
   std::optional<int> hopper_bc, hopper_consumers, hopper_stages;
   std::optional<std::string> hopper_schedule;
+  std::optional<bool> hopper_persistent;
   std::string kernel{"both"};                     // naive | tiled | hopper | both (naive + tiled) | all
   std::string pass{"fwd"};                        // fwd | bwd | both (a training step)
   std::optional<int> bwd_bc, bwd_br, bwd_stages;  // the tiled backward's tile

@@ -35,6 +35,7 @@ void append_hopper_bf16(std::vector<HopperEntry>& out) {
   // Timeline builds.
   out.push_back(hopper_entry<__nv_bfloat16, 64, 192, 128, 3, 3, true, false, false, true>());
   out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 3, true, true, false, true>());
+  out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 2, true, true, true, true>());
 }
 
 }  // namespace attnscope::kernels::detail

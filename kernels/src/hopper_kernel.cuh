@@ -191,23 +191,25 @@ __device__ __forceinline__ void set_max_registers_inc() {
   asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(Regs));
 }
 
-// Instrumented build: the timeline record of kv tile `kv_tile` of this CTA (index: CTA in launch order, then
-// kv tile within the window), and its parts written as they become known: the start when the step starts,
-// the rest when it ends; stores only, nothing is read back.
-__device__ __forceinline__ TileTiming* record_of(const HopperParams& p, int kv_tile) {
-  const std::size_t cta =
-      (static_cast<std::size_t>(blockIdx.z) * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x;
-  return p.timeline + cta * static_cast<std::size_t>(p.kv_tile_end - p.kv_tile_begin) +
+// Instrumented build: the timeline record of kv tile `kv_tile` of tile (q_tile, bh) (index: the tile in
+// launch order, the non-persistent grid's CTA index, then kv tile within the window), and its parts written
+// as they become known: the start when the step starts, the rest when it ends; stores only, nothing is read
+// back.
+__device__ __forceinline__ TileTiming* record_of(const HopperParams& p, int q_tile, int bh, int kv_tile) {
+  const std::size_t tile = static_cast<std::size_t>(bh) * p.q_tiles +
+                           static_cast<std::size_t>(p.q_tile_begin + p.q_tiles - 1 - q_tile);
+  return p.timeline + tile * static_cast<std::size_t>(p.kv_tile_end - p.kv_tile_begin) +
          static_cast<std::size_t>(kv_tile - p.kv_tile_begin);
 }
-__device__ __forceinline__ void record_start(const HopperParams& p, int kv_tile, std::uint64_t now) {
-  record_of(p, kv_tile)->start_ns = now;
+__device__ __forceinline__ void record_start(const HopperParams& p, int q_tile, int bh, int kv_tile,
+                                             std::uint64_t now) {
+  record_of(p, q_tile, bh, kv_tile)->start_ns = now;
 }
-__device__ __forceinline__ void record_end(const HopperParams& p, int q_tile, int kv_tile,
+__device__ __forceinline__ void record_end(const HopperParams& p, int q_tile, int bh, int kv_tile,
                                            std::uint64_t now) {
-  TileTiming* r = record_of(p, kv_tile);
-  r->batch = blockIdx.z;
-  r->head = blockIdx.y;
+  TileTiming* r = record_of(p, q_tile, bh, kv_tile);
+  r->batch = static_cast<std::uint32_t>(bh / p.heads);
+  r->head = static_cast<std::uint32_t>(bh % p.heads);
   r->q_tile = static_cast<std::uint32_t>(q_tile);
   r->kv_tile = static_cast<std::uint32_t>(kv_tile);
   r->sm = device::sm_id();
@@ -286,7 +288,7 @@ __device__ __forceinline__ void hopper_consumer(
   // The timeline's recording thread: the first thread of the first consumer warpgroup.
   const bool recorder = Instrumented && tid == vocab::kWarpgroupThreads;
   if (Instrumented && recorder && (n_steps > 0 || p.kv_tile_end > kv_begin))
-    hopper::record_start(p, kv_begin, device::global_timer_ns());
+    hopper::record_start(p, q_tile, bh, kv_begin, device::global_timer_ns());
   constexpr int kSRegs = Bc / 2;    // S accumulators per thread: Bc / 8 n-tiles x 4
   constexpr int kSTiles = Bc / 8;   // n8 tiles of S
   constexpr int kPSteps = Bc / 16;  // k16 steps of P V
@@ -409,8 +411,8 @@ __device__ __forceinline__ void hopper_consumer(
     if constexpr (Instrumented) {
       if (recorder && step + 1 < n_steps) {
         const std::uint64_t now = device::global_timer_ns();
-        hopper::record_end(p, q_tile, kv_begin + step, now);
-        hopper::record_start(p, kv_begin + step + 1, now);
+        hopper::record_end(p, q_tile, bh, kv_begin + step, now);
+        hopper::record_start(p, q_tile, bh, kv_begin + step + 1, now);
       }
     }
   };
@@ -597,11 +599,13 @@ __device__ __forceinline__ void hopper_consumer(
     hopper::bulk_wait_group_0();  // the stores have completed (and the shared source is no longer read)
   }
   if constexpr (Instrumented) {
-    // The last record (or the one record of a CTA with no visible kv tile in the window) ends when every
-    // consumer warpgroup has stored O.
+    // The last record (or the one record of a tile with no visible kv tile in the window) ends when every
+    // consumer warpgroup has stored O (persistent: has written O into the Q buffer, for the producer to
+    // store).
     if (n_steps > 0 || p.kv_tile_end > kv_begin) {
       hopper::named_barrier_sync(3 + Consumers, Consumers * vocab::kWarpgroupThreads);
-      if (recorder) hopper::record_end(p, q_tile, kv_begin + max(n_steps - 1, 0), device::global_timer_ns());
+      if (recorder)
+        hopper::record_end(p, q_tile, bh, kv_begin + max(n_steps - 1, 0), device::global_timer_ns());
     }
   }
 }
@@ -649,7 +653,6 @@ __global__ void __launch_bounds__(
   constexpr int kColBlocks = Shape::kColBlocks;
   constexpr int kRowBytes = Shape::kRowBytes;
   constexpr int kQBuffers = Shape::kQBuffers;
-  static_assert(!(Persistent && Instrumented), "the timeline build is not compiled persistent");
 
   extern __shared__ __align__(1024) unsigned char smem_raw[];
   SharedStorage& smem = *reinterpret_cast<SharedStorage*>(smem_raw);
@@ -783,7 +786,7 @@ __global__ void __launch_bounds__(
         int q_tile = 0, bh = 0;
         hopper_tile_coords(p, t, q_tile, bh);
         const int n_steps = hopper_kv_steps<Br, Bc>(p, q_tile);
-        hopper_consumer<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent, false>(
+        hopper_consumer<T, D, Br, Bc, Consumers, Stages, Overlap, PingPong, Persistent, Instrumented>(
             p, smem, q_tile, bh, n_steps, it, k & 1, (k >> 1) & 1, !turns);
         turns = turns || n_steps > 0;
         it += n_steps;

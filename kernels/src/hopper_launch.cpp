@@ -237,6 +237,7 @@ Status launch_hopper(const AttentionShape& shape, const HopperConfig& config, co
   p.scale_log2 = shape.scale * 1.4426950408889634f;
   p.q_tiles = q_end - q_begin;
   p.bh = shape.batch * shape.heads;
+  p.heads = shape.heads;
   int err = 0;
   if (config.persistent) {
     int device = 0, sms = 0;

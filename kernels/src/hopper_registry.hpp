@@ -39,6 +39,7 @@ struct HopperParams {
   // tiles; the non-persistent one reads its tile from its CTA index).
   int q_tiles;
   int bh;
+  int heads;             // H (a tile's bh = batch * H + head)
   TileTiming* timeline;  // the Instrumented build's records; unused otherwise
 };
 

@@ -94,6 +94,7 @@ ojson tile_config_to_json(const sim::TileConfig& t, const sim::Workload& w, bool
     j["hopper_consumers"] = t.hopper_consumers;
     j["hopper_stages"] = t.hopper_stages;
     j["hopper_schedule"] = std::string(sim::to_string(t.hopper_schedule));
+    j["hopper_persistent"] = t.hopper_persistent;
   }
   if (w.pass != sim::Pass::fwd) {
     const vocab::TiledBwdConfig b = t.tiled_bwd(w.head_dim);
@@ -567,6 +568,8 @@ sim::TileConfig read_tiles(const Node& n, std::string_view written) {
               "' (expected serial, overlap, pingpong or serial-pingpong)");
     t.hopper_schedule = *h;
   }
+  // Absent (reports before the persistent kernel): one CTA per tile.
+  if (const auto p = n.optional_field("hopper_persistent")) t.hopper_persistent = p->as_bool();
   return t;
 }
 

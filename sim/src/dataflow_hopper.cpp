@@ -7,6 +7,7 @@
 // and store O and LSE once at the end. Grid, shared memory and tile counts are the vocabulary's
 // (vocab::hopper_*).
 #include <algorithm>
+#include <limits>
 #include <string>
 
 #include "attnscope/sim/dataflow.hpp"
@@ -33,7 +34,9 @@ void KernelDataflow::hopper_grid() {
   // The overlapped schedule keeps V_j's slot while it computes S_{j+1} (the P V GEMM of tile j is still in
   // flight), so the producer runs one tile less ahead than the ring is deep: with 2 slots nothing is
   // prefetched (docs/hopper-kernel.md: overlap at stages 2 was slower than serial, stages 3 fixed it).
-  stages_ = std::max(1, c.stages - (c.overlap ? 1 : 0));
+  // The persistent kernel releases a slot's K once the S GEMM that read it is done, apart from its V, so the
+  // next K is copied while V_j is still read: the whole ring runs ahead.
+  stages_ = std::max(1, c.stages - (c.overlap && !c.persistent ? 1 : 0));
   // The overlapped schedule runs a consumer's softmax beside its own P V, as the wgmma_overlap microbenchmark
   // does (GpuSpec::wgmma_exp_hidden). With ping-pong, in either schedule, the consumers take turns on the
   // tensor cores and the measured kernel hides about none of it: serial ping-pong gained nothing over serial
@@ -122,6 +125,43 @@ void KernelDataflow::hopper_program(std::int64_t x, std::int64_t h, std::int64_t
       s.store_count = 2;
     }
   }
+}
+
+void KernelDataflow::persistent_program(std::int64_t ctas, std::int64_t cta, CtaProgram& out, int first_step,
+                                        int max_steps) const {
+  constexpr int kAll = std::numeric_limits<int>::max();
+  const std::int64_t tiles = cta_count_;
+  const int first = std::max(0, first_step);
+  const int limit = max_steps < 0 ? kAll : max_steps;
+  out.cta = cta;
+  out.steps.clear();
+  out.records.clear();
+  out.first_step = first;
+  out.step_count = 0;
+  CtaProgram tile;
+  int offset = 0;  // the tile's first step (= its first record) in the CTA's program
+  for (std::int64_t round = 0; round * ctas < tiles; ++round) {
+    const std::int64_t t = vocab::hopper_persistent_tile(cta, round, ctas);
+    if (t >= tiles) continue;
+    // The next step wanted (global index) and how many more fit in the window.
+    const int next = first + static_cast<int>(out.steps.size());
+    const int room = limit == kAll ? kAll : first + limit - next;
+    const int local = std::max(0, next - offset);
+    // Records come with a tile's step 0 only: ask from step 0 (with no room: records alone) when the CTA's
+    // records are wanted.
+    if (first == 0 && (local == 0 || room <= 0))
+      program(t, tile, 0, local == 0 ? std::max(room, 0) : 0);
+    else
+      program(t, tile, room > 0 ? local : kAll, std::max(room, 0));
+    if (first == 0)
+      for (const RecordKey& k : tile.records) out.records.push_back(k);
+    for (CtaStep& st : tile.steps) {
+      st.record += offset;
+      out.steps.push_back(st);
+    }
+    offset += tile.step_count;
+  }
+  out.step_count = offset;
 }
 
 }  // namespace attnscope::sim

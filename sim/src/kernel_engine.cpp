@@ -34,6 +34,7 @@
 
 #include "attnscope/sim/error.hpp"
 #include "attnscope/sim/occupancy.hpp"
+#include "attnscope/vocab/geometry.hpp"
 #include "bandwidth_server.hpp"
 #include "popcount.hpp"
 
@@ -147,7 +148,7 @@ class Engine {
   // Step j of the CTA in `s`, generating the next window of its program when j is past the one held.
   const CtaStep& step_of(Slot& s, int j) {
     if (j >= s.program.first_step + static_cast<int>(s.program.steps.size()))
-      flow_.program(s.program.cta, s.program, s.current, kStepsHeld);
+      program_of(s.program.cta, s.program, s.current, kStepsHeld);
     return s.program.steps[static_cast<std::size_t>(j - s.program.first_step)];
   }
   static double& load_done(Slot& s, int j) { return s.load_done[static_cast<std::size_t>(j) % kLoadRing]; }
@@ -186,7 +187,16 @@ class Engine {
   std::vector<Event>& events_;  // binary heap, earliest on top
   std::uint64_t seq_ = 0;
   std::int64_t next_cta_ = 0;
+  // CTAs launched: one per tile, or for the persistent Hopper kernel one per SM, each running its tiles as
+  // one program (KernelDataflow::persistent_program).
+  std::int64_t launched_ = 0;
   KernelResult result_;
+  void program_of(std::int64_t cta, CtaProgram& out, int first_step, int max_steps) const {
+    if (flow_.persistent())
+      flow_.persistent_program(launched_, cta, out, first_step, max_steps);
+    else
+      flow_.program(cta, out, first_step, max_steps);
+  }
 
   // Resources
   std::vector<BandwidthServer> hbm_, l2_partition_, sm_port_, tensor_, sfu_, fp32_, smem_;
@@ -234,13 +244,16 @@ KernelResult Engine::run() {
   const Occupancy occ = occupancy(gpu_, flow_.smem_per_cta(), flow_.threads_per_cta(), regs);
   result_.name = std::string(to_string(flow_.id()));
   result_.not_modeled = flow_.not_modeled();
-  result_.ctas = static_cast<int>(flow_.cta_count());
+
   result_.ctas_per_sm = occ.ctas_per_sm;
   result_.occupancy_limiter = std::string(occ.limiter);
   result_.registers_per_thread = regs;
   result_.smem_per_cta = flow_.smem_per_cta();
   const std::int64_t slots_total = std::int64_t{gpu_.sm_count} * occ.ctas_per_sm;
-  result_.waves = static_cast<int>((flow_.cta_count() + slots_total - 1) / slots_total);
+  launched_ =
+      flow_.persistent() ? vocab::hopper_persistent_ctas(flow_.cta_count(), slots_total) : flow_.cta_count();
+  result_.waves = static_cast<int>((launched_ + slots_total - 1) / slots_total);
+  result_.ctas = static_cast<int>(launched_);
   stages_ = flow_.pipeline_stages();
   line_shift_ = l2_.line_shift();
   sector_shift_ = l2_.sector_shift();
@@ -315,7 +328,7 @@ KernelResult Engine::run() {
 
   if (opt_.record_tiles) result_.tiles.reserve(static_cast<std::size_t>(flow_.max_records()));
   // Breadth-first over SMs: the first wave puts one CTA on every SM before a second on any.
-  const std::int64_t resident = std::min<std::int64_t>(slots_total, flow_.cta_count());
+  const std::int64_t resident = std::min<std::int64_t>(slots_total, launched_);
   if (slots_.size() < static_cast<std::size_t>(resident)) slots_.resize(static_cast<std::size_t>(resident));
   events_.clear();
   for (std::int64_t i = 0; i < resident; ++i) {
@@ -365,7 +378,7 @@ KernelResult Engine::run() {
 
 void Engine::start_cta(std::uint32_t slot_index, std::int64_t cta, double now) {
   Slot& s = slots_[slot_index];
-  flow_.program(cta, s.program, 0, kStepsHeld);
+  program_of(cta, s.program, 0, kStepsHeld);
   const int steps = s.program.step_count;
   const std::size_t records = s.program.records.size();
   s.current = 0;
@@ -561,7 +574,7 @@ void Engine::finish_cta(std::uint32_t slot_index, double now) {
     result_.totals += s.bytes;
     for (const double f : s.record_flops) result_.flops += f;
   }
-  if (next_cta_ < flow_.cta_count()) start_cta(slot_index, next_cta_++, now);
+  if (next_cta_ < launched_) start_cta(slot_index, next_cta_++, now);
 }
 
 void Engine::walk(const BlockAccess& a, bool write, LevelBytes& bytes) {

@@ -63,8 +63,8 @@ std::string TileConfig::label() const {
 }
 
 std::string TileConfig::hopper_label() const {
-  return fmt::format("hopper-Br{}-Bc{}-c{}-s{}-{}", 64 * hopper_consumers, hopper_bc, hopper_consumers,
-                     hopper_stages, to_string(hopper_schedule));
+  return fmt::format("hopper-Br{}-Bc{}-c{}-s{}-{}{}", 64 * hopper_consumers, hopper_bc, hopper_consumers,
+                     hopper_stages, to_string(hopper_schedule), hopper_persistent ? "-persistent" : "");
 }
 
 std::string TileConfig::label_of(KernelId k, std::int64_t head_dim) const {

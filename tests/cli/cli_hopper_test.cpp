@@ -34,7 +34,13 @@ TEST_F(CliHopper, DefaultTileFollowsTheHeadDim) {
   EXPECT_THAT(d64.out, HasSubstr("tiles hopper-Br192-Bc128-c3-s3-overlap"));
   const CommandResult d128 = run("simulate --kernel hopper --heads 4 -n 1024 -d 128");
   ASSERT_EQ(d128.exit_code, 0) << d128.err;
-  EXPECT_THAT(d128.out, HasSubstr("tiles hopper-Br128-Bc128-c2-s3-pingpong"));
+  EXPECT_THAT(d128.out, HasSubstr("tiles hopper-Br128-Bc128-c2-s2-pingpong-persistent"));
+  // One CTA per SM over the 32 tiles: 32 CTAs.
+  EXPECT_THAT(d128.out, ::testing::ContainsRegex("hopper +[0-9.]+ [kMG]?B .* 32 +1\n"));
+  const CommandResult per_tile =
+      run("simulate --kernel hopper --heads 4 -n 1024 -d 128 --hopper-persistent false --hopper-stages 3");
+  ASSERT_EQ(per_tile.exit_code, 0) << per_tile.err;
+  EXPECT_THAT(per_tile.out, HasSubstr("tiles hopper-Br128-Bc128-c2-s3-pingpong\n"));
   const CommandResult one_flag = run("simulate --kernel hopper --heads 4 -n 1024 -d 64 --hopper-stages 4");
   ASSERT_EQ(one_flag.exit_code, 0) << one_flag.err;
   EXPECT_THAT(one_flag.out, HasSubstr("tiles hopper-Br192-Bc128-c3-s4-overlap"));

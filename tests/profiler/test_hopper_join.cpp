@@ -176,6 +176,13 @@ TEST(HopperProfile, AHandBuiltMeasurementJoinsWithTheModelByName) {
   EXPECT_EQ(back.tiles.hopper_stages, 3);
   EXPECT_EQ(back.tiles.hopper_schedule, sim::HopperSchedule::overlap);
   EXPECT_EQ(reports::tiles_label(back), "hopper-Br128-Bc64-c2-s3-overlap");
+  EXPECT_FALSE(back.tiles.hopper_persistent);
+  // ... and so does the persistent flag.
+  reports::Report persistent = r;
+  persistent.tiles.hopper_persistent = true;
+  const reports::Report back_p = reports::parse_report(reports::to_json_string(persistent), "hopper.json");
+  EXPECT_TRUE(back_p.tiles.hopper_persistent);
+  EXPECT_EQ(reports::tiles_label(back_p), "hopper-Br128-Bc64-c2-s3-overlap-persistent");
 
   // The accuracy table has hopper rows once a report measured it, and none without one.
   const auto cases = cases_from_report(r, "h200/synthetic/hopper.json");

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "attnscope/sim/dataflow.hpp"
 #include "attnscope/sim/error.hpp"
@@ -158,6 +159,66 @@ TEST_F(Hopper, OneCtaPerSmAtTheLaunchBound) {
     EXPECT_EQ(k.registers_per_thread, 168);  // 65536 / 384 threads, rounded down to 8
     EXPECT_EQ(k.smem_per_cta, vocab::hopper_smem_bytes(vocab::HopperConfig{}, d, DType::fp16));
     EXPECT_EQ(k.ctas, 32 * 32);
+  }
+}
+
+// The persistent kernel: one CTA per SM whose program is its tiles' programs in order. Every tile's steps
+// and records appear once over all CTAs, windows of a program are the same steps as the whole, and the model
+// moves the same bytes as for one CTA per tile.
+TEST_F(Hopper, PersistentCtasRunEveryTileOnceAsOneProgram) {
+  TileConfig t;
+  t.set_hopper(vocab::HopperConfig{128, 128, 2, 2, true, true, true});
+  for (const bool causal : {false, true}) {
+    const Workload w = shape(2, 5, 1000, 700, 128, causal);  // 8 q tiles x 10 = 80 tiles
+    const KernelDataflow flow(KernelId::hopper, w, t);
+    ASSERT_TRUE(flow.persistent());
+    EXPECT_EQ(flow.pipeline_stages(), 2);  // K released apart from V: the whole ring runs ahead
+    const std::int64_t ctas = vocab::hopper_persistent_ctas(flow.cta_count(), 7);
+    std::multiset<std::tuple<int, int, int, int>> seen, want;
+    std::int64_t steps = 0, want_steps = 0;
+    CtaProgram p, window;
+    for (std::int64_t c = 0; c < flow.cta_count(); ++c) {
+      flow.program(c, p);
+      want_steps += p.step_count;
+      for (const RecordKey& k : p.records) want.insert({k.batch, k.head, k.q_tile, k.kv_tile});
+    }
+    for (std::int64_t c = 0; c < ctas; ++c) {
+      flow.persistent_program(ctas, c, p);
+      ASSERT_EQ(static_cast<int>(p.steps.size()), p.step_count);
+      ASSERT_EQ(p.records.size(), static_cast<std::size_t>(p.step_count));  // one record per step here
+      steps += p.step_count;
+      for (const RecordKey& k : p.records) seen.insert({k.batch, k.head, k.q_tile, k.kv_tile});
+      for (int i = 0; i < p.step_count; ++i) EXPECT_EQ(p.steps[static_cast<std::size_t>(i)].record, i);
+      // Windows of 5 steps, as the engine asks for them: the same loads and records as the whole.
+      for (int first = 0; first < p.step_count; first += 5) {
+        flow.persistent_program(ctas, c, window, first, 5);
+        EXPECT_EQ(window.first_step, first);
+        EXPECT_EQ(window.step_count, p.step_count);
+        EXPECT_EQ(window.records.empty(), first > 0);
+        ASSERT_EQ(static_cast<int>(window.steps.size()), std::min(5, p.step_count - first));
+        for (std::size_t i = 0; i < window.steps.size(); ++i) {
+          const CtaStep& a = window.steps[i];
+          const CtaStep& b = p.steps[static_cast<std::size_t>(first) + i];
+          EXPECT_EQ(a.record, b.record);
+          EXPECT_EQ(a.load_count, b.load_count);
+          EXPECT_EQ(a.store_count, b.store_count);
+          EXPECT_EQ(a.smem_read, b.smem_read);
+        }
+      }
+    }
+    EXPECT_EQ(steps, want_steps);
+    EXPECT_EQ(seen, want);
+    // The engine: 132 CTAs at most, the same bytes as one CTA per tile.
+    const Workload big = shape(1, 32, 4096, 4096, 128, causal);
+    TileConfig plain = t;
+    plain.hopper_persistent = false;
+    const KernelResult a = simulate(gpu, big, KernelKind::hopper, t, quiet()).kernels[0];
+    const KernelResult b = simulate(gpu, big, KernelKind::hopper, plain, quiet()).kernels[0];
+    EXPECT_EQ(a.ctas, gpu.sm_count);
+    EXPECT_EQ(b.ctas, 32 * 32);
+    EXPECT_EQ(a.totals.l2_read, b.totals.l2_read);
+    EXPECT_EQ(a.totals.l2_write, b.totals.l2_write);
+    EXPECT_DOUBLE_EQ(a.flops, b.flops);
   }
 }
 

@@ -156,6 +156,13 @@ class KernelDataflow {
   // records come only with a range from step 0):
   // the timing model holds a few steps of each of thousands of CTAs in flight, not whole programs.
   void program(std::int64_t cta, CtaProgram& out, int first_step = 0, int max_steps = -1) const;
+  // The persistent Hopper kernel (vocab::HopperConfig::persistent): `ctas` CTAs, one per SM, each walking
+  // tiles of the grid above (the CTAs of program()) in vocab::hopper_persistent_tile's order. Its program is
+  // its tiles' programs one after the other: the K/V ring runs on from one tile into the next, so the next
+  // tile's Q, K and V are copied while the current one finishes. Records: each tile's, in that order.
+  bool persistent() const { return id_ == KernelId::hopper && t_.hopper_persistent; }
+  void persistent_program(std::int64_t ctas, std::int64_t cta, CtaProgram& out, int first_step = 0,
+                          int max_steps = -1) const;
 
  private:
   struct Grid {  // the launched part of the grid: [begin, end) per dimension, x fastest

@@ -78,6 +78,7 @@ struct TileConfig {
   int hopper_consumers = vocab::HopperConfig{}.consumers;  // consumer warpgroups, 64 query rows each
   int hopper_stages = vocab::HopperConfig{}.stages;        // slots of the K/V ring in shared memory
   HopperSchedule hopper_schedule = HopperSchedule::serial;
+  bool hopper_persistent = false;  // one CTA per SM walking the tiles (vocab::HopperConfig::persistent)
 
   // Sets the tiled forward's fields to `c` (e.g. vocab::general_mask_tiled_config of the head dim).
   constexpr void set_tiled(const vocab::TiledConfig& c) {
@@ -100,6 +101,7 @@ struct TileConfig {
     hopper_stages = c.stages;
     hopper_schedule = c.overlap ? (c.pingpong ? HopperSchedule::pingpong : HopperSchedule::overlap)
                                 : (c.pingpong ? HopperSchedule::serial_pingpong : HopperSchedule::serial);
+    hopper_persistent = c.persistent;
   }
 
   constexpr vocab::HopperConfig hopper() const {
@@ -109,7 +111,8 @@ struct TileConfig {
         hopper_consumers,
         hopper_stages,
         hopper_schedule == HopperSchedule::overlap || hopper_schedule == HopperSchedule::pingpong,
-        hopper_schedule == HopperSchedule::pingpong || hopper_schedule == HopperSchedule::serial_pingpong};
+        hopper_schedule == HopperSchedule::pingpong || hopper_schedule == HopperSchedule::serial_pingpong,
+        hopper_persistent};
   }
 
   // The same tilings as the vocabulary's plain data, for its geometry functions.

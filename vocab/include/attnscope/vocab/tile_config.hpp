@@ -40,13 +40,15 @@ struct HopperConfig {
   bool persistent = false;
 };
 
-// The Hopper kernel's default tile for a head dim: the fastest in the latest run of every compiled
-// configuration (docs/hopper-kernel.md; tests/data/h100/hopper-wait-20261206T202426Z, an H100: the same GH100
-// SM as the H200, with the softmax held ahead of the wait for P V). d 64: three consumer warpgroups (Br 192),
-// overlapped, 3 stages; d 128: overlapped with ping-pong at Bc 128, 3 stages. HopperConfig{} is the serial
-// two-consumer tile, the default of neither.
+// The Hopper kernel's default tile for a head dim: the fastest in the latest runs of every compiled
+// configuration (docs/hopper-kernel.md; H100s, the same GH100 SM as the H200). d 64: three consumer warpgroups
+// (Br 192), overlapped, 3 stages (tests/data/h100/hopper-wait-20261206T202426Z; persistent it was slower
+// without the causal mask). d 128: persistent, overlapped with ping-pong at Bc 128, 2 stages (faster than the
+// one-CTA-per-tile 3 stages at every d 128 shape in four runs, +1.3-1.9 % and +8.5 % causal:
+// tests/data/h100/hopper-persistent-20261207T093952Z and hopper-persistent2-20261207T094943Z). HopperConfig{}
+// is the serial two-consumer tile, the default of neither.
 constexpr HopperConfig default_hopper_config(int head_dim) {
-  return head_dim == 128 ? HopperConfig{128, 128, 2, 3, true, true}
+  return head_dim == 128 ? HopperConfig{128, 128, 2, 2, true, true, true}
                          : HopperConfig{192, 128, 3, 3, true, false};
 }
 
