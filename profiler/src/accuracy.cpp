@@ -295,8 +295,7 @@ std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& pat
       t.warps = lt.count("warps") ? to_int(lt, "warps", name) : t.br / 16;  // first file: Br/16
     } else if (kind == sim::KernelKind::hopper) {
       // "hopper Br=128 Bc=128 consumers=2 stages=2 serial|overlap [pingpong] [persistent] ..."
-      // (bench/kernels_attention.cpp). The persistent build has no model yet: not a case.
-      if (lt.count("persistent") > 0) continue;
+      // (bench/kernels_attention.cpp)
       t.hopper_bc = to_int(lt, "Bc", name);
       t.hopper_consumers = to_int(lt, "consumers", name);
       t.hopper_stages = to_int(lt, "stages", name);
@@ -305,6 +304,7 @@ std::vector<AccuracyCase> cases_from_benchmarks(const std::filesystem::path& pat
                           : overlap           ? sim::HopperSchedule::overlap
                           : pingpong          ? sim::HopperSchedule::serial_pingpong
                                               : sim::HopperSchedule::serial;
+      t.hopper_persistent = lt.count("persistent") > 0;
     }
     const std::string date = doc.contains("context") ? doc["context"].value("date", "") : "";
     t = sim::naive_tiling_measured_at(t, date);  // which naive kernels ran (tile_config.hpp)

@@ -127,6 +127,16 @@ void KernelDataflow::hopper_program(std::int64_t x, std::int64_t h, std::int64_t
   }
 }
 
+BlockAccess KernelDataflow::hopper_o_block(std::int64_t cta) const {
+  const vocab::HopperConfig c = t_.hopper();
+  const std::int64_t nx = grid_.x1 - grid_.x0, ny = grid_.y1 - grid_.y0;
+  const std::int64_t x = grid_.x0 + cta % nx, h = grid_.y0 + (cta / nx) % ny, b = grid_.z0 + cta / (nx * ny);
+  const std::int64_t q = vocab::hopper_q_tiles(c, w_.seq_q) - 1 - x;
+  const std::int64_t r0 = q * c.br, rows = std::min(r0 + c.br, w_.seq_q) - r0;
+  return block(Tensor::o, map_.address(Tensor::o, b, h, r0, 0), rows, w_.head_dim * bytes_of(w_.dtype),
+               map_.row_pitch(Tensor::o));
+}
+
 void KernelDataflow::persistent_program(std::int64_t ctas, std::int64_t cta, CtaProgram& out, int first_step,
                                         int max_steps) const {
   constexpr int kAll = std::numeric_limits<int>::max();
@@ -140,6 +150,16 @@ void KernelDataflow::persistent_program(std::int64_t ctas, std::int64_t cta, Cta
   out.step_count = 0;
   CtaProgram tile;
   int offset = 0;  // the tile's first step (= its first record) in the CTA's program
+  // The producer stores a tile's O (left by the consumers in the tile's Q buffer) when it comes to copy the Q
+  // of the tile after next into that buffer: about when the next tile's last loads are issued. Here: at the
+  // next tile's last step; the CTA's last tile stores its own there too (the producer stores the last two at
+  // the end). LSE leaves from the consumers' registers at the tile's end, as before.
+  std::int64_t previous = -1;  // the CTA's tile before this one
+  const auto last_tile = [&](std::int64_t round) {
+    for (std::int64_t r = round + 1; r * ctas < tiles; ++r)
+      if (vocab::hopper_persistent_tile(cta, r, ctas) < tiles) return false;
+    return true;
+  };
   for (std::int64_t round = 0; round * ctas < tiles; ++round) {
     const std::int64_t t = vocab::hopper_persistent_tile(cta, round, ctas);
     if (t >= tiles) continue;
@@ -156,10 +176,20 @@ void KernelDataflow::persistent_program(std::int64_t ctas, std::int64_t cta, Cta
     if (first == 0)
       for (const RecordKey& k : tile.records) out.records.push_back(k);
     for (CtaStep& st : tile.steps) {
+      if (st.record == tile.step_count - 1) {  // the tile's last step: its O store moves (see above)
+        int kept = 0;
+        for (int i = 0; i < st.store_count; ++i)
+          if (st.stores[static_cast<std::size_t>(i)].tensor != Tensor::o)
+            st.stores[static_cast<std::size_t>(kept++)] = st.stores[static_cast<std::size_t>(i)];
+        st.store_count = kept;
+        if (previous >= 0) st.stores[static_cast<std::size_t>(st.store_count++)] = hopper_o_block(previous);
+        if (last_tile(round)) st.stores[static_cast<std::size_t>(st.store_count++)] = hopper_o_block(t);
+      }
       st.record += offset;
       out.steps.push_back(st);
     }
     offset += tile.step_count;
+    previous = t;
   }
   out.step_count = offset;
 }

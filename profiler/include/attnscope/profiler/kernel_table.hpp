@@ -213,11 +213,14 @@ inline constexpr std::array kKernelTable = {
               vocab::Pass::fwd, std::nullopt,
               "the sliding-window / ALiBi variant needs the window and bias, which the annotation does not carry",
               TileSource::captures, 0, GridRule::none, ""},
-    // The persistent build (template arguments ..., overlap, ping-pong, persistent, timeline build) has no
-    // model yet; names recorded before it existed have no persistent argument.
+    // The persistent build (template arguments ..., overlap, ping-pong, persistent, timeline build): its grid
+    // is one CTA per SM, which a launch seen from outside does not map onto the model's tiles yet; names
+    // recorded before it existed have no persistent argument.
     KernelRow{"attnscope", "hopper_attention_kernel (persistent)",
               "{own_ns}hopper_attention_kernel<{own_elem}(?:,\\s*\\d+){5},\\s*{bool},\\s*{bool},\\s*true,\\s*{bool}>",
-              vocab::Pass::fwd, std::nullopt, "the persistent Hopper build has no model yet",
+              vocab::Pass::fwd, std::nullopt,
+              "the persistent Hopper build launched by another program (its grid of one CTA per SM is not mapped "
+              "onto the model's tiles)",
               TileSource::captures, 0, GridRule::none, ""},
     KernelRow{"attnscope", "hopper_attention_kernel",
               "{own_ns}hopper_attention_kernel<{own_elem},\\s*(?<head_dim>\\d+),\\s*(?<block_m>\\d+),\\s*"

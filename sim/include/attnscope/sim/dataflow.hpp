@@ -191,6 +191,7 @@ class KernelDataflow {
   void hopper_grid();
   void hopper_program(std::int64_t q_tile, std::int64_t h, std::int64_t b, StepRange range,
                       CtaProgram& out) const;
+  BlockAccess hopper_o_block(std::int64_t cta) const;  // the O tile that CTA `cta` of the grid stores
   int kv_step_begin() const;
   int kv_step_end(int available) const;
 
