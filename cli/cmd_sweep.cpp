@@ -276,9 +276,9 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
   auto o = std::make_shared<SweepOptions>();
   add_workload_options(*cmd, o->workload);
   // The shared single-value tile and shape flags become lists here.
-  for (const char* name :
-       {"--br", "--bc", "--warps", "--stages", "--seq", "--head-dim", "--gpu", "--hopper-bc",
-        "--hopper-consumers", "--hopper-stages", "--hopper-schedule", "--bwd-bc", "--bwd-br", "--bwd-stages"})
+  for (const char* name : {"--br", "--bc", "--warps", "--stages", "--seq", "--head-dim", "--gpu",
+                           "--hopper-bc", "--hopper-consumers", "--hopper-stages", "--hopper-schedule",
+                           "--hopper-persistent", "--bwd-bc", "--bwd-br", "--bwd-stages"})
     cmd->remove_option(cmd->get_option(name));
   cmd->add_option("--hopper-bc", o->axes.hopper_bc,
                   "Hopper kernel (--kernel hopper or all): Bc, e.g. 64,128");
@@ -287,6 +287,9 @@ void add_sweep_command(CLI::App& app, int* exit_code) {
   cmd->add_option("--hopper-stages", o->axes.hopper_stages, "Hopper kernel: K/V ring slots, e.g. 2,3,4");
   cmd->add_option("--hopper-schedule", o->axes.hopper_schedule,
                   "Hopper kernel: schedules, e.g. serial,overlap,pingpong");
+  cmd->add_option(
+      "--hopper-persistent", o->axes.hopper_persistent,
+      "Hopper kernel: one CTA per SM walking the tiles (true) or one per tile (false), e.g. false,true");
   cmd->add_option("--bwd-bc", o->axes.bwd_bc,
                   "tiled backward (--pass bwd or both): keys per CTA, e.g. 64,128 (default: the head dim's)");
   cmd->add_option("--bwd-br", o->axes.bwd_br, "tiled backward: query rows per step, e.g. 32,64");

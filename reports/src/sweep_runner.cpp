@@ -153,6 +153,15 @@ void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults
       spec.hopper_schedules.push_back(*h);
     }
   }
+  spec.hopper_persistent = {defaults.hopper_persistent};
+  if (!text.hopper_persistent.empty()) {
+    spec.hopper_persistent.clear();
+    for (const std::string& v : split_list(text.hopper_persistent)) {
+      if (v != "true" && v != "false")
+        throw sim::InvalidInput("--hopper-persistent '" + v + "' is not true or false");
+      spec.hopper_persistent.push_back(v == "true");
+    }
+  }
   const auto bwd_axis = [](const std::string& list, const char* flag, int fallback) {
     return list.empty() ? std::vector<int>{fallback} : parse_int_list<int>(flag, list);
   };
@@ -203,6 +212,7 @@ std::uint64_t count_points_per_problem(const SweepSpec& spec) {
     std::uint64_t tiles = saturating_mul(spec.hopper_bcs.size(), spec.hopper_consumers.size());
     tiles = saturating_mul(tiles, spec.hopper_stages.size());
     tiles = saturating_mul(tiles, spec.hopper_schedules.size());
+    tiles = saturating_mul(tiles, spec.hopper_persistent.size());
     per_problem += saturating_mul(tiles, spec.smem_limits.empty() ? 1 : spec.smem_limits.size());
   }
   return per_problem;
@@ -245,6 +255,13 @@ std::string SweepSpec::definition_text() const {
       schedules += (schedules.empty() ? "" : ",") + std::string(sim::to_string(h));
     text += fmt::format("; hopper_bc={}; hopper_consumers={}; hopper_stages={}; hopper_schedule={}",
                         join(hopper_bcs), join(hopper_consumers), join(hopper_stages), schedules);
+    // Written only when a persistent point is swept, so that the text of every earlier sweep is unchanged.
+    if (std::find(hopper_persistent.begin(), hopper_persistent.end(), true) != hopper_persistent.end()) {
+      std::string persistent;
+      for (const bool p : hopper_persistent)
+        persistent += (persistent.empty() ? "" : ",") + std::string(p ? "true" : "false");
+      text += "; hopper_persistent=" + persistent;
+    }
   }
   return text;
 }
@@ -300,6 +317,8 @@ void check_sweep_spec(const SweepSpec& spec) {
     require_non_empty_positive(spec.hopper_consumers, "--hopper-consumers", false);
     require_non_empty_positive(spec.hopper_stages, "--hopper-stages", false);
     if (spec.hopper_schedules.empty()) throw sim::InvalidInput("sweep: the --hopper-schedule list is empty");
+    if (spec.hopper_persistent.empty())
+      throw sim::InvalidInput("sweep: the --hopper-persistent list is empty");
     if (spec.fidelity != vocab::SweepFidelity::cycle)
       throw sim::InvalidInput(
           "sweep: --fidelity two prices the tiled kernel only; sweep the Hopper kernel's "
@@ -347,16 +366,18 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
             for (int bc : spec.hopper_bcs)
               for (int consumers : spec.hopper_consumers)
                 for (int stages : spec.hopper_stages)
-                  for (const sim::HopperSchedule schedule : spec.hopper_schedules) {
-                    SweepPoint p = base;
-                    p.kind = sim::KernelKind::hopper;
-                    p.tiles.hopper_bc = bc;
-                    p.tiles.hopper_consumers = consumers;
-                    p.tiles.hopper_stages = stages;
-                    p.tiles.hopper_schedule = schedule;
-                    p.smem_limit = limit;
-                    hopper_points.push_back(std::move(p));
-                  }
+                  for (const sim::HopperSchedule schedule : spec.hopper_schedules)
+                    for (const bool persistent : spec.hopper_persistent) {
+                      SweepPoint p = base;
+                      p.kind = sim::KernelKind::hopper;
+                      p.tiles.hopper_bc = bc;
+                      p.tiles.hopper_consumers = consumers;
+                      p.tiles.hopper_stages = stages;
+                      p.tiles.hopper_schedule = schedule;
+                      p.tiles.hopper_persistent = persistent;
+                      p.smem_limit = limit;
+                      hopper_points.push_back(std::move(p));
+                    }
         if (spec.tiled)
           for (std::int64_t limit : limits)
             for (int br : spec.brs)

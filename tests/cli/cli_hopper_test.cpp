@@ -100,11 +100,11 @@ TEST_F(CliHopper, RefusesWhatTheKernelCannotRun) {
 
 TEST_F(CliHopper, SweepsItsTilesAndListsTheInfeasibleOnesWithTheReason) {
   const fs::path json = dir_ / "sweep.json";
-  const CommandResult r =
-      run("sweep --kernel hopper --heads 2 -n 512 -d 128 --hopper-bc 64,128,256 "
-          "--hopper-consumers 2 --hopper-stages 2,4 --hopper-schedule serial,overlap "
-          "--no-progress -o " +
-          json.string());
+  const CommandResult r = run(
+      "sweep --kernel hopper --heads 2 -n 512 -d 128 --hopper-bc 64,128,256 "
+      "--hopper-consumers 2 --hopper-stages 2,4 --hopper-schedule serial,overlap --hopper-persistent false "
+      "--no-progress -o " +
+      json.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const auto report = attnscope::reports::read_report(json);
   ASSERT_EQ(report.sweep.size(), 12u);
@@ -120,6 +120,29 @@ TEST_F(CliHopper, SweepsItsTilesAndListsTheInfeasibleOnesWithTheReason) {
   // and 4 stages (288, 544 KiB) and Bc 128 at 4 stages (288 KiB), each for both schedules.
   EXPECT_EQ(infeasible, 6);
   EXPECT_THAT(r.out, HasSubstr("best tile: hopper-"));
+}
+
+// One CTA per tile or per SM as an axis: the persistent kernel's second Q buffer (32 KiB at d 128) takes 3
+// stages of Bc 128 over the limit (256 KiB) where one CTA per tile fits (224 KiB).
+TEST_F(CliHopper, SweepsOneCtaPerTileAgainstPersistent) {
+  const fs::path json = dir_ / "sweep-persistent.json";
+  const CommandResult r =
+      run("sweep --kernel hopper --heads 2 -n 512 -d 128 --hopper-consumers 2 --hopper-stages 2,3 "
+          "--hopper-schedule pingpong --hopper-persistent false,true --no-progress -o " +
+          json.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto report = attnscope::reports::read_report(json);
+  ASSERT_EQ(report.sweep.size(), 4u);
+  int persistent = 0;
+  for (const auto& p : report.sweep) {
+    persistent += p.tiles.hopper_persistent ? 1 : 0;
+    const bool fits = !(p.tiles.hopper_persistent && p.tiles.hopper_stages == 3);
+    EXPECT_EQ(p.feasible, fits) << attnscope::reports::tiles_label(p) << ": " << p.infeasible_reason;
+  }
+  EXPECT_EQ(persistent, 2);
+  const CommandResult bad = run("sweep --kernel hopper -d 128 --hopper-persistent maybe --no-progress");
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_THAT(bad.err, HasSubstr("not true or false"));
 }
 
 }  // namespace

@@ -45,10 +45,12 @@ struct SweepSpec {
   bool tiled = true;            // sweep the tiled kernel's tiles
   bool naive_baseline = false;  // add one naive point per problem
   // The Hopper kernel's tiles (after the tiled points of each problem): Bc x consumers (Br = 64 x
-  // consumers) x stages x schedule, each at each smem limit.
+  // consumers) x stages x schedule x persistent (one CTA per SM walking the tiles, or one per tile), each at
+  // each smem limit.
   bool hopper = false;
   std::vector<int> hopper_bcs{128}, hopper_consumers{2}, hopper_stages{2};
   std::vector<sim::HopperSchedule> hopper_schedules{sim::HopperSchedule::serial};
+  std::vector<bool> hopper_persistent{false};
   // The tiled backward's tiles, used when base.pass is bwd or both (each tiled point then takes every
   // combination of them): keys per CTA, query rows per step, ring stages; 0 = the compiled default at the
   // point's head dim (vocab::default_tiled_bwd_config). With --pass bwd no forward kernel runs, so the
@@ -82,6 +84,7 @@ struct SweepAxesText {
   std::string l2, hbm_bw, sms, smem_sm;  // GPU-spec overrides: "40M,60M", "3.35TB,4.8TB", "66,132", "456K"
   // The Hopper kernel's axes: "64,128", "1,2,3", "2,3,4", "serial,overlap,pingpong".
   std::string hopper_bc, hopper_consumers, hopper_stages, hopper_schedule;
+  std::string hopper_persistent;  // "false,true"
   // The tiled backward's axes (with --pass bwd or both): "64,128", "32,64", "1,2".
   std::string bwd_bc, bwd_br, bwd_stages;
 };
