@@ -134,6 +134,12 @@ void parse_sweep_axes(const SweepAxesText& text, const sim::TileConfig& defaults
   if (!text.sms.empty()) spec.sm_counts = parse_int_list<int>("--sms", text.sms);
   spec.smem_per_sm.clear();
   if (!text.smem_sm.empty()) spec.smem_per_sm = parse_size_list("--smem-sm", text.smem_sm, true);
+  spec.hopper_from_head_dim =
+      static_cast<std::uint8_t>((text.hopper_bc.empty() ? SweepSpec::kHopperAxisBc : 0) |
+                                (text.hopper_consumers.empty() ? SweepSpec::kHopperAxisConsumers : 0) |
+                                (text.hopper_stages.empty() ? SweepSpec::kHopperAxisStages : 0) |
+                                (text.hopper_schedule.empty() ? SweepSpec::kHopperAxisSchedule : 0) |
+                                (text.hopper_persistent.empty() ? SweepSpec::kHopperAxisPersistent : 0));
   spec.hopper_bcs = text.hopper_bc.empty() ? std::vector<int>{defaults.hopper_bc}
                                            : parse_int_list<int>("--hopper-bc", text.hopper_bc);
   spec.hopper_consumers = text.hopper_consumers.empty()
@@ -361,13 +367,34 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
           add(p);
         }
         std::vector<SweepPoint> hopper_points;  // after the tiled ones
+        // The axes not given take this head dim's default (one value each, as the lists they replace).
+        sim::TileConfig head_dim_default;
+        head_dim_default.set_hopper(vocab::default_hopper_config(static_cast<int>(d)));
+        const auto from_head_dim = [&](std::uint8_t axis) { return (spec.hopper_from_head_dim & axis) != 0; };
+        const std::vector<int> hopper_bcs = from_head_dim(SweepSpec::kHopperAxisBc)
+                                                ? std::vector<int>{head_dim_default.hopper_bc}
+                                                : spec.hopper_bcs;
+        const std::vector<int> hopper_consumers = from_head_dim(SweepSpec::kHopperAxisConsumers)
+                                                      ? std::vector<int>{head_dim_default.hopper_consumers}
+                                                      : spec.hopper_consumers;
+        const std::vector<int> hopper_stages = from_head_dim(SweepSpec::kHopperAxisStages)
+                                                   ? std::vector<int>{head_dim_default.hopper_stages}
+                                                   : spec.hopper_stages;
+        const std::vector<sim::HopperSchedule> hopper_schedules =
+            from_head_dim(SweepSpec::kHopperAxisSchedule)
+                ? std::vector<sim::HopperSchedule>{head_dim_default.hopper_schedule}
+                : spec.hopper_schedules;
+        const std::vector<bool> hopper_persistent =
+            from_head_dim(SweepSpec::kHopperAxisPersistent)
+                ? std::vector<bool>{head_dim_default.hopper_persistent}
+                : spec.hopper_persistent;
         if (spec.hopper)
           for (std::int64_t limit : limits)
-            for (int bc : spec.hopper_bcs)
-              for (int consumers : spec.hopper_consumers)
-                for (int stages : spec.hopper_stages)
-                  for (const sim::HopperSchedule schedule : spec.hopper_schedules)
-                    for (const bool persistent : spec.hopper_persistent) {
+            for (int bc : hopper_bcs)
+              for (int consumers : hopper_consumers)
+                for (int stages : hopper_stages)
+                  for (const sim::HopperSchedule schedule : hopper_schedules)
+                    for (const bool persistent : hopper_persistent) {
                       SweepPoint p = base;
                       p.kind = sim::KernelKind::hopper;
                       p.tiles.hopper_bc = bc;

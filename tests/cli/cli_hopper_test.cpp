@@ -140,6 +140,20 @@ TEST_F(CliHopper, SweepsOneCtaPerTileAgainstPersistent) {
     EXPECT_EQ(p.feasible, fits) << attnscope::reports::tiles_label(p) << ": " << p.infeasible_reason;
   }
   EXPECT_EQ(persistent, 2);
+  // Without Hopper axes each head dim runs its own default tile (the preset's head dim is 64: its default,
+  // 3 consumers at 3 stages, does not fit shared memory at d 128).
+  const fs::path by_dim = dir_ / "sweep-by-dim.json";
+  const CommandResult dims =
+      run("sweep --kernel hopper --heads 2 -n 512 -d 64,128 --no-progress -o " + by_dim.string());
+  ASSERT_EQ(dims.exit_code, 0) << dims.err;
+  const auto report_dims = attnscope::reports::read_report(by_dim);
+  ASSERT_EQ(report_dims.sweep.size(), 2u);
+  for (const auto& p : report_dims.sweep) {
+    EXPECT_TRUE(p.feasible) << attnscope::reports::tiles_label(p) << ": " << p.infeasible_reason;
+    attnscope::sim::TileConfig want;
+    want.set_hopper(attnscope::vocab::default_hopper_config(static_cast<int>(p.workload.head_dim)));
+    EXPECT_EQ(p.tiles.hopper_label(), want.hopper_label()) << p.workload.head_dim;
+  }
   const CommandResult bad = run("sweep --kernel hopper -d 128 --hopper-persistent maybe --no-progress");
   EXPECT_NE(bad.exit_code, 0);
   EXPECT_THAT(bad.err, HasSubstr("not true or false"));

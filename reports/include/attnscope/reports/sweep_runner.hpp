@@ -51,6 +51,12 @@ struct SweepSpec {
   std::vector<int> hopper_bcs{128}, hopper_consumers{2}, hopper_stages{2};
   std::vector<sim::HopperSchedule> hopper_schedules{sim::HopperSchedule::serial};
   std::vector<bool> hopper_persistent{false};
+  // Hopper axes that take each problem's head dim default (vocab::default_hopper_config) instead of the lists
+  // above: bits kHopperAxisBc .. kHopperAxisPersistent. parse_sweep_axes sets the bit of every axis not given
+  // on the command line, so that a sweep over d 64 and 128 runs each head dim's own default tile.
+  static constexpr std::uint8_t kHopperAxisBc = 1, kHopperAxisConsumers = 2, kHopperAxisStages = 4,
+                                kHopperAxisSchedule = 8, kHopperAxisPersistent = 16;
+  std::uint8_t hopper_from_head_dim = 0;
   // The tiled backward's tiles, used when base.pass is bwd or both (each tiled point then takes every
   // combination of them): keys per CTA, query rows per step, ring stages; 0 = the compiled default at the
   // point's head dim (vocab::default_tiled_bwd_config). With --pass bwd no forward kernel runs, so the
