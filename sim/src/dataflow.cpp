@@ -166,11 +166,16 @@ int KernelDataflow::kv_step_end(int available) const {
   return window_.kv_tile_end < 0 ? available : std::min(window_.kv_tile_end, available);
 }
 
-void KernelDataflow::program(std::int64_t cta, CtaProgram& out, int first_step, int max_steps) const {
+void KernelDataflow::grid_coords(std::int64_t cta, std::int64_t& x, std::int64_t& y, std::int64_t& z) const {
   const std::int64_t nx = grid_.x1 - grid_.x0, ny = grid_.y1 - grid_.y0;
-  const std::int64_t x = grid_.x0 + cta % nx;
-  const std::int64_t y = grid_.y0 + (cta / nx) % ny;
-  const std::int64_t z = grid_.z0 + cta / (nx * ny);
+  x = grid_.x0 + cta % nx;
+  y = grid_.y0 + (cta / nx) % ny;
+  z = grid_.z0 + cta / (nx * ny);
+}
+
+void KernelDataflow::program(std::int64_t cta, CtaProgram& out, int first_step, int max_steps) const {
+  std::int64_t x = 0, y = 0, z = 0;
+  grid_coords(cta, x, y, z);
   out.cta = cta;
   out.steps.clear();
   out.records.clear();

@@ -129,12 +129,20 @@ void KernelDataflow::hopper_program(std::int64_t x, std::int64_t h, std::int64_t
 
 BlockAccess KernelDataflow::hopper_o_block(std::int64_t cta) const {
   const vocab::HopperConfig c = t_.hopper();
-  const std::int64_t nx = grid_.x1 - grid_.x0, ny = grid_.y1 - grid_.y0;
-  const std::int64_t x = grid_.x0 + cta % nx, h = grid_.y0 + (cta / nx) % ny, b = grid_.z0 + cta / (nx * ny);
+  std::int64_t x = 0, h = 0, b = 0;
+  grid_coords(cta, x, h, b);
   const std::int64_t q = vocab::hopper_q_tiles(c, w_.seq_q) - 1 - x;
   const std::int64_t r0 = q * c.br, rows = std::min(r0 + c.br, w_.seq_q) - r0;
   return block(Tensor::o, map_.address(Tensor::o, b, h, r0, 0), rows, w_.head_dim * bytes_of(w_.dtype),
                map_.row_pitch(Tensor::o));
+}
+
+int KernelDataflow::hopper_step_count(std::int64_t cta) const {
+  std::int64_t x = 0, h = 0, b = 0;
+  grid_coords(cta, x, h, b);
+  // hopper_program's count: one step per visible kv tile, one (O = 0 stored) when none is visible.
+  return std::max(1, hopper_kv_tiles_visited(
+                         w_, t_, static_cast<int>(vocab::hopper_q_tiles(t_.hopper(), w_.seq_q) - 1 - x)));
 }
 
 void KernelDataflow::persistent_program(std::int64_t ctas, std::int64_t cta, CtaProgram& out, int first_step,
@@ -155,11 +163,9 @@ void KernelDataflow::persistent_program(std::int64_t ctas, std::int64_t cta, Cta
   // next tile's last step; the CTA's last tile stores its own there too (the producer stores the last two at
   // the end). LSE leaves from the consumers' registers at the tile's end, as before.
   std::int64_t previous = -1;  // the CTA's tile before this one
-  const auto last_tile = [&](std::int64_t round) {
-    for (std::int64_t r = round + 1; r * ctas < tiles; ++r)
-      if (vocab::hopper_persistent_tile(cta, r, ctas) < tiles) return false;
-    return true;
-  };
+  std::int64_t last = -1;      // and its last one
+  for (std::int64_t round = 0; round * ctas < tiles; ++round)
+    if (const std::int64_t t = vocab::hopper_persistent_tile(cta, round, ctas); t < tiles) last = t;
   for (std::int64_t round = 0; round * ctas < tiles; ++round) {
     const std::int64_t t = vocab::hopper_persistent_tile(cta, round, ctas);
     if (t >= tiles) continue;
@@ -167,6 +173,13 @@ void KernelDataflow::persistent_program(std::int64_t ctas, std::int64_t cta, Cta
     const int next = first + static_cast<int>(out.steps.size());
     const int room = limit == kAll ? kAll : first + limit - next;
     const int local = std::max(0, next - offset);
+    // A tile with none of the wanted steps and no records wanted: only its step count (the engine asks for
+    // windows of a few steps, the CTA of a long sequence runs thousands).
+    if (first > 0 && (room <= 0 || offset + hopper_step_count(t) <= next)) {
+      offset += hopper_step_count(t);
+      previous = t;
+      continue;
+    }
     // Records come with a tile's step 0 only: ask from step 0 (with no room: records alone) when the CTA's
     // records are wanted.
     if (first == 0 && (local == 0 || room <= 0))
@@ -183,7 +196,7 @@ void KernelDataflow::persistent_program(std::int64_t ctas, std::int64_t cta, Cta
             st.stores[static_cast<std::size_t>(kept++)] = st.stores[static_cast<std::size_t>(i)];
         st.store_count = kept;
         if (previous >= 0) st.stores[static_cast<std::size_t>(st.store_count++)] = hopper_o_block(previous);
-        if (last_tile(round)) st.stores[static_cast<std::size_t>(st.store_count++)] = hopper_o_block(t);
+        if (t == last) st.stores[static_cast<std::size_t>(st.store_count++)] = hopper_o_block(t);
       }
       st.record += offset;
       out.steps.push_back(st);

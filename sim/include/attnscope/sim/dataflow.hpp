@@ -192,6 +192,9 @@ class KernelDataflow {
   void hopper_program(std::int64_t q_tile, std::int64_t h, std::int64_t b, StepRange range,
                       CtaProgram& out) const;
   BlockAccess hopper_o_block(std::int64_t cta) const;  // the O tile that CTA `cta` of the grid stores
+  int hopper_step_count(std::int64_t cta) const;  // steps of CTA `cta`'s program (program(cta).step_count)
+  // CTA `cta`'s place in the launched grid (x fastest).
+  void grid_coords(std::int64_t cta, std::int64_t& x, std::int64_t& y, std::int64_t& z) const;
   int kv_step_begin() const;
   int kv_step_end(int available) const;
 
