@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "attnscope/profiler/profile.hpp"
 #include "attnscope/profiler/remodel.hpp"
 #include "attnscope/reports/gate.hpp"
 #include "attnscope/reports/json_io.hpp"
@@ -25,7 +26,9 @@ struct ReportOptions {
   std::vector<std::string> gates;
   std::string html, junit, markdown, csv_prefix, trace;
   std::string with_sweep;
-  std::string remodel;  // GPU spec: re-run this build's model on a profile report
+  std::string remodel;     // GPU spec: re-run this build's model on a profile report
+  std::string keep_tiles;  // all, head0, measured, windows: which tile records the --json copy keeps
+  std::string json;        // write the report (after --remodel and --keep-tiles) as JSON
   bool quiet = false;
 };
 
@@ -56,6 +59,18 @@ int run_report(const ReportOptions& o) {
         "the recording's cache protocol (the numbers `attnscope accuracy` compares)\n\n",
         report.provenance.git_revision.c_str(),
         report.provenance.gpu_spec.empty() ? "h200" : report.provenance.gpu_spec.c_str());
+  }
+  if (!o.keep_tiles.empty()) {
+    if (o.json.empty()) {
+      std::fprintf(stderr, "attnscope report: --keep-tiles shapes the --json copy; give --json FILE\n");
+      return kBadInput;
+    }
+    try {
+      profiler::keep_tiles(report, o.keep_tiles);
+    } catch (const sim::InvalidInput& e) {
+      std::fprintf(stderr, "attnscope report: %s\n", e.what());
+      return kBadInput;
+    }
   }
   if (!o.with_sweep.empty()) {
     // Render a sweep's curves beside this run (e.g. a block-size study of the same workload).
@@ -90,6 +105,8 @@ int run_report(const ReportOptions& o) {
   try {
     // One batch: every output is staged before any is replaced.
     reports::OutputBatch batch;
+    if (!o.json.empty())
+      batch.add(o.json, reports::to_json_string(report, reports::default_json_indent(report)));
     if (!o.html.empty()) batch.add(o.html, reports::to_html(report, results));
     if (!o.junit.empty()) batch.add(o.junit, reports::to_junit(report, results));
     if (!o.markdown.empty()) batch.add(o.markdown, reports::to_markdown(report, results));
@@ -138,6 +155,11 @@ void add_report_command(CLI::App& app, int* exit_code) {
   cmd->add_option(
       "--remodel", o->remodel,
       "re-run this build's model (GPU spec, e.g. h200) on a profile report, under its cache protocol");
+  cmd->add_option("--json", o->json,
+                  "write the report as JSON (after --remodel and --keep-tiles), e.g. a smaller copy to commit");
+  cmd->add_option("--keep-tiles", o->keep_tiles,
+                  "tile records the --json copy keeps: all, head0 (batch 0, head 0), measured (with measured "
+                  "times), windows (the lone tile windows); totals and counters are kept whole");
   cmd->footer(
       "Exit codes: 0 all gates pass, 2 bad gate, 3 a gate failed, 4 unreadable report, 15 cannot write.");
   cmd->callback([o, exit_code] { *exit_code = run_report(*o); });

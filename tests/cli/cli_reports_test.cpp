@@ -38,6 +38,31 @@ TEST_F(Cli, ReportPrintsTableAndPassesGates) {
                            HasSubstr("modeled"), HasSubstr("pass  tiled.time < 1s")));
 }
 
+TEST_F(Cli, ReportJsonCopyKeepsTotalsAndDropsTilesOnlyWhereAsked) {
+  const std::string in = data("synthetic-profile-small.json");
+  const fs::path all = dir_ / "all.json", head0 = dir_ / "head0.json";
+  CommandResult r = run("report -q " + in + " --json " + all.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run("report -q " + in + " --keep-tiles head0 --json " + head0.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The same tables from the original, the whole copy and the trimmed copy: totals and counters are whole.
+  const std::string original = run("report " + in).out;
+  EXPECT_EQ(run("report " + all.string()).out, original);
+  // The trimmed copy says which tiles it kept, after the same tables.
+  const std::string trimmed = run("report " + head0.string()).out;
+  EXPECT_EQ(trimmed.substr(0, original.size()), original);
+  EXPECT_THAT(trimmed.substr(original.size()), HasSubstr("tiled: 21 of 42 tiles (batch 0 / head 0)"));
+  EXPECT_THAT(read_text(head0), HasSubstr("\"tiles_kept\": \"head0\""));
+  EXPECT_LT(fs::file_size(head0), fs::file_size(all));
+  r = run("report -q " + in + " --keep-tiles windows");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("--json"));
+  r = run("report -q " + in + " --keep-tiles some --json " + (dir_ / "x.json").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.err, HasSubstr("not one of all, head0, measured, windows"));
+  EXPECT_FALSE(fs::exists(dir_ / "x.json"));
+}
+
 TEST_F(Cli, FailingGateExitsThreeAndJUnitRecordsTheFailure) {
   const fs::path junit = dir_ / "gates.xml", md = dir_ / "summary.md", html = dir_ / "r.html";
   const CommandResult r = run("report " + data("synthetic-profile-small.json") +
