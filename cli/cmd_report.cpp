@@ -155,8 +155,9 @@ void add_report_command(CLI::App& app, int* exit_code) {
   cmd->add_option(
       "--remodel", o->remodel,
       "re-run this build's model (GPU spec, e.g. h200) on a profile report, under its cache protocol");
-  cmd->add_option("--json", o->json,
-                  "write the report as JSON (after --remodel and --keep-tiles), e.g. a smaller copy to commit");
+  cmd->add_option(
+      "--json", o->json,
+      "write the report as JSON (after --remodel and --keep-tiles), e.g. a smaller copy to commit");
   cmd->add_option("--keep-tiles", o->keep_tiles,
                   "tile records the --json copy keeps: all, head0 (batch 0, head 0), measured (with measured "
                   "times), windows (the lone tile windows); totals and counters are kept whole");
