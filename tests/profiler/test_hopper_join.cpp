@@ -103,6 +103,7 @@ TEST(HopperProfile, MeasuredWindowsAndTimelineJoinTheModelsTiles) {
   // Two kv steps of (batch 0, head 1, q tile 2), SYNTHETIC times.
   k.timeline.push_back(MeasuredTileTime{0, 1, 2, 0, 7, 1e-6, 2e-6});
   k.timeline.push_back(MeasuredTileTime{0, 1, 2, 1, 7, 2e-6, 3e-6});
+  k.event_time_s = 1.6e-6;  // SYNTHETIC: the plain kernel's time, shorter than the instrumented launch's span
   m.kernels.push_back(k);
   const reports::Report r =
       build_profile_report(m, model, gpu, window_models, req, "attnscope profile --kernel hopper");
@@ -129,7 +130,11 @@ TEST(HopperProfile, MeasuredWindowsAndTimelineJoinTheModelsTiles) {
   EXPECT_EQ(lone, req.windows.size());
   EXPECT_EQ(timed, 2u);
   EXPECT_EQ(e.notes.count("tile_windows"), 1u);
-  EXPECT_EQ(e.notes.count("tile_timeline"), 1u);
+  ASSERT_EQ(e.notes.count("tile_timeline"), 1u);
+  // The instrumented launch spanned 2 us (1 to 3 us) against the kernel's 1.6 us: the note says so.
+  EXPECT_NE(e.notes.at("tile_timeline").find("spanned 2.0 us"), std::string::npos)
+      << e.notes.at("tile_timeline");
+  EXPECT_NE(e.notes.at("tile_timeline").find("is 1.6 us (+25.0 %)"), std::string::npos);
 }
 
 TEST(HopperProfile, AHandBuiltMeasurementJoinsWithTheModelByName) {
