@@ -175,10 +175,13 @@ void KernelDataflow::persistent_program(std::int64_t ctas, std::int64_t cta, Cta
     const int local = std::max(0, next - offset);
     // A tile with none of the wanted steps and no records wanted: only its step count (the engine asks for
     // windows of a few steps, the CTA of a long sequence runs thousands).
-    if (first > 0 && (room <= 0 || offset + hopper_step_count(t) <= next)) {
-      offset += hopper_step_count(t);
-      previous = t;
-      continue;
+    if (first > 0) {
+      const int steps = hopper_step_count(t);
+      if (room <= 0 || offset + steps <= next) {
+        offset += steps;
+        previous = t;
+        continue;
+      }
     }
     // Records come with a tile's step 0 only: ask from step 0 (with no room: records alone) when the CTA's
     // records are wanted.
