@@ -305,7 +305,7 @@ void ContextCollector::Impl::measure_user(const LaunchCall& call, ForeignLaunchR
     inputs->restore(stream);
     flush->run(stream);
     sync(stream);
-    // The first pass has cost 5-35 times the others (186 ms against 5-28 ms on the H200): its parts are
+    // The first pass has cost 6-37 times the others (186 ms against 5-28 ms on the H200): its parts are
     // logged apart to find where that time goes.
     if (pass == 1) step("launch {}: pass 1 inputs restored, L2 flushed", index);
     profiler->start();
