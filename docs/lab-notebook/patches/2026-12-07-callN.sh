@@ -35,8 +35,17 @@ for run in 1 2; do for b in main branch; do
   step profile_${b}_$run 120 "$bin/$b/attnscope" profile $S -o "$OUT/profile/freshbwd19-naive-$b-$run.json"
   grep -E "naive_bwd" "$OUT/profile_${b}_$run.log" | head -8
 done; done
+# Why the old loop is slow (the model's round-trip chain explains a small part): Nsight Compute of naive_bwd.ds
+# at the first awkward shape (B 1, H 2, 197 x 197, d 64, fp16), main's build and the branch's; and the SASS.
+for b in main branch; do
+  step ncu_ds_$b 120 ncu --set full --import-source no -k regex:naive_bwd_ds -c 1 -f -o "$OUT/ncu_ds_$b" \
+    "$bin/$b/kernels_gpu_test" --gtest_filter='NaiveBackward.MatchesReferenceOnAwkwardShapes' --gtest_color=no
+  [ -f "$OUT/ncu_ds_$b.ncu-rep" ] && ncu --import "$OUT/ncu_ds_$b.ncu-rep" --page details > "$OUT/ncu_ds_${b}_details.txt" 2>&1
+  cuobjdump -sass -fun naive_bwd_ds "$bin/$b/kernels_gpu_test" > "$OUT/sass_ds_$b.txt" 2>&1 || true
+done
+grep -E "Duration|Stall|Warp Cycles Per Issued|Issue Slots Busy|Memory Throughput" "$OUT"/ncu_ds_*_details.txt | head -20
 echo "== summary"
-for s in tests memcheck racecheck profile_main_1 profile_branch_1 profile_main_2 profile_branch_2; do
+for s in tests memcheck racecheck profile_main_1 profile_branch_1 profile_main_2 profile_branch_2 ncu_ds_main ncu_ds_branch; do
   printf '%-18s %s\n' $s "$(cat "$OUT/$s.rc" 2>/dev/null || echo 'not run')"; done
 cp .device/callN.sh .device/revisionN.txt "$OUT/"
 bring_back "$OUT" naiveN
