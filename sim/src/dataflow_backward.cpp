@@ -273,6 +273,24 @@ void KernelDataflow::bwd_gemm_program(std::int64_t column_block, std::int64_t ro
     s.loads[1] = g.b_transposed ? block(g.b, map_.address(g.b, b, h, n0, k0), n, kc * e, map_.row_pitch(g.b))
                                 : block(g.b, map_.address(g.b, b, h, k0, n0), kc, n * e, map_.row_pitch(g.b));
     s.load_count = 2;
+    if ((g.a == Tensor::s || g.a == Tensor::ds) && !vocab::naive_rows_aligned(w_.seq_kv)) {
+      // P or dS with rows off 16-byte boundaries: the warps load the slice themselves (naive_bwd.cu,
+      // load_block's 2-byte path: per 16-byte chunk eight 2-byte loads, then its shared-memory store; the
+      // PTX issues a thread's two chunks of a slice one after the other), the next step's slice before this
+      // step's MMAs. A thread takes chunks tid and tid + 256 of the slice, so a warp's 32 lanes cover 512
+      // bytes per trip: two rows of 256 bytes of dV's and dK's [32 x 128] slice (rows = queries), eight rows
+      // of 64 bytes of dQ's [128 x 32] slice (rows = queries, continuing the previous step's pieces: the
+      // sector they share is in L1, as for naive.pv's P). Two trips per warp and step either way.
+      BlockAccess& a = s.loads[0];
+      const std::int64_t slice_cols = g.a_transposed ? kNaiveBwd.bm : kNaiveBwd.bk;  // elements per row
+      const std::int64_t slice_rows = g.a_transposed ? kNaiveBwd.bk : kNaiveBwd.bm;
+      const std::int64_t chunks_per_row = slice_cols / 8;
+      const std::int64_t rows_per_trip = vocab::kWarpThreads / chunks_per_row;
+      a.trip_bytes = static_cast<std::uint16_t>(slice_cols * e);
+      a.warp_rows = static_cast<std::uint8_t>(slice_rows / kNaiveBwd.warps);
+      a.rows_per_trip = static_cast<std::uint8_t>(rows_per_trip);
+      a.l1_has_head = !g.a_transposed && step > 0;
+    }
     const auto a_bytes = static_cast<std::uint64_t>(m * kc * e),
                b_bytes = static_cast<std::uint64_t>(kc * n * e);
     s.smem_write = a_bytes + b_bytes;

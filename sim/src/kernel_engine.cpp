@@ -851,8 +851,14 @@ double Engine::walk_synchronous(const BlockAccess& a, LevelBytes& bytes) {
   const std::uint64_t row_bytes = a.tensor_row_bytes();
   const std::uint64_t rows = a.tensor_rows();
   const std::uint64_t sector_mask = (std::uint64_t{1} << sector_shift_) - 1;
+  // The rows a warp takes side by side (rows_per_trip): each trip costs the slowest of their pieces, so the
+  // warp's chain grows by the longest of the group's row chains once the group is done.
+  const std::uint64_t group_rows = std::max<std::uint64_t>(1, a.rows_per_trip);
+  double group_chain = 0;
   for (std::uint64_t row = 0; row < rows; ++row) {
     if (row % a.warp_rows == 0) chain = 0;  // the next warp's rows
+    const double warp_chain = chain;        // before this row's trips
+    if ((row % a.warp_rows) % group_rows == 0) group_chain = 0;
     // One piece per round trip, cut at sector boundaries so that each sector is requested once, as when the
     // row is walked whole (a sector two loads share is requested by the first; the second finds it in L1).
     // Rows that touch: the sector a row shares with the previous one was requested with that row. A piece
@@ -880,6 +886,15 @@ double Engine::walk_synchronous(const BlockAccess& a, LevelBytes& bytes) {
       walk(piece, false, bytes);
       chain += request_missed_ ? hbm : l2;
       missed = missed || request_missed_;
+    }
+    if (group_rows > 1) {
+      // This row's trips run beside the group's other rows: the warp's chain is the chain before the group
+      // plus the group's longest row.
+      group_chain = std::max(group_chain, chain - warp_chain);
+      const bool group_done = (row % a.warp_rows) % group_rows == group_rows - 1 ||
+                              row % a.warp_rows == a.warp_rows - 1u || row + 1 == rows;
+      chain = warp_chain;
+      if (group_done) chain += group_chain;
     }
     longest = std::max(longest, chain);
   }

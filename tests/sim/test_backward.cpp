@@ -188,6 +188,50 @@ TEST(Backward, UnalignedNaiveDsWritesOneWarpStoreAtATime) {
   EXPECT_TRUE(KernelDataflow(KernelId::naive_bwd_ds, aligned, t).not_modeled().empty());
 }
 
+// The GEMMs copy unaligned slices of P and dS (Nkv % 8 != 0) with the warps' own 2-byte loads
+// (naive_bwd.cu, load_block): a thread takes chunks tid and tid + 256 of the slice, so a warp covers 512
+// bytes per round trip, two rows of dV's and dK's [32 x 128] slice, eight rows of dQ's [128 x 32] slice
+// (whose pieces continue the previous step's: the sector they share is in L1). Aligned rows go by cp.async.
+TEST(Backward, UnalignedGemmSlicesAreTheWarpsOwnRoundTrips) {
+  const TileConfig t;
+  const Workload unaligned = shape(1, 2, 300, 301, 64), aligned = shape(1, 2, 300, 304, 64);
+  CtaProgram p;
+  KernelDataflow(KernelId::naive_bwd_dv, unaligned, t).program(0, p);
+  ASSERT_GE(p.steps.size(), 2u);
+  const BlockAccess& dv = p.steps[0].loads[0];
+  EXPECT_EQ(dv.tensor, Tensor::s);
+  EXPECT_EQ(dv.trip_bytes, 128 * 2);
+  EXPECT_EQ(dv.warp_rows, 4);
+  EXPECT_EQ(dv.rows_per_trip, 2);
+  EXPECT_FALSE(p.steps[1].loads[0].l1_has_head);
+  EXPECT_FALSE(p.steps[0].loads[1].synchronous());  // dO: cp.async
+  KernelDataflow(KernelId::naive_bwd_dq, unaligned, t).program(0, p);
+  ASSERT_GE(p.steps.size(), 2u);
+  const BlockAccess& dq = p.steps[0].loads[0];
+  EXPECT_EQ(dq.tensor, Tensor::ds);
+  EXPECT_EQ(dq.trip_bytes, 32 * 2);
+  EXPECT_EQ(dq.warp_rows, 16);
+  EXPECT_EQ(dq.rows_per_trip, 8);
+  EXPECT_FALSE(dq.l1_has_head);
+  EXPECT_TRUE(p.steps[1].loads[0].l1_has_head);
+  for (const KernelId id : {KernelId::naive_bwd_dv, KernelId::naive_bwd_dq, KernelId::naive_bwd_dk}) {
+    KernelDataflow(id, aligned, t).program(0, p);
+    EXPECT_FALSE(p.steps[0].loads[0].synchronous()) << vocab::to_string(id);
+  }
+  // The round trips cost time: the unaligned GEMMs take longer than the aligned ones, which have 1 % more
+  // keys.
+  const GpuSpec gpu = load_gpu_spec("h200");
+  const SimResult slow = simulate(gpu, unaligned, KernelKind::naive, t);
+  const SimResult fast = simulate(gpu, aligned, KernelKind::naive, t);
+  ASSERT_EQ(slow.kernels.size(), fast.kernels.size());
+  for (std::size_t i = 0; i < slow.kernels.size(); ++i) {
+    const std::string& n = slow.kernels[i].name;
+    if (n == "naive_bwd.dv" || n == "naive_bwd.dq" || n == "naive_bwd.dk") {
+      EXPECT_GT(slow.kernels[i].time_s, 1.1 * fast.kernels[i].time_s) << n;
+    }
+  }
+}
+
 TEST(Backward, PreAndPostTouchEachRowOnce) {
   const std::int64_t b = 1, h = 2, n = 1000, d = 128, e = 2;  // d 128: Br 64, P = 1024 padded rows
   const Workload w = shape(b, h, n, n, d);

@@ -62,6 +62,9 @@ struct BlockAccess {
   // L2, or to HBM when a sector of the piece misses. The warps do nothing else meanwhile. 0: a copy.
   std::uint16_t trip_bytes = 0;
   std::uint8_t warp_rows = 1;
+  // Synchronous loads only: a warp takes this many of its rows side by side in each round trip (its lanes
+  // spread over them), so a trip costs the slowest of their pieces; 1: one row at a time.
+  std::uint8_t rows_per_trip = 1;
   // Synchronous loads only: each row's piece continues the piece the same warp loaded from that row in the
   // previous step, so the sector the two share (a row off a sector boundary) is already in L1 and is not
   // requested again.
