@@ -359,19 +359,16 @@ std::string KernelDataflow::not_modeled() const {
       return "rows of P and dS are not 16-byte aligned (Nkv % 8 != 0), so the kernel runs them 2 bytes a "
              "lane, one 64-byte piece of P and dP at a time: the time of that path is not modeled (on the "
              "H200's fresh backward shapes of 2026-12-07 it took 12-24x the modeled time, and the warps' "
-             "round "
-             "trips at the unloaded latencies explain a small part: docs/lab-notebook)";
+             "round trips at the unloaded latencies explain a small part: docs/lab-notebook)";
     if (id_ == KernelId::naive_bwd_dp)
       return "rows of dP are not 16-byte aligned (Nkv % 8 != 0), so the epilogue stores them 2 bytes at a "
              "time: the time of those stores and their L2 writes are not modeled (on the H200's fresh "
-             "backward "
-             "shapes of 2026-12-07: 2.5-3.2x the modeled time; 5.4x the modeled L2 writes on the H100's)";
+             "backward shapes of 2026-12-07: 2.5-3.2x the modeled time; 5.4x the modeled L2 writes on the "
+             "H100's)";
     if (id_ == KernelId::naive_bwd_dv || id_ == KernelId::naive_bwd_dq || id_ == KernelId::naive_bwd_dk)
       return "rows of P and dS are not 16-byte aligned (Nkv % 8 != 0), so the kernel copies their slices "
-             "with "
-             "2-byte loads, modeled as the warps' round trips (two per warp and step, from the kernel's "
-             "code); "
-             "on the H200's fresh backward shapes of 2026-12-07 the model is still 18-32 % fast there";
+             "with 2-byte loads, modeled as the warps' round trips (two per warp and step, from the kernel's "
+             "code); on the H200's fresh backward shapes of 2026-12-07 the model is still 18-32 % fast there";
   }
   return {};
 }
