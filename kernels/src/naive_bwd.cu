@@ -10,7 +10,9 @@
 // (BN = d for the gradients, 128 for dP), reduction steps of 32 through a 2-stage cp.async ring, 8 warps of
 // 16 rows x BN (mma.sync m16n8k16, fp32 accumulate), C staged in shared memory for 16-byte stores. Rows of
 // P and dS are 16-byte aligned only when Nkv % 8 == 0; otherwise (and for the last partial chunk of a row)
-// those pieces are copied with 2-byte loads and stores (same tiles, same bytes).
+// the GEMMs copy those pieces with 2-byte loads and store dP with 2-byte stores, a warp on 32 consecutive
+// elements of a row (same tiles, same bytes); naive_bwd.ds runs the 16-byte-aligned middle of every row in
+// 16-byte vectors and only its ends with 2-byte accesses.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -203,17 +205,30 @@ __global__ void __launch_bounds__(kThreads) naive_bwd_gemm_kernel(const NaiveGem
   __syncwarp();
   const bool c_aligned = p.ldc % 8 == 0 && p.stride_c % 8 == 0;
   constexpr int kChunksPerRow = Bn / 8;
-  for (int i = lane; i < 16 * kChunksPerRow; i += 32) {
-    const int r = warp * 16 + i / kChunksPerRow;
-    const int ch = i % kChunksPerRow;
-    const int gr = m0 + r, gc = n0 + ch * 8;
-    if (gr >= p.m || gc >= p.n) continue;
-    const T* srcp = smem.c + r * Bn + swz<Bn * 2>(r, ch) * 8;
-    T* dst = c + static_cast<long long>(gr) * p.ldc + gc;
-    if (c_aligned && gc + 8 <= p.n) {
-      *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(srcp);
-    } else {
-      for (int e = 0; e < 8 && gc + e < p.n; ++e) dst[e] = srcp[e];
+  if (c_aligned) {
+    for (int i = lane; i < 16 * kChunksPerRow; i += 32) {
+      const int r = warp * 16 + i / kChunksPerRow;
+      const int ch = i % kChunksPerRow;
+      const int gr = m0 + r, gc = n0 + ch * 8;
+      if (gr >= p.m || gc >= p.n) continue;
+      const T* srcp = smem.c + r * Bn + swz<Bn * 2>(r, ch) * 8;
+      T* dst = c + static_cast<long long>(gr) * p.ldc + gc;
+      if (gc + 8 <= p.n) {
+        *reinterpret_cast<uint4*>(dst) = *reinterpret_cast<const uint4*>(srcp);
+      } else {
+        for (int e = 0; e < 8 && gc + e < p.n; ++e) dst[e] = srcp[e];
+      }
+    }
+  } else {
+    // Rows off 16-byte boundaries (dP when Nkv % 8 != 0): 2-byte stores, the warp's 32 lanes on 32
+    // consecutive elements of one row, so that each store instruction writes one 64-byte piece of the row
+    // (not 32 pieces 16 bytes apart, which wrote every sector in eight parts).
+    for (int i = lane; i < 16 * Bn; i += 32) {
+      const int r = warp * 16 + i / Bn;
+      const int col = i % Bn;
+      const int gr = m0 + r, gc = n0 + col;
+      if (gr >= p.m || gc >= p.n) continue;
+      c[static_cast<long long>(gr) * p.ldc + gc] = smem.c[r * Bn + swz<Bn * 2>(r, col / 8) * 8 + col % 8];
     }
   }
 }
@@ -240,24 +255,33 @@ __global__ void __launch_bounds__(32 * kTiling.ds_rows_per_cta) naive_bwd_ds_ker
   const std::size_t srow = (bh * p.seq_q + row) * static_cast<std::size_t>(p.seq_kv);
   const T* prow = static_cast<const T*>(p.p) + srow;
   T* dsrow = static_cast<T*>(p.ds) + srow;
-  if (p.seq_kv % 8 == 0) {
-    for (int c = lane * 8; c < p.seq_kv; c += 256) {
-      const uint4 pv = *reinterpret_cast<const uint4*>(prow + c);
-      uint4 dv = *reinterpret_cast<const uint4*>(dsrow + c);
-      std::uint32_t* dw = &dv.x;
-      const std::uint32_t* pw = &pv.x;
+  const auto ds_of = [sum](float pp, float dp) { return pp * (dp - sum); };
+  // P and dS rows start at the same element offset, 16-byte aligned when Nkv % 8 == 0 and off by srow % 8
+  // elements otherwise: a scalar head up to the row's first 16-byte boundary (fewer than 8 elements), the
+  // body in 16-byte vectors (8 elements a lane, 512 bytes a warp access), a scalar tail (fewer than 8). One
+  // path for either: head and tail are empty on aligned rows.
+  const int head = min(static_cast<int>((8 - srow % 8) % 8), p.seq_kv);
+  const int body_end = head + (p.seq_kv - head) / 8 * 8;
+  // The scalar elements as their 16-bit patterns (ElementTraits converts those).
+  const auto* pb = reinterpret_cast<const std::uint16_t*>(prow);
+  auto* db = reinterpret_cast<std::uint16_t*>(dsrow);
+  if (lane < head)
+    db[lane] = Traits::from_float(ds_of(Traits::to_float(pb[lane]), Traits::to_float(db[lane])));
+  for (int c = head + lane * 8; c < body_end; c += 256) {
+    const uint4 pv = *reinterpret_cast<const uint4*>(prow + c);
+    uint4 dv = *reinterpret_cast<const uint4*>(dsrow + c);
+    std::uint32_t* dw = &dv.x;
+    const std::uint32_t* pw = &pv.x;
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const float2 pp = Traits::unpack(pw[i]), dp = Traits::unpack(dw[i]);
-        dw[i] = Traits::pack(pp.x * (dp.x - sum), pp.y * (dp.y - sum));
-      }
-      *reinterpret_cast<uint4*>(dsrow + c) = dv;
+    for (int i = 0; i < 4; ++i) {
+      const float2 pp = Traits::unpack(pw[i]), dp = Traits::unpack(dw[i]);
+      dw[i] = Traits::pack(ds_of(pp.x, dp.x), ds_of(pp.y, dp.y));
     }
-  } else {
-    const auto* pb = reinterpret_cast<const std::uint16_t*>(prow);
-    auto* db = reinterpret_cast<std::uint16_t*>(dsrow);
-    for (int c = lane; c < p.seq_kv; c += 32)
-      db[c] = Traits::from_float(Traits::to_float(pb[c]) * (Traits::to_float(db[c]) - sum));
+    *reinterpret_cast<uint4*>(dsrow + c) = dv;
+  }
+  if (body_end + lane < p.seq_kv) {
+    const int c = body_end + lane;
+    db[c] = Traits::from_float(ds_of(Traits::to_float(pb[c]), Traits::to_float(db[c])));
   }
 }
 

@@ -8,9 +8,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "attnscope/kernels/backward.hpp"
 #include "gpu_test_support.hpp"
@@ -330,9 +332,18 @@ TEST(TiledBackward, InstrumentedMainKernelMatchesAndRecordsEveryStep) {
   }
 }
 
+// Beyond the shared shapes: rows of P and dS shorter than the 8 elements naive_bwd.ds runs before a row's
+// first 16-byte boundary (Nkv 5), and rows of 13 keys (every row starts at a different offset mod 8).
+const Case kNaiveOnlyShapes[] = {
+    {1, 2, 40, 5, 64, DType::fp16, false},
+    {1, 1, 9, 13, 128, DType::bf16, true},
+};
+
 TEST(NaiveBackward, MatchesReferenceOnAwkwardShapes) {
   const unsigned seed = fresh_seed();
-  for (const Case& c : kShapes) {
+  std::vector<Case> shapes(std::begin(kShapes), std::end(kShapes));
+  shapes.insert(shapes.end(), std::begin(kNaiveOnlyShapes), std::end(kNaiveOnlyShapes));
+  for (const Case& c : shapes) {
     BwdProblem p(bwd_shape(c.b, c.h, c.nq, c.nkv, c.d, c.dtype, c.causal), seed);
     ASSERT_TRUE(p.ok());
     run_naive_bwd(p);
