@@ -219,7 +219,7 @@ int run_accuracy(const AccuracyFlags& f) {
     {
       const std::size_t before = cases.size();
       std::erase_if(cases, [](const profiler::AccuracyCase& c) {
-        return profiler::measured_before_kernel_change(c.kernel, c.date);
+        return profiler::measured_before_kernel_change(c.kernel, c.date, c.workload.seq_kv);
       });
       superseded += before - cases.size();
     }

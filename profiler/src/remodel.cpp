@@ -29,9 +29,9 @@ void replace_modeled(reports::Metrics& into, const reports::Metrics& fresh) {
 
 }  // namespace
 
-bool measured_before_kernel_change(std::string_view kernel, std::string_view date) {
+bool measured_before_kernel_change(std::string_view kernel, std::string_view date, std::int64_t seq_kv) {
   const auto id = vocab::parse_kernel_id(kernel);
-  return id && date < vocab::current_since(*id);
+  return id && date < vocab::current_since(*id, seq_kv);
 }
 
 vocab::CacheProtocol protocol_of(const reports::Report& recorded) {
@@ -47,7 +47,7 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
   for (auto& entry : out.kernels) {
     const auto id = sim::parse_kernel_id(entry.name);
     if (!id) continue;  // not one of ours: measured only
-    if (measured_before_kernel_change(entry.name, recorded.provenance.date)) {
+    if (measured_before_kernel_change(entry.name, recorded.provenance.date, recorded.workload.seq_kv)) {
       replace_modeled(entry.metrics, {});
       for (auto& t : entry.tiles) {
         replace_modeled(t.metrics, {});
@@ -60,7 +60,7 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
           "measured on {}, before {} last changed ({}): this is the previous kernel, which this build's "
           "model "
           "does not describe, so it is shown measured only; measure it again to compare",
-          recorded.provenance.date, entry.name, vocab::current_since(*id));
+          recorded.provenance.date, entry.name, vocab::current_since(*id, recorded.workload.seq_kv));
       continue;
     }
     const sim::KernelKind kind = vocab::kind_of(*id);

@@ -303,6 +303,10 @@ void KernelDataflow::bwd_gemm_program(std::int64_t column_block, std::int64_t ro
       s.smem_read += c_bytes;
       if (g.scaled) s.fp32_ops = static_cast<double>(m * n);
       s.stores[0] = block(g.c, map_.address(g.c, b, h, m0, n0), m, n * e, map_.row_pitch(g.c));
+      // dP with rows off 16-byte boundaries: the warp's lanes store 32 consecutive elements of a row, 2
+      // bytes each, one 64-byte piece per store instruction (naive_bwd.cu), as naive.qk stores S.
+      if (g.c == Tensor::ds && !vocab::naive_rows_aligned(w_.seq_kv))
+        s.stores[0].piece_bytes = static_cast<std::uint16_t>(vocab::kWarpThreads * 2);
       s.store_count = 1;
     }
   }
@@ -330,9 +334,13 @@ void KernelDataflow::bwd_ds_program(std::int64_t row_block, std::int64_t slice, 
   s.loads[3] = rows_of(Tensor::ds, nkv * e);
   s.load_count = 4;
   s.stores[0] = rows_of(Tensor::ds, nkv * e);
-  // Rows that are not 16-byte aligned are written 2 bytes a lane, 64 contiguous bytes per warp store
-  // (naive_bwd.cu), as naive.qk writes S: each store its own L2 request.
-  if (!vocab::naive_rows_aligned(nkv)) s.stores[0].piece_bytes = vocab::kWarpThreads * 2;
+  // A warp writes its row from the row's first 16-byte boundary in 16-byte vectors, 512 contiguous bytes per
+  // store instruction, and the elements before that boundary and after the last one 2 bytes a lane
+  // (naive_bwd.cu): each store its own L2 request, so a sector that a row's head or tail shares with the
+  // row before or after it, or that two vector stores share, is requested twice (on rows a whole number of
+  // sectors long every piece is whole sectors: BlockAccess::pieces_whole_sectors).
+  s.stores[0].piece_bytes = static_cast<std::uint16_t>(vocab::kWarpThreads * 16);
+  s.stores[0].piece_align = 16;
   s.store_count = 1;
   s.fp32_ops = 2.0 * static_cast<double>(rows * d) + 2.0 * static_cast<double>(rows * nkv);
 }

@@ -624,7 +624,7 @@ void Engine::walk_lines(const BlockAccess& a, bool write, LevelBytes& bytes) {
       count = 0;
     }
   };
-  if (write && a.piece_bytes > 0) {
+  if (write && a.piece_bytes > 0 && !a.pieces_whole_sectors(1u << sector_shift_)) {
     walk_pieces(a, bytes);
     return;
   }
@@ -690,6 +690,16 @@ void Engine::walk_lines(const BlockAccess& a, bool write, LevelBytes& bytes) {
 void Engine::walk_pieces(const BlockAccess& a, LevelBytes& bytes) {
   BlockAccess piece = a;
   piece.piece_bytes = 0;
+  piece.piece_align = 0;
+  if (a.piece_align > 0) {  // each row's pieces fall differently: row by row
+    piece.rows = 1;
+    a.for_each_piece([&](std::uint64_t lo, std::uint64_t hi) {
+      piece.address = lo;
+      piece.row_bytes = static_cast<std::uint32_t>(hi - lo);
+      walk_lines<false>(piece, true, bytes);
+    });
+    return;
+  }
   piece.rows = static_cast<std::uint32_t>(a.tensor_rows());
   const std::uint64_t row_bytes = a.tensor_row_bytes();
   for (std::uint64_t at = 0; at < row_bytes; at += a.piece_bytes) {

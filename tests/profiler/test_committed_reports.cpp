@@ -167,7 +167,8 @@ TEST(CommittedReports, AKernelMeasuredBeforeItChangedIsShownMeasuredOnly) {
   const std::string bwd(sim::to_string(sim::KernelId::tiled_bwd));
 
   const reports::Report old_recording = reports::read_report(before);
-  ASSERT_TRUE(measured_before_kernel_change(bwd, old_recording.provenance.date));
+  ASSERT_TRUE(
+      measured_before_kernel_change(bwd, old_recording.provenance.date, old_recording.workload.seq_kv));
   ModelCache h200(sim::load_gpu_spec("h200"));
   const reports::Report old_seen = remodel_report(old_recording, h200);
   const reports::KernelEntry* k = reports::find_kernel(old_seen, bwd);
@@ -186,7 +187,8 @@ TEST(CommittedReports, AKernelMeasuredBeforeItChangedIsShownMeasuredOnly) {
   for (const auto& c : old_cases) EXPECT_NE(c.kernel, bwd);
 
   const reports::Report new_recording = reports::read_report(after);
-  EXPECT_FALSE(measured_before_kernel_change(bwd, new_recording.provenance.date));
+  EXPECT_FALSE(
+      measured_before_kernel_change(bwd, new_recording.provenance.date, new_recording.workload.seq_kv));
   ModelCache h100(sim::load_gpu_spec("h100"));
   const auto new_cases = cases_from_recording(new_recording, "after.json", h100, {}, &superseded);
   EXPECT_EQ(superseded, 0u);

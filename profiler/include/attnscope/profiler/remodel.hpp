@@ -30,10 +30,11 @@ reports::Report remodel_report(const reports::Report& recorded, ModelCache& mode
                                const RemodelOptions& options = {});
 reports::Report remodel_report(const reports::Report& recorded, const sim::GpuSpec& gpu);
 
-// Whether a measurement of `kernel` dated `date` (ISO 8601 UTC) ran an earlier version of that kernel than
-// the one the model describes (vocab::current_since). remodel_report gives such a kernel no modeled values,
-// only a kKernelChangedNote note: its errors would compare two different kernels.
-bool measured_before_kernel_change(std::string_view kernel, std::string_view date);
+// Whether a measurement of `kernel` dated `date` (ISO 8601 UTC) on a problem with `seq_kv` keys ran an
+// earlier version of that kernel than the one the model describes (vocab::current_since). remodel_report
+// gives such a kernel no modeled values, only a kKernelChangedNote note: its errors would compare two
+// different kernels.
+bool measured_before_kernel_change(std::string_view kernel, std::string_view date, std::int64_t seq_kv);
 inline constexpr std::string_view kKernelChangedNote = "kernel_changed";
 
 // The cache protocol a recording was measured under (flush when a profile did not say: the default).

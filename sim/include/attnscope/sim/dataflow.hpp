@@ -73,6 +73,11 @@ struct BlockAccess {
   // row's start (2-byte stores, lane = column: 64), each its own L2 request, so a sector two pieces share is
   // requested by both (the slices count it twice), each covering it in part. 0: the row in whole sectors.
   std::uint16_t piece_bytes = 0;
+  // Stores in pieces only: the pieces start at the row's first multiple of `piece_align` bytes, and the bytes
+  // before it (the head) and after the last whole multiple of it in the row (the tail) are pieces of their
+  // own, as a kernel that writes a row's aligned middle in vectors and its ends element by element does.
+  // 0: pieces from the row's start.
+  std::uint16_t piece_align = 0;
 
   bool synchronous() const { return trip_bytes > 0; }
   // block() joins rows that touch end to end into one (rows 1, row_bytes a multiple of pitch): the rows as
@@ -84,6 +89,30 @@ struct BlockAccess {
   // 32-byte (or `sector_bytes`) sectors touched, per piece when the rows are stored in pieces: what L2
   // counts for this request.
   std::uint64_t sectors(std::uint32_t sector_bytes) const;
+  // Whether every piece starts and ends on a boundary of `sector_bytes` sectors, so that the pieces request
+  // exactly the sectors of the whole rows (sector-aligned rows, pieces a whole number of sectors).
+  bool pieces_whole_sectors(std::uint32_t sector_bytes) const {
+    const std::uint64_t s = sector_bytes;
+    return address % s == 0 && tensor_row_bytes() % s == 0 && (tensor_rows() == 1 || pitch % s == 0) &&
+           piece_bytes % s == 0 && (piece_align == 0 || s % piece_align == 0);
+  }
+  // Calls piece(first byte, end byte) for each piece of each row (piece_bytes > 0), rows in order.
+  template <typename F>
+  void for_each_piece(F&& piece) const {
+    const std::uint64_t n_rows = tensor_rows(), bytes = tensor_row_bytes();
+    for (std::uint64_t r = 0; r < n_rows; ++r) {
+      const std::uint64_t lo = address + r * pitch, end = lo + bytes;
+      std::uint64_t body = lo, body_end = end;
+      if (piece_align > 0) {
+        body = std::min(end, (lo + piece_align - 1) / piece_align * piece_align);
+        body_end = std::max(body, end / piece_align * piece_align);
+        if (body > lo) piece(lo, body);
+      }
+      for (std::uint64_t a = body; a < body_end; a += piece_bytes)
+        piece(a, std::min<std::uint64_t>(a + piece_bytes, body_end));
+      if (body_end < end) piece(body_end, end);
+    }
+  }
 };
 
 inline constexpr int kMaxLoadsPerStep = 8;   // the causal softmax loads each of its 8 rows up to its diagonal

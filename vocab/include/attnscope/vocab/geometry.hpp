@@ -295,6 +295,18 @@ constexpr bool naive_rows_aligned(std::int64_t seq_kv) {
   return seq_kv % 8 == 0;
 }
 
+// Since when kernel `k` runs as it does now on a problem with `seq_kv` keys: current_since(k), or later where
+// only some shapes' code changed since.
+//   naive_bwd.ds and .dp 2026-12-07T23:20Z on rows off 16-byte boundaries: dS runs each row's aligned
+//   middle in 16-byte vectors (it ran the whole row 2 bytes a lane, one 64-byte piece at a time: 9.7x slower
+//   on the H100 at Nkv 1707), and dP's epilogue stores 64 contiguous bytes per warp store (it stored 32
+//   pieces of 2 bytes 16 bytes apart: 4.2x the L2 writes). Aligned rows run the code they ran before.
+constexpr std::string_view current_since(KernelId k, std::int64_t seq_kv) {
+  if ((k == KernelId::naive_bwd_ds || k == KernelId::naive_bwd_dp) && !naive_rows_aligned(seq_kv))
+    return "2026-12-07T23:20:00Z";
+  return current_since(k);
+}
+
 // __launch_bounds__ minimum of CTAs per SM (0: no minimum given). naive.qk asks for 2. naive.pv, which
 // streams P from HBM, asks for 4 at d = 64 when P's rows are aligned (cp.async copies) to keep more P tiles
 // in flight, and 2 otherwise (the unaligned copy stages 2-byte loads in registers and spilled under 4).
