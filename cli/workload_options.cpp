@@ -57,8 +57,9 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
   cmd.add_option(
       "--bwd-stages", o.bwd_stages,
       "tiled backward: cp.async stages of Q, dO, LSE, D (" + default_of(b64.stages, b128.stages) + ")");
-  const vocab::HopperConfig h64 = vocab::default_hopper_config(64);
-  const vocab::HopperConfig h128 = vocab::default_hopper_config(128);
+  const vocab::HopperConfig h64 = vocab::default_hopper_config(64, false);
+  const vocab::HopperConfig h64_causal = vocab::default_hopper_config(64, true);
+  const vocab::HopperConfig h128 = vocab::default_hopper_config(128, false);
   const auto per_head_dim = [](const std::string& at64, const std::string& at128) {
     return "(default " + at64 + " at d 64, " + at128 + " at d 128)";
   };
@@ -82,7 +83,11 @@ void add_workload_options(CLI::App& cmd, WorkloadOptions& o) {
       "--hopper-persistent", o.hopper_persistent,
       "Hopper kernel: true = one CTA per SM walking the tiles (two Q buffers), false = one CTA per "
       "tile " +
-          per_head_dim(h64.persistent ? "true" : "false", h128.persistent ? "true" : "false"));
+          per_head_dim(std::string(h64.persistent ? "true" : "false") +
+                           (h64_causal.persistent != h64.persistent
+                                ? std::string(" (") + (h64_causal.persistent ? "true" : "false") + " causal)"
+                                : std::string()),
+                       h128.persistent ? "true" : "false"));
   cmd.add_option("--gpu", o.gpu, "GPU spec: h200, h100, a100 or a JSON file")->capture_default_str();
 }
 
@@ -140,9 +145,9 @@ sim::TileConfig WorkloadOptions::tile_config() const {
   if (bwd_br) t.bwd_br = *bwd_br;
   if (bwd_stages) t.bwd_stages = *bwd_stages;
   {
-    // The Hopper kernel's default tile depends on the head dim (vocab::default_hopper_config); each flag
-    // given overrides its own field.
-    t.set_hopper(vocab::default_hopper_config(static_cast<int>(w.head_dim)));
+    // The Hopper kernel's default tile depends on the head dim and the causal mask
+    // (vocab::default_hopper_config); each flag given overrides its own field.
+    t.set_hopper(vocab::default_hopper_config(static_cast<int>(w.head_dim), w.causal));
   }
   if (hopper_bc) t.hopper_bc = *hopper_bc;
   if (hopper_consumers) t.hopper_consumers = *hopper_consumers;

@@ -6,8 +6,8 @@
 // (Br 192) fit at Bc 128. Measured slower and left out (tests/data/h200/hopper-20261203T182257Z): the
 // overlapped schedule at stages 2 (the consumer then holds both slots, nothing is prefetched; the persistent
 // kernel releases a slot's K and V apart, so its next K is copied while V is still read). The timeline build
-// (Instrumented, last template argument) is compiled for the default tile of each head dim
-// (vocab::default_hopper_config), the one the profiler measures.
+// (Instrumented, last template argument) is compiled for the default tiles of each head dim, causal
+// or not (vocab::default_hopper_config), the ones the profiler measures.
 #include "hopper_kernel.cuh"
 
 namespace attnscope::kernels::detail {
@@ -34,6 +34,7 @@ void append_hopper_bf16(std::vector<HopperEntry>& out) {
   out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 2, true, true, true>());
   // Timeline builds.
   out.push_back(hopper_entry<__nv_bfloat16, 64, 192, 128, 3, 3, true, false, false, true>());
+  out.push_back(hopper_entry<__nv_bfloat16, 64, 192, 128, 3, 3, true, false, true, true>());
   out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 3, true, true, false, true>());
   out.push_back(hopper_entry<__nv_bfloat16, 128, 128, 128, 2, 2, true, true, true, true>());
 }

@@ -165,8 +165,8 @@ std::size_t hopper_timeline_capacity(const AttentionShape& s, const HopperConfig
       vocab::KernelId::hopper, q_end - q_begin, kv_end - kv_begin, std::int64_t{s.batch} * s.heads));
 }
 
-HopperConfig default_hopper_config(int head_dim) {
-  return vocab::default_hopper_config(head_dim);
+HopperConfig default_hopper_config(int head_dim, bool causal) {
+  return vocab::default_hopper_config(head_dim, causal);
 }
 
 std::size_t hopper_smem_bytes(const AttentionShape& shape, const HopperConfig& config) {
@@ -187,9 +187,10 @@ Status launch_hopper(const AttentionShape& shape, const HopperConfig& config, co
   if (entry == nullptr && instrumented && find_entry(shape, config, false) != nullptr) {
     return fail(
         StatusCode::config_not_compiled,
-        "the Hopper kernel's timeline build is compiled for the default tile of each head dim only (" +
-            config_name(vocab::default_hopper_config(shape.head_dim)) +
-            " at d=" + std::to_string(shape.head_dim) + "); asked: " + config_name(config));
+        "the Hopper kernel's timeline build is compiled for the default tiles of each head dim only (" +
+            config_name(vocab::default_hopper_config(shape.head_dim, shape.causal)) +
+            " at d=" + std::to_string(shape.head_dim) + (shape.causal ? " causal" : "") +
+            "); asked: " + config_name(config));
   }
   if (entry == nullptr) {
     std::string list;

@@ -367,9 +367,10 @@ std::vector<SweepPoint> enumerate_sweep(const SweepSpec& spec) {
           add(p);
         }
         std::vector<SweepPoint> hopper_points;  // after the tiled ones
-        // The axes not given take this head dim's default (one value each, as the lists they replace).
+        // The axes not given take this head dim's (and mask's) default (one value each, as the lists they
+        // replace).
         sim::TileConfig head_dim_default;
-        head_dim_default.set_hopper(vocab::default_hopper_config(static_cast<int>(d)));
+        head_dim_default.set_hopper(vocab::default_hopper_config(static_cast<int>(d), w.causal));
         const auto from_head_dim = [&](std::uint8_t axis) { return (spec.hopper_from_head_dim & axis) != 0; };
         const std::vector<int> hopper_bcs = from_head_dim(SweepSpec::kHopperAxisBc)
                                                 ? std::vector<int>{head_dim_default.hopper_bc}

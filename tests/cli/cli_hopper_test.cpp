@@ -151,7 +151,8 @@ TEST_F(CliHopper, SweepsOneCtaPerTileAgainstPersistent) {
   for (const auto& p : report_dims.sweep) {
     EXPECT_TRUE(p.feasible) << attnscope::reports::tiles_label(p) << ": " << p.infeasible_reason;
     attnscope::sim::TileConfig want;
-    want.set_hopper(attnscope::vocab::default_hopper_config(static_cast<int>(p.workload.head_dim)));
+    want.set_hopper(
+        attnscope::vocab::default_hopper_config(static_cast<int>(p.workload.head_dim), p.workload.causal));
     EXPECT_EQ(p.tiles.hopper_label(), want.hopper_label()) << p.workload.head_dim;
   }
   const CommandResult bad = run("sweep --kernel hopper -d 128 --hopper-persistent maybe --no-progress");

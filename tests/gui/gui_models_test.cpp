@@ -728,11 +728,18 @@ class GuiModelsTest : public QObject {
     hopper64.kernels = KernelChoice::hopper;
     hopper64.workload = sim::preset("llm-4k");
     hopper64.workload.head_dim = 64;
-    const vocab::HopperConfig want = vocab::default_hopper_config(64);
+    const vocab::HopperConfig want = vocab::default_hopper_config(64, false);
     const sim::TileConfig used = modelTiles(hopper64);
     QCOMPARE(used.hopper_stages, want.stages);
     QCOMPARE(used.hopper().overlap, want.overlap);
     QCOMPARE(used.hopper().pingpong, want.pingpong);
+    QCOMPARE(used.hopper_persistent, want.persistent);
+    // With the causal mask d 64's default is the persistent build of the same tile.
+    WhatIfRequest hopper64_causal = hopper64;
+    hopper64_causal.workload.causal = true;
+    QCOMPARE(modelTiles(hopper64_causal).hopper_persistent,
+             vocab::default_hopper_config(64, true).persistent);
+    QVERIFY(vocab::default_hopper_config(64, true).persistent);
     WhatIfRequest masked;
     masked.workload = sim::preset("llm-4k");
     masked.workload.causal = true;

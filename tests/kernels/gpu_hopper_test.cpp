@@ -188,7 +188,7 @@ TEST(HopperAttention, WindowWritesExactlyItsRows) {
   const unsigned seed = fresh_seed();
   constexpr int nq = 1000, nkv = 700, slices = 4;
   for (const int d : {64, 128}) {
-    const HopperConfig c = default_hopper_config(d);
+    const HopperConfig c = default_hopper_config(d, false);
     HopperProblem p(make_shape(2, 2, nq, nkv, d, DType::fp16, false), seed);
     ASSERT_TRUE(p.ok());
     struct WindowCase {
@@ -266,10 +266,10 @@ TEST(HopperAttention, TimelineHasOneRecordPerKvStep) {
   };
   for (const int d : {64, 128}) {
     for (const DType dtype : {DType::fp16, DType::bf16}) {
-      const HopperConfig c = default_hopper_config(d);
-      ASSERT_TRUE(hopper_instrumented_compiled(d, dtype, c));
       for (const Lengths& len :
            {Lengths{333, 700, false}, Lengths{333, 700, true}, Lengths{1000, 200, true}}) {
+        const HopperConfig c = default_hopper_config(d, len.causal);
+        ASSERT_TRUE(hopper_instrumented_compiled(d, dtype, c));
         HopperProblem p(make_shape(2, 3, len.nq, len.nkv, d, dtype, len.causal), seed);
         ASSERT_TRUE(p.ok());
         const int q_tiles = (len.nq + c.br - 1) / c.br, kv_tiles = (len.nkv + c.bc - 1) / c.bc;
@@ -337,18 +337,24 @@ TEST(HopperAttention, TimelineHasOneRecordPerKvStep) {
 TEST(HopperAttention, ConfigsAreValidAndSmemMatchesVocab) {
   for (const int d : {64, 128}) {
     for (const DType dtype : {DType::fp16, DType::bf16}) {
-      const HopperConfig def = default_hopper_config(d);
-      bool default_compiled = false;
       for (const HopperConfig& c : compiled_hopper_configs(d, dtype)) {
         EXPECT_TRUE(vocab::hopper_config_valid(c, d, dtype));
         const AttentionShape s = make_shape(1, 1, 128, 128, d, dtype, false);
         EXPECT_EQ(hopper_smem_bytes(s, c), static_cast<std::size_t>(vocab::hopper_smem_bytes(c, d, dtype)));
-        default_compiled =
-            default_compiled ||
-            (c.br == def.br && c.bc == def.bc && c.consumers == def.consumers && c.stages == def.stages &&
-             c.overlap == def.overlap && c.pingpong == def.pingpong && c.persistent == def.persistent);
       }
-      EXPECT_TRUE(default_compiled) << "default_hopper_config(" << d << ") is not compiled";
+      for (const bool causal : {false, true}) {
+        const HopperConfig def = default_hopper_config(d, causal);
+        bool default_compiled = false;
+        for (const HopperConfig& c : compiled_hopper_configs(d, dtype))
+          default_compiled =
+              default_compiled ||
+              (c.br == def.br && c.bc == def.bc && c.consumers == def.consumers && c.stages == def.stages &&
+               c.overlap == def.overlap && c.pingpong == def.pingpong && c.persistent == def.persistent);
+        EXPECT_TRUE(default_compiled)
+            << "default_hopper_config(" << d << ", " << causal << ") is not compiled";
+        EXPECT_TRUE(hopper_instrumented_compiled(d, dtype, def))
+            << "the timeline build of default_hopper_config(" << d << ", " << causal << ") is not compiled";
+      }
     }
   }
 }
@@ -357,7 +363,7 @@ TEST(HopperAttention, RefusesBadInputWithClearStatus) {
   const unsigned seed = fresh_seed();
   HopperProblem p(make_shape(1, 1, 64, 64, 64, DType::fp16, false), seed);
   ASSERT_TRUE(p.ok());
-  const HopperConfig c = default_hopper_config(64);
+  const HopperConfig c = default_hopper_config(64, false);
   AttentionShape bad = p.shape();
   bad.head_dim = 96;
   EXPECT_EQ(launch_hopper(bad, c, p.tensors(), nullptr).code, StatusCode::bad_shape);
@@ -424,7 +430,7 @@ TEST(Sanitize, SmallHopper) {
           ATTN_CUDA_CHECK(cudaDeviceSynchronize());
         }
         // The timeline build, then a window of the second q tile and kv tiles from the second on.
-        const HopperConfig def = default_hopper_config(d);
+        const HopperConfig def = default_hopper_config(d, causal);
         const std::size_t cap = hopper_timeline_capacity(p.shape(), def, TileWindow{});
         DeviceBuffer tl(cap * sizeof(TileTiming));
         ASSERT_NE(tl.get(), nullptr);

@@ -27,7 +27,8 @@ sim::GpuSpec resolveGpu(const WhatIfRequest& request) {
 
 sim::TileConfig modelTiles(const WhatIfRequest& request) {
   sim::TileConfig t = request.tiles;
-  t.set_hopper(vocab::default_hopper_config(static_cast<int>(request.workload.head_dim)));
+  t.set_hopper(
+      vocab::default_hopper_config(static_cast<int>(request.workload.head_dim), request.workload.causal));
   return t;
 }
 

@@ -27,8 +27,9 @@ using vocab::HopperConfig;
 // The configurations compiled in for (head_dim, dtype): exactly what launch_hopper accepts.
 std::vector<HopperConfig> compiled_hopper_configs(int head_dim, DType dtype);
 
-// The configuration launch_hopper is benchmarked with by default for a head dim (docs/hopper-kernel.md).
-HopperConfig default_hopper_config(int head_dim);
+// The configuration launch_hopper is benchmarked with by default for a head dim and mask
+// (vocab::default_hopper_config; docs/hopper-kernel.md).
+HopperConfig default_hopper_config(int head_dim, bool causal);
 
 // sizeof(SharedStorage) of that instantiation in bytes (= vocab::hopper_smem_bytes); 0 if not compiled.
 std::size_t hopper_smem_bytes(const AttentionShape& shape, const HopperConfig& config);

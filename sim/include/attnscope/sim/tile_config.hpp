@@ -72,8 +72,9 @@ struct TileConfig {
   // (The naive backward's tiling is fixed: vocab::NaiveBwdTiling{}.)
 
   // Hopper kernel: vocab::HopperConfig, defaults = HopperConfig{} (the serial two-consumer tile; the command
-  // line starts from vocab::default_hopper_config of the workload's head dim, docs/hopper-kernel.md). Its Br
-  // is 64 query rows per consumer warpgroup (the M of one wgmma), so the consumers set it.
+  // line starts from vocab::default_hopper_config of the workload's head dim and mask,
+  // docs/hopper-kernel.md). Its Br is 64 query rows per consumer warpgroup (the M of one wgmma), so the
+  // consumers set it.
   int hopper_bc = vocab::HopperConfig{}.bc;                // keys per kv step
   int hopper_consumers = vocab::HopperConfig{}.consumers;  // consumer warpgroups, 64 query rows each
   int hopper_stages = vocab::HopperConfig{}.stages;        // slots of the K/V ring in shared memory
@@ -94,7 +95,7 @@ struct TileConfig {
     bwd_stages = c.stages;
   }
 
-  // Sets the Hopper fields to `c` (e.g. vocab::default_hopper_config of the workload's head dim).
+  // Sets the Hopper fields to `c` (e.g. vocab::default_hopper_config of the workload's head dim and mask).
   constexpr void set_hopper(const vocab::HopperConfig& c) {
     hopper_bc = c.bc;
     hopper_consumers = c.consumers;

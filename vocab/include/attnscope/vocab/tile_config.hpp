@@ -40,16 +40,18 @@ struct HopperConfig {
   bool persistent = false;
 };
 
-// The Hopper kernel's default tile for a head dim: the fastest in the latest runs of every compiled
-// configuration (docs/hopper-kernel.md; H100s, the same GH100 SM as the H200). d 64: three consumer warpgroups
-// (Br 192), overlapped, 3 stages (tests/data/h100/hopper-wait-20261206T202426Z; persistent it was slower
-// without the causal mask). d 128: persistent, overlapped with ping-pong at Bc 128, 2 stages (faster than the
-// one-CTA-per-tile 3 stages at every d 128 shape in four runs, +1.3-1.9 % and +8.5 % causal:
-// tests/data/h100/hopper-persistent-20261207T093952Z and hopper-persistent2-20261207T094943Z). HopperConfig{}
+// The Hopper kernel's default tile for a head dim and mask: the fastest in the latest runs of every compiled
+// configuration (docs/hopper-kernel.md; H100s and the H200, the same GH100 SM). d 64: three consumer
+// warpgroups (Br 192), overlapped, 3 stages (tests/data/h100/hopper-wait-20261206T202426Z); with the causal
+// mask the persistent build of that tile, +3.1 to +3.7 % in four runs on both chips
+// (tests/data/h100/hopper-persistent-20261207T093952Z, hopper-persistent2-20261207T094943Z,
+// tests/data/h200/hopper-d64-h200-20261207T133317Z); without the mask the persistent build was 2-7 % slower.
+// d 128: persistent, overlapped with ping-pong at Bc 128, 2 stages (faster than the one-CTA-per-tile 3 stages
+// at every d 128 shape in four runs, +1.3-1.9 % and +8.5 % causal: the same two H100 folders). HopperConfig{}
 // is the serial two-consumer tile, the default of neither.
-constexpr HopperConfig default_hopper_config(int head_dim) {
+constexpr HopperConfig default_hopper_config(int head_dim, bool causal) {
   return head_dim == 128 ? HopperConfig{128, 128, 2, 2, true, true, true}
-                         : HopperConfig{192, 128, 3, 3, true, false};
+                         : HopperConfig{192, 128, 3, 3, true, false, causal};
 }
 
 // The naive kernels' tiling. naive.qk: 128 x 128 tiles of S, reduction steps of bk = 32, `warps` warps;
