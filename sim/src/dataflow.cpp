@@ -354,18 +354,17 @@ std::string KernelDataflow::not_modeled() const {
   if (!vocab::naive_rows_aligned(w_.seq_kv)) {
     // Rows of P and dS off 16-byte boundaries (Nkv % 8 != 0): the kernels' 2-byte paths.
     if (id_ == KernelId::naive_bwd_ds)
-      return "rows of P and dS are not 16-byte aligned (Nkv % 8 != 0), so each warp runs its row's ends "
-             "(fewer "
-             "than 8 elements each) 2 bytes a lane around the 16-byte vectors: their L2 requests are "
-             "modeled, "
-             "the time of those two extra dependent round trips per row is not (on the H100 at B 20, H 9, "
-             "1472 x 1707, d 128, bf16, causal, on 2026-12-07: 1.60 ms measured, 0.94 ms modeled)";
+      return "rows of P and dS are not 16-byte aligned (Nkv % 8 != 0), so each warp writes its row's ends "
+             "(fewer than 8 elements each) 2 bytes a lane around the 16-byte vectors: their L2 requests are "
+             "modeled. The kernel's time is not modeled to this precision on aligned or unaligned rows: at "
+             "B 20, H 9, 1472 x 1707, d 128, bf16, causal the H100 took 1.60 ms (0.94 ms modeled), and "
+             "1.56 ms at Nkv 1704 under Nsight Compute, its DRAM at 53 % of peak, its warps waiting on "
+             "memory (2026-12-07)";
     if (id_ == KernelId::naive_bwd_dp)
       return "rows of dP are not 16-byte aligned (Nkv % 8 != 0), so the epilogue stores them 2 bytes a lane, "
              "64 bytes per warp store: their L2 requests are modeled, the time of those 8x more store "
-             "instructions is not (on the H100 at B 20, H 9, 1472 x 1707, d 128, bf16, causal, on "
-             "2026-12-07: "
-             "1.24 ms measured, 0.58 ms modeled)";
+             "instructions is not (on the H100 at B 20, H 9, 1472 x 1707, d 128, bf16, causal: 1.24 ms "
+             "measured, 0.58 ms modeled; under Nsight Compute 1.54 ms, and 0.98 ms at Nkv 1704; 2026-12-07)";
     if (id_ == KernelId::naive_bwd_dv || id_ == KernelId::naive_bwd_dq || id_ == KernelId::naive_bwd_dk)
       return "rows of P and dS are not 16-byte aligned (Nkv % 8 != 0), so the kernel copies their slices "
              "with 2-byte loads, modeled as the warps' round trips (two per warp and step, from the kernel's "
