@@ -300,7 +300,8 @@ constexpr bool naive_rows_aligned(std::int64_t seq_kv) {
 //   naive_bwd.ds and .dp 2026-12-07T23:20Z on rows off 16-byte boundaries: dS runs each row's aligned
 //   middle in 16-byte vectors (it ran the whole row 2 bytes a lane, one 64-byte piece at a time: 9.7x slower
 //   on the H100 at Nkv 1707), and dP's epilogue stores 64 contiguous bytes per warp store (it stored 32
-//   pieces of 2 bytes 16 bytes apart: 4.2x the L2 writes). Aligned rows run the code they ran before.
+//   pieces of 2 bytes 16 bytes apart: 4.2x the new epilogue's L2 writes). Aligned rows run the code they ran
+//   before.
 constexpr std::string_view current_since(KernelId k, std::int64_t seq_kv) {
   if ((k == KernelId::naive_bwd_ds || k == KernelId::naive_bwd_dp) && !naive_rows_aligned(seq_kv))
     return "2026-12-07T23:20:00Z";
