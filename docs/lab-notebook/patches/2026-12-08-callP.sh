@@ -9,6 +9,7 @@
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/bring_back.sh
+source scripts/lib/step.sh
 FINAL=${OUT:-$PWD/out}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=$FINAL/hopper-pv-nd-$stamp
@@ -18,12 +19,6 @@ bin=.device/checkP
 export LD_LIBRARY_PATH=$PWD/$bin/lib:/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 PY=/opt/torch/.venv/bin/python; [ -x "$PY" ] || PY=python3
 { date -u +%Y-%m-%dT%H:%M:%SZ; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader; cat .device/revisionP.txt; } | tee "$OUT/machine.txt"
-step() {
-  local name=$1 limit=$2; shift 2
-  echo "$(date -u +%H:%M:%S) $name: $*" >> "$OUT/commands.txt"
-  timeout "$limit" "$@" >"$OUT/$name.log" 2>&1
-  echo $? >"$OUT/$name.rc"; echo "$(date -u +%H:%M:%S) $name rc=$(cat "$OUT/$name.rc")"
-}
 cuobjdump -res-usage "$bin/branch/kernels_gpu_test" 2>&1 | grep -A1 hopper_attention > "$OUT/res_usage_hopper.txt"
 echo "hopper entries with stack or local memory: $(grep -cE 'STACK:[1-9]|LOCAL:[1-9]' "$OUT/res_usage_hopper.txt") of $(grep -c 'REG:' "$OUT/res_usage_hopper.txt")"
 step tests 240 "$bin/branch/kernels_gpu_test" --gtest_color=no --gtest_filter='HopperAttention.*' &
